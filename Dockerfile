@@ -1,0 +1,22 @@
+# CPU image: the dashboard on the demo warehouse. Build: docker build -t dish-atlas .
+# Run:   docker run -p 8501:8501 dish-atlas                       (embedded sample)
+#        docker run -p 8501:8501 -v /path/to/data:/data:ro -e DATA=/data dish-atlas   (real data)
+# The GPU pipeline image differs: it starts from a CUDA base (e.g. vllm/vllm-openai) and adds
+# requirements-gpu.txt; see README "GPU image".
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    DISH_ATLAS_WAREHOUSE=/var/lib/dish-atlas/warehouse.duckdb
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+# Bake the sample warehouse so the container starts instantly without data.
+RUN python -m pipeline demo
+
+EXPOSE 8501
+HEALTHCHECK CMD python -c "import urllib.request; urllib.request.urlopen('http://localhost:8501/_stcore/health')"
+# With DATA mounted, the first start builds the real-data warehouse (reruns skip unchanged files).
+CMD ["sh", "-c", "python -m pipeline demo && exec streamlit run app/main.py --server.address=0.0.0.0 --server.port=8501"]

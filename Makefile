@@ -1,0 +1,37 @@
+# Two commands run everything (see README): `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+
+.PHONY: demo warehouse app test lint fetch clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+## Build the demo warehouse (DATA=DIR for a local copy of the public data) and start the dashboard.
+demo: warehouse app
+
+warehouse: $(STAMP)
+	$(PY) -m pipeline demo $(if $(DATA),--data "$(DATA)")
+
+app: $(STAMP)
+	$(VENV)/bin/streamlit run app/main.py --server.port $(PORT)
+
+## Lint and run the test suite (DATA=DIR points the tests at the real data; .ci/run sets it).
+test: $(STAMP) lint
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+## Download the public data into the user cache (needs internet).
+fetch: $(STAMP)
+	$(PY) -m pipeline data fetch
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Dish Atlas batch pipeline: ingest -> generate -> extract -> score -> aggregate -> publish."""

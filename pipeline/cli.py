@@ -1,0 +1,249 @@
+"""`python -m pipeline ...`: the pipeline's commands. Every command that writes goes through the
+working database and publishes a new snapshot only when it succeeds."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pipeline import export as exporting
+from pipeline import fetch as fetching
+from pipeline import responses
+from pipeline.errors import DataError, OfflineError
+from pipeline.ingest import borsch, sample, worldcuisines
+from pipeline.ingest.common import IngestResult, new_run_id
+from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
+from warehouse.db import Warehouse, WarehouseError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+ingest_app = typer.Typer(no_args_is_help=True, help="Load a dataset from its published files.")
+data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
+export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
+app.add_typer(ingest_app, name="ingest")
+app.add_typer(data_app, name="data")
+app.add_typer(export_app, name="export")
+
+console = Console(stderr=True)
+
+
+class State:
+    warehouse: Warehouse = Warehouse(default_warehouse())
+
+
+@app.callback()
+def main_options(
+    warehouse: Annotated[
+        Path | None,
+        typer.Option(
+            "--warehouse",
+            envvar=WAREHOUSE_ENV,
+            help="Published warehouse file (the working database sits beside it).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    State.warehouse = Warehouse((warehouse or default_warehouse()).expanduser().resolve())
+
+
+def _publish() -> None:
+    path = State.warehouse.publish()
+    console.print(f"[green]published[/] {path}")
+
+
+def _report(result: IngestResult) -> None:
+    if result.skipped:
+        console.print(f"[dim]{result.name}: same files as last time, nothing to do[/]")
+        return
+    counts = ", ".join(f"{v} {k}" for k, v in result.counts.items())
+    console.print(f"[bold]{result.name}[/]: loaded {counts}")
+    if result.quirks:
+        table = Table("quirk", "severity", "count", "example", title=f"{result.name}: data quirks handled")
+        examples = {}
+        for quirk in result.quirks:
+            examples.setdefault((quirk.kind, quirk.severity), f"{quirk.file}:{quirk.line} {quirk.message}")
+        for (kind, severity), n in sorted(result.quirk_counts().items()):
+            table.add_row(kind, severity, str(n), examples[(kind, severity)])
+        console.print(table)
+
+
+def _run(action: Callable[[], None]) -> None:
+    """Clear one-line errors instead of tracebacks for bad input and known failures."""
+    try:
+        action()
+    except (DataError, WarehouseError, OfflineError, FileNotFoundError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(code=2) from None
+
+
+@ingest_app.command("borsch")
+def ingest_borsch(
+    source: Annotated[Path, typer.Option(help="Folder with RU_DATA.xlsx, UK_DATA.xlsx, PARALLEL_RU_UK.xlsx.")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """BORSch: 1,147 Russian- and 823 Ukrainian-named dishes with countries of origin."""
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _report(borsch.ingest(con, source, new_run_id(), force=force))
+        _publish()
+
+    _run(action)
+
+
+@ingest_app.command("worldcuisines")
+def ingest_worldcuisines(
+    source: Annotated[Path, typer.Option(help="Folder with kb/final_data.csv, kb/food_name_multiling.csv, eval/.")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """WorldCuisines: knowledge base, multilingual names and the 500 task-2 VQA items."""
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _report(worldcuisines.ingest(con, source, new_run_id(), force=force))
+        _publish()
+
+    _run(action)
+
+
+@ingest_app.command("sample")
+def ingest_sample() -> None:
+    """The embedded sample dataset (assets/sample), for demos with no data directory."""
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _report(sample.ingest(con, new_run_id()))
+        _publish()
+
+    _run(action)
+
+
+@app.command("import-responses")
+def import_responses(
+    files: Annotated[list[Path], typer.Argument(help="Answer files, e.g. task2_oe_MODEL.jsonl.")],
+    format: Annotated[str, typer.Option("--format", help="Layout of the files.")] = "worldcuisines",
+    model: Annotated[str | None, typer.Option(help="Model name (default: from task2_oe_MODEL.jsonl).")] = None,
+    skip_bad_lines: Annotated[
+        bool, typer.Option("--skip-bad-lines", help="Import the good lines; record each bad one with its reason.")
+    ] = False,
+) -> None:
+    """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
+    if format not in responses.FORMATS:
+        console.print(f"[red]error:[/] unknown --format {format!r}; known: {', '.join(responses.FORMATS)}")
+        raise typer.Exit(code=2)
+
+    def action() -> None:
+        run_id = new_run_id()
+        imported = 0
+        with State.warehouse.writer() as con, _progress() as progress:
+            task = progress.add_task("importing", total=len(files))
+            for path in files:
+                started = time.perf_counter()
+                result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines)
+                elapsed = time.perf_counter() - started
+                if result.skipped:
+                    progress.console.print(f"[dim]{path.name}: already imported for {result.model}[/]")
+                else:
+                    imported += 1
+                    rate = len(result.accepted) / elapsed if elapsed else 0.0
+                    rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
+                    progress.console.print(
+                        f"imported {path.name}: {len(result.accepted)} answers of {result.model} "
+                        f"({rate:,.0f} lines/s){rejected}"
+                    )
+                progress.advance(task)
+        if imported or not State.warehouse.is_published:
+            _publish()
+
+    _run(action)
+
+
+@data_app.command("fetch")
+def data_fetch(
+    dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
+) -> None:
+    """Download BORSch and WorldCuisines at their pinned commits (needs internet)."""
+
+    def action() -> None:
+        target = dest or default_data_dir()
+        written = fetching.fetch(target)
+        console.print(f"{len(written)} files downloaded into {target}")
+
+    _run(action)
+
+
+@export_app.command("dishes")
+def export_dishes(
+    format: Annotated[str, typer.Option("--format", help="csv or parquet")] = "csv",
+    out: Annotated[Path | None, typer.Option(help="Output file (default: standard output).")] = None,
+) -> None:
+    """One row per dish: dataset, lang, dish_id, name, origins, source (+ more columns after)."""
+
+    def action() -> None:
+        if format not in exporting.FORMATS:
+            raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
+        frame = exporting.export_frame(State.warehouse, "dishes")
+        exporting.write(frame, format, out)
+        if out is not None:
+            console.print(f"wrote {frame.height} dishes to {out}")
+
+    _run(action)
+
+
+@app.command("publish")
+def publish() -> None:
+    """Rebuild marts and publish the working database as the new snapshot."""
+    _run(_publish)
+
+
+@app.command("demo")
+def demo(
+    data: Annotated[
+        Path | None, typer.Option(envvar="DATA", help="Local copy of the public data (borsch/, worldcuisines/).")
+    ] = None,
+) -> None:
+    """Build the demo warehouse: the real data when a data folder is found, else the embedded sample."""
+
+    def action() -> None:
+        source = data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
+        run_id = new_run_id()
+        with State.warehouse.writer() as con:
+            if source is None:
+                console.print("[yellow]No data folder: building the demo on the embedded sample dataset.[/]")
+                _report(sample.ingest(con, run_id))
+            else:
+                source = source.expanduser().resolve()
+                console.print(f"building the demo from {source}")
+                sample.remove(con)
+                _report(borsch.ingest(con, source / "borsch" if (source / "borsch").is_dir() else source, run_id))
+                _report(worldcuisines.ingest(con, source, run_id))
+                files = sorted((worldcuisines.locate_files(source)["kb"].parent.parent / "predictions").glob("*.jsonl"))
+                with _progress() as progress:
+                    task = progress.add_task("importing answers", total=len(files))
+                    for path in files:
+                        responses.import_file(con, path, run_id)
+                        progress.advance(task)
+        _publish()
+
+    _run(action)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
+
+
+def main() -> None:
+    app(prog_name="python -m pipeline")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""BORSch: Russian- and Ukrainian-named dishes with their countries of origin (three xlsx files).
+
+Real-data quirks are handled explicitly and reported in meta.ingest_reports:
+- a trailing comma in a country list (RU ID 900: "ES, MX, ") -> the empty code is dropped;
+- the same dish name under two IDs (12 in RU) -> both kept, they are separate entries
+  (sometimes with different origins, e.g. БАБКА);
+- parallel rows with one side missing ("212," = only in the Russian set) -> kept one-sided;
+- names in capitals and Ukrainian apostrophes -> kept as given, plus a display form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from pipeline.countries import is_iso_alpha2
+from pipeline.errors import DataError
+from pipeline.ingest.common import (
+    DatasetInfo,
+    IngestResult,
+    Quirk,
+    already_loaded,
+    clean,
+    delete_dataset_dishes,
+    dish_key,
+    ensure_reference_data,
+    insert,
+    read_xlsx,
+    record_quirks,
+    record_source,
+    sha256_files,
+    transaction,
+)
+from pipeline.text import display_name, norm_name
+
+DATASET = DatasetInfo(
+    dataset="borsch",
+    title="BORSch: Russian- and Ukrainian-named dishes and their countries of origin",
+    home="github.com/alavrouk/BORSch@e697041065f09dcf120ffb7ba622b112f3611816",
+    license="MIT",
+)
+
+FILES = {
+    "ru": ("RU_DATA.xlsx", ["ID", "Dish", "Countries of Origin", "Source"]),
+    "uk": ("UK_DATA.xlsx", ["ID", "Dish Name", "Countries of Origin", "Source"]),
+    "parallel": ("PARALLEL_RU_UK.xlsx", ["RU_NAME", "UK_NAME", "ID RU,UK", "Countries of Origin"]),
+}
+# Where the files sit in the public repository (data/RU/RU_DATA.xlsx ...), also accepted flat.
+REPO_SUBDIRS = {"ru": "RU", "uk": "UK", "parallel": "PARALLEL"}
+KNOWN_SOURCES = re.compile(r"^(wikidata|bootstrap-\d+)$")
+HEADER_ROWS = 1
+OTHER_SET = {"ru": "Ukrainian", "uk": "Russian"}
+
+
+@dataclass
+class BorschData:
+    """Rows for raw.* and core.* tables, ready to insert, and the quirks found on the way."""
+
+    raw_dishes: list[dict] = field(default_factory=list)
+    raw_parallel: list[dict] = field(default_factory=list)
+    dishes: list[dict] = field(default_factory=list)
+    names: list[dict] = field(default_factory=list)
+    origins: list[dict] = field(default_factory=list)
+    parallel: list[dict] = field(default_factory=list)
+    quirks: list[Quirk] = field(default_factory=list)
+
+
+def locate_files(source: Path) -> dict[str, Path]:
+    """The three files in `source`, flat or in the repository's RU/ UK/ PARALLEL/ (or data/...) layout."""
+    found = {}
+    for part, (filename, _) in FILES.items():
+        candidates = [
+            source / filename,
+            source / REPO_SUBDIRS[part] / filename,
+            source / "data" / REPO_SUBDIRS[part] / filename,
+            source / "borsch" / filename,
+        ]
+        path = next((c for c in candidates if c.is_file()), None)
+        if path is None:
+            raise DataError(source, f"{filename} not found (looked in {', '.join(str(c) for c in candidates)})")
+        found[part] = path
+    return found
+
+
+def parse_countries(value: str | None, file: Path, row: int, quirks: list[Quirk]) -> list[str]:
+    """'GH, NG, SN' -> ['GH', 'NG', 'SN'], validated against ISO 3166-1."""
+    text = clean(value)
+    if not text:
+        raise DataError(file, "empty 'Countries of Origin'", line=row)
+    parts = [part.strip() for part in text.split(",")]
+    if any(not part for part in parts):
+        quirks.append(
+            Quirk("borsch", file.name, row, "trailing_comma", f"empty entry in country list {text!r} dropped", "info")
+        )
+    codes: list[str] = []
+    for part in filter(None, parts):
+        code = part.upper()
+        if not is_iso_alpha2(code):
+            raise DataError(file, f"unknown ISO 3166-1 alpha-2 country code {part!r} in {text!r}", line=row)
+        if code in codes:
+            quirks.append(Quirk("borsch", file.name, row, "repeated_country", f"{code} listed twice", "info"))
+            continue
+        codes.append(code)
+    return codes
+
+
+def parse_dish_file(lang: str, path: Path, data: BorschData) -> dict[str, dict]:
+    """One language's dishes; returns them by ID for the parallel mapping."""
+    _, columns = FILES[lang]
+    id_col, name_col, countries_col, source_col = columns
+    by_id: dict[str, dict] = {}
+    by_name: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for index, record in enumerate(read_xlsx(path, columns)):
+        row = index + 1 + HEADER_ROWS
+        data.raw_dishes.append(
+            {
+                "lang": lang,
+                "file": path.name,
+                "row_number": row,
+                "id": record[id_col],
+                "dish": record[name_col],
+                "countries": record[countries_col],
+                "source": record[source_col],
+            }
+        )
+        dish_id = _parse_id(record[id_col], path, row)
+        name = clean(record[name_col])
+        if not name:
+            raise DataError(path, f"empty dish name for ID {dish_id}", line=row)
+        if dish_id in by_id:
+            raise DataError(path, f"ID {dish_id} used twice (rows {by_id[dish_id]['row']} and {row})", line=row)
+        source = clean(record[source_col]) or None
+        if source and not KNOWN_SOURCES.match(source):
+            data.quirks.append(Quirk("borsch", path.name, row, "unknown_source", f"Source {source!r}", "warning"))
+        codes = parse_countries(record[countries_col], path, row, data.quirks)
+        key = dish_key("borsch", lang, dish_id)
+        by_id[dish_id] = {"key": key, "name": name, "origins": codes, "row": row}
+        by_name[norm_name(name)].append((dish_id, row))
+        data.dishes.append(
+            {
+                "dish_key": key,
+                "dataset": "borsch",
+                "lang": lang,
+                "dish_id": dish_id,
+                "name": name,
+                "display_name": display_name(name),
+                "source": source,
+            }
+        )
+        data.names.append(_name_row(key, lang, name, is_primary=True))
+        data.origins.extend({"dish_key": key, "country": c, "position": i} for i, c in enumerate(codes))
+    for same in by_name.values():
+        if len(same) > 1:
+            ids = ", ".join(dish_id for dish_id, _ in same)
+            for dish_id, row in same:
+                data.quirks.append(
+                    Quirk(
+                        "borsch",
+                        path.name,
+                        row,
+                        "duplicate_name",
+                        f"name {by_id[dish_id]['name']!r} is used by IDs {ids}; kept as separate dishes",
+                        "warning",
+                    )
+                )
+    return by_id
+
+
+def parse_parallel(path: Path, ru: dict[str, dict], uk: dict[str, dict], data: BorschData) -> None:
+    _, columns = FILES["parallel"]
+    for index, record in enumerate(read_xlsx(path, columns)):
+        row = index + 1 + HEADER_ROWS
+        data.raw_parallel.append(
+            {
+                "file": path.name,
+                "row_number": row,
+                "ru_name": record["RU_NAME"],
+                "uk_name": record["UK_NAME"],
+                "ids": record["ID RU,UK"],
+                "countries": record["Countries of Origin"],
+            }
+        )
+        ids = clean(record["ID RU,UK"])
+        if ids.count(",") != 1:
+            raise DataError(path, f"'ID RU,UK' must be 'ru_id,uk_id' (one side may be empty), got {ids!r}", line=row)
+        ru_raw, uk_raw = (part.strip() for part in ids.split(","))
+        if not ru_raw and not uk_raw:
+            raise DataError(path, "'ID RU,UK' names neither a Russian nor a Ukrainian ID", line=row)
+        ru_name, uk_name = clean(record["RU_NAME"]), clean(record["UK_NAME"])
+        if not ru_name or not uk_name:
+            raise DataError(path, "a parallel row needs both RU_NAME and UK_NAME", line=row)
+        origins = parse_countries(record["Countries of Origin"], path, row, data.quirks)
+        sides = {}
+        for lang, raw_id, dishes, name in (("ru", ru_raw, ru, ru_name), ("uk", uk_raw, uk, uk_name)):
+            if not raw_id:
+                data.quirks.append(
+                    Quirk(
+                        "borsch",
+                        path.name,
+                        row,
+                        "one_sided_parallel",
+                        f"no {lang.upper()} ID: {name!r} is only in the {OTHER_SET[lang]} set",
+                        "info",
+                    )
+                )
+                sides[lang] = None
+                continue
+            dish_id = _parse_id(raw_id, path, row)
+            if dish_id not in dishes:
+                raise DataError(path, f"{lang.upper()} ID {dish_id} does not exist in {FILES[lang][0]}", line=row)
+            dish = dishes[dish_id]
+            sides[lang] = dish["key"]
+            if norm_name(dish["name"]) != norm_name(name):
+                data.quirks.append(
+                    Quirk(
+                        "borsch",
+                        path.name,
+                        row,
+                        "parallel_name_mismatch",
+                        f"{lang.upper()} ID {dish_id} is {dish['name']!r} in {FILES[lang][0]} but {name!r} here",
+                        "warning",
+                    )
+                )
+            if set(dish["origins"]) != set(origins):
+                data.quirks.append(
+                    Quirk(
+                        "borsch",
+                        path.name,
+                        row,
+                        "parallel_origin_mismatch",
+                        f"{lang.upper()} ID {dish_id} has origins {','.join(dish['origins'])} "
+                        f"in {FILES[lang][0]} but {','.join(origins)} here",
+                        "warning",
+                    )
+                )
+        data.parallel.append(
+            {
+                "pair_id": row,
+                "dataset": "borsch",
+                "ru_dish_key": sides["ru"],
+                "uk_dish_key": sides["uk"],
+                "ru_name": ru_name,
+                "uk_name": uk_name,
+                "origins": origins,
+            }
+        )
+        # The other language's name becomes an alias of each side's dish.
+        if sides["ru"]:
+            data.names.append(_name_row(sides["ru"], "uk", uk_name, is_primary=False))
+        if sides["uk"]:
+            data.names.append(_name_row(sides["uk"], "ru", ru_name, is_primary=False))
+
+
+def parse(source: Path) -> tuple[BorschData, dict[str, Path]]:
+    """Pure: read and validate the three files, no warehouse involved."""
+    paths = locate_files(source)
+    data = BorschData()
+    ru = parse_dish_file("ru", paths["ru"], data)
+    uk = parse_dish_file("uk", paths["uk"], data)
+    parse_parallel(paths["parallel"], ru, uk, data)
+    data.names = list({(n["dish_key"], n["lang"], n["norm_name"]): n for n in data.names}.values())
+    return data, paths
+
+
+def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
+    """Load BORSch from `source`; the same files twice is a no-op, changed files replace the old."""
+    paths = locate_files(source)
+    sha = sha256_files(paths.values())
+    if not force and already_loaded(con, sha, "borsch"):
+        return IngestResult("borsch", skipped=True)
+    data, paths = parse(source)
+    with transaction(con):
+        ensure_reference_data(con, DATASET)
+        delete_dataset_dishes(con, "borsch")
+        con.execute("DELETE FROM raw.borsch_dishes")
+        con.execute("DELETE FROM raw.borsch_parallel")
+        insert(con, "raw.borsch_dishes", data.raw_dishes)
+        insert(con, "raw.borsch_parallel", data.raw_parallel)
+        insert(con, "core.dishes", data.dishes)
+        insert(con, "core.dish_names", data.names)
+        insert(con, "core.dish_origins", data.origins)
+        insert(con, "core.parallel_dishes", data.parallel)
+        record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
+        record_source(con, sha256=sha, kind="borsch", path=source, rows_loaded=len(data.dishes), run_id=run_id)
+    counts = {
+        "ru dishes": sum(d["lang"] == "ru" for d in data.dishes),
+        "uk dishes": sum(d["lang"] == "uk" for d in data.dishes),
+        "parallel rows": len(data.parallel),
+    }
+    return IngestResult("borsch", counts=counts, quirks=data.quirks)
+
+
+def _parse_id(value: str | None, file: Path, row: int) -> str:
+    text = clean(value)
+    if text.endswith(".0"):  # a spreadsheet that stored the ID as a float
+        text = text[:-2]
+    if not text.isdigit():
+        raise DataError(file, f"ID must be a whole number, got {value!r}", line=row)
+    return str(int(text))
+
+
+def _name_row(key: str, lang: str, name: str, *, is_primary: bool) -> dict:
+    return {
+        "dish_key": key,
+        "lang": lang,
+        "name": name,
+        "display_name": display_name(name),
+        "norm_name": norm_name(name),
+        "is_primary": is_primary,
+    }

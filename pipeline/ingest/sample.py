@@ -1,0 +1,106 @@
+"""The embedded sample (assets/sample/dishes.csv): a small hand-written dataset so the demo and
+the tests run with no data directory and no network. The dashboard labels it as a sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from pipeline.countries import is_iso_alpha2
+from pipeline.errors import DataError
+from pipeline.ingest.common import (
+    DatasetInfo,
+    IngestResult,
+    already_loaded,
+    clean,
+    delete_dataset_dishes,
+    dish_key,
+    ensure_reference_data,
+    insert,
+    read_csv,
+    record_source,
+    sha256_files,
+    transaction,
+)
+from pipeline.settings import SAMPLE_DIR
+from pipeline.text import display_name, norm_name
+
+DATASET = DatasetInfo(
+    dataset="sample",
+    title="Sample: hand-written dishes for the demo (not a benchmark)",
+    home="embedded (assets/sample)",
+    license="MIT",
+    is_sample=True,
+)
+COLUMNS = ["dish_id", "name_en", "name_ru", "name_uk", "origins", "description"]
+
+
+def parse(path: Path) -> tuple[list[dict], list[dict], list[dict]]:
+    dishes, names, origins = [], [], []
+    seen: set[str] = set()
+    for index, record in enumerate(read_csv(path, COLUMNS)):
+        line = index + 2
+        dish_id = clean(record["dish_id"])
+        if not dish_id or dish_id in seen:
+            raise DataError(path, f"dish_id {dish_id!r} is empty or repeated", line=line)
+        seen.add(dish_id)
+        key = dish_key("sample", "en", dish_id)
+        for lang in ("en", "ru", "uk"):
+            name = clean(record[f"name_{lang}"])
+            if not name:
+                raise DataError(path, f"empty name_{lang} for {dish_id}", line=line)
+            names.append(
+                {
+                    "dish_key": key,
+                    "lang": lang,
+                    "name": name,
+                    "display_name": display_name(name),
+                    "norm_name": norm_name(name),
+                    "is_primary": lang == "en",
+                }
+            )
+        codes = [c.strip() for c in clean(record["origins"]).split(";") if c.strip()]
+        if not codes:
+            raise DataError(path, f"no origins for {dish_id}", line=line)
+        for position, code in enumerate(codes):
+            if not is_iso_alpha2(code):
+                raise DataError(path, f"unknown ISO 3166-1 alpha-2 country code {code!r}", line=line)
+            origins.append({"dish_key": key, "country": code, "position": position})
+        dishes.append(
+            {
+                "dish_key": key,
+                "dataset": "sample",
+                "lang": "en",
+                "dish_id": dish_id,
+                "name": clean(record["name_en"]),
+                "display_name": display_name(clean(record["name_en"])),
+                "source": "sample",
+                "description": clean(record["description"]) or None,
+            }
+        )
+    return dishes, names, origins
+
+
+def ingest(con: duckdb.DuckDBPyConnection, run_id: str, path: Path | None = None) -> IngestResult:
+    path = path or SAMPLE_DIR / "dishes.csv"
+    sha = sha256_files([path])
+    if already_loaded(con, sha, "sample"):
+        return IngestResult("sample", skipped=True)
+    dishes, names, origins = parse(path)
+    with transaction(con):
+        ensure_reference_data(con, DATASET)
+        delete_dataset_dishes(con, "sample")
+        insert(con, "core.dishes", dishes)
+        insert(con, "core.dish_names", names)
+        insert(con, "core.dish_origins", origins)
+        record_source(con, sha256=sha, kind="sample", path=path, rows_loaded=len(dishes), run_id=run_id)
+    return IngestResult("sample", counts={"dishes": len(dishes)})
+
+
+def remove(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the sample when real data is loaded, so the demo never mixes the two."""
+    with transaction(con):
+        delete_dataset_dishes(con, "sample")
+        con.execute("DELETE FROM core.datasets WHERE dataset = 'sample'")
+        con.execute("DELETE FROM meta.source_files WHERE kind = 'sample'")

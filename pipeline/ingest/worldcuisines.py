@@ -1,0 +1,429 @@
+"""WorldCuisines: the dish knowledge base, multilingual dish names and the 500 task-2 VQA items.
+
+food_id in the eval file is the 0-based data row of kb/final_data.csv (the file has no id
+column). Gold countries are English names; "England", "Scotland" and "Wales" become GB because
+ISO 3166-1 gives the United Kingdom one code (its nations are ISO 3166-2 subdivisions), and
+"Global" (a dish eaten everywhere) is reported, not turned into a country.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipeline.countries import UnknownCountry, resolve_english
+from pipeline.errors import DataError
+from pipeline.ingest.common import (
+    DatasetInfo,
+    IngestResult,
+    Quirk,
+    already_loaded,
+    clean,
+    delete_dataset_dishes,
+    dish_key,
+    ensure_reference_data,
+    insert,
+    read_csv,
+    record_quirks,
+    record_source,
+    sha256_files,
+    to_json,
+    transaction,
+)
+from pipeline.tasks import get_task
+from pipeline.text import display_name, norm_name
+
+DATASET = DatasetInfo(
+    dataset="worldcuisines",
+    title="WorldCuisines: multilingual, multicultural visual question answering about food",
+    home="github.com/worldcuisines/worldcuisines@d4d1c4446f468877c06bbf4e516bbe44993246d0",
+    license="Apache-2.0",
+)
+TASK_ID = "worldcuisines.origin_vqa"
+FILES = {
+    "kb": Path("kb/final_data.csv"),
+    "names": Path("kb/food_name_multiling.csv"),
+    "task2": Path("eval/large_eval_task2.csv"),
+}
+KB_COLUMNS = ["Name", "Alias", "Coarse-grained categories", "Countries", "Text Description"]
+NAMES_COLUMNS = ["Name", "json_aliases"]
+TASK2_COLUMNS = ["qa_id", "food_id", "prompt_id", "prompt_type", "answer", "image_url", "Countries", "correct_index"]
+
+
+@dataclass
+class WorldCuisinesData:
+    raw_kb: list[dict] = field(default_factory=list)
+    raw_names: list[dict] = field(default_factory=list)
+    raw_task2: list[dict] = field(default_factory=list)
+    dishes: list[dict] = field(default_factory=list)
+    names: list[dict] = field(default_factory=list)
+    origins: list[dict] = field(default_factory=list)
+    regions: list[dict] = field(default_factory=list)
+    images: dict[str, dict] = field(default_factory=dict)
+    items: list[dict] = field(default_factory=list)
+    item_images: list[dict] = field(default_factory=list)
+    gold: list[dict] = field(default_factory=list)
+    gold_text: list[dict] = field(default_factory=list)
+    prompts: list[dict] = field(default_factory=list)
+    quirks: list[Quirk] = field(default_factory=list)
+
+
+def locate_files(source: Path) -> dict[str, Path]:
+    for root in (source, source / "worldcuisines"):
+        paths = {part: root / rel for part, rel in FILES.items()}
+        if all(p.is_file() for p in paths.values()):
+            return paths
+    missing = [str(source / rel) for rel in FILES.values() if not (source / rel).is_file()]
+    raise DataError(source, f"WorldCuisines files not found: {', '.join(missing)}")
+
+
+def lang_code(column_suffix: str) -> str:
+    """'zh-CN' -> 'zh_cn', the spelling the prediction files use."""
+    return column_suffix.strip().lower().replace("-", "_")
+
+
+def image_id_for_url(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:32]
+
+
+def parse_kb(path: Path, data: WorldCuisinesData) -> dict[int, str]:
+    """Dishes of the knowledge base; returns dish_key by food_id."""
+    rows = read_csv(path, KB_COLUMNS)
+    by_food_id: dict[int, str] = {}
+    for food_id, record in enumerate(rows):
+        line = food_id + 2
+        name = clean(record["Name"])
+        if not name:
+            raise DataError(path, f"empty dish Name (food_id {food_id})", line=line)
+        urls = [clean(record.get(f"Image{i} name / URL")) for i in range(1, 9)]
+        licenses = [clean(record.get(f"Image{i} License")) for i in range(1, 9)]
+        regions = [clean(record.get(f"Region{i}")) for i in range(1, 6)]
+        data.raw_kb.append(
+            {
+                "row_number": food_id,
+                "name": record["Name"],
+                "alias": record.get("Alias"),
+                "coarse_categories": record.get("Coarse-grained categories"),
+                "fine_categories": record.get("Fine-grained categories"),
+                "cuisines": record.get("Cuisines"),
+                "associated_cuisines": record.get("Associated Cuisines"),
+                "area": record.get("Area"),
+                "countries": record["Countries"],
+                "regions": [r for r in regions if r],
+                "description": record["Text Description"],
+                "image_urls": [u for u in urls if u],
+                "image_licenses": [lic for lic, u in zip(licenses, urls, strict=True) if u],
+            }
+        )
+        key = dish_key("worldcuisines", "en", str(food_id))
+        by_food_id[food_id] = key
+        categories = _json_list(record.get("Coarse-grained categories"), path, line, "Coarse-grained categories")
+        data.dishes.append(
+            {
+                "dish_key": key,
+                "dataset": "worldcuisines",
+                "lang": "en",
+                "dish_id": str(food_id),
+                "name": name,
+                "display_name": display_name(name),
+                "source": None,
+                "description": clean(record["Text Description"]) or None,
+                "category": ", ".join(categories) or None,
+            }
+        )
+        data.names.append(_name_row(key, "en", name, is_primary=True))
+        codes = _countries(_json_list(record["Countries"], path, line, "Countries"), path, line, data, food_id)
+        if not codes:
+            data.quirks.append(
+                Quirk(
+                    "worldcuisines",
+                    path.name,
+                    line,
+                    "no_origin_country",
+                    f"{name!r} (food_id {food_id}) names no country ({record['Countries']})",
+                    "warning",
+                )
+            )
+        data.origins.extend({"dish_key": key, "country": c, "position": i} for i, c in enumerate(codes))
+        data.regions.extend({"dish_key": key, "region": r} for r in dict.fromkeys(r for r in regions if r))
+        for position, (url, lic) in enumerate((u, lic) for u, lic in zip(urls, licenses, strict=True) if u):
+            _add_image(data, url, key, position, lic or None)
+    return by_food_id
+
+
+def parse_names(path: Path, data: WorldCuisinesData, key_by_name: dict[str, str]) -> None:
+    """Dish names in many languages (JSON keys like 'ru - Russian'), matched to the kb by Name."""
+    rows = read_csv(path, NAMES_COLUMNS)
+    seen: dict[str, int] = {}
+    for index, record in enumerate(rows):
+        line = index + 2
+        name = clean(record["Name"])
+        data.raw_names.append(
+            {
+                "row_number": index,
+                "name": record["Name"],
+                "wikipedia_link": record.get("Wikipedia Link"),
+                "json_aliases": record["json_aliases"],
+            }
+        )
+        if name in seen:
+            data.quirks.append(
+                Quirk(
+                    "worldcuisines",
+                    path.name,
+                    line,
+                    "duplicate_name",
+                    f"{name!r} also on line {seen[name]}; names merged",
+                    "info",
+                )
+            )
+        seen.setdefault(name, line)
+        key = key_by_name.get(name)
+        if key is None:
+            data.quirks.append(
+                Quirk(
+                    "worldcuisines",
+                    path.name,
+                    line,
+                    "unknown_dish",
+                    f"{name!r} is not a dish of final_data.csv; its names are skipped",
+                    "info",
+                )
+            )
+            continue
+        try:
+            aliases = json.loads(record["json_aliases"] or "{}")
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"json_aliases is not valid JSON: {exc}", line=line) from exc
+        for lang_key, alias in aliases.items():
+            if not isinstance(alias, str) or not alias.strip():
+                continue
+            lang = lang_key.split(" - ", 1)[0].strip().lower()
+            data.names.append(_name_row(key, lang, alias.strip(), is_primary=False))
+
+
+def parse_task2(path: Path, data: WorldCuisinesData, key_by_food_id: dict[int, str]) -> None:
+    rows = read_csv(path, TASK2_COLUMNS)
+    columns = rows[0].keys() if rows else []
+    prompt_langs = {
+        c: lang_code(c.removeprefix("prompt_"))
+        for c in columns
+        if c.startswith("prompt_") and c not in ("prompt_id", "prompt_type")
+    }
+    answer_langs = {c: lang_code(c.removeprefix("answer_")) for c in columns if c.startswith("answer_")}
+    seen: set[str] = set()
+    for index, record in enumerate(rows):
+        line = index + 2
+        qa_id = _int(record["qa_id"], path, line, "qa_id")
+        food_id = _int(record["food_id"], path, line, "food_id")
+        if food_id not in key_by_food_id:
+            raise DataError(path, f"food_id {food_id} is not a row of final_data.csv", line=line)
+        if str(qa_id) in seen:
+            raise DataError(path, f"qa_id {qa_id} appears twice", line=line)
+        seen.add(str(qa_id))
+        item_id = f"{TASK_ID}:{qa_id}"
+        key = key_by_food_id[food_id]
+        try:
+            gold = resolve_english(clean(record["answer"]))
+        except UnknownCountry as exc:
+            raise DataError(path, f"gold answer: {exc}", line=line) from exc
+        if gold is None:
+            raise DataError(path, f"gold answer {record['answer']!r} is not a country", line=line)
+        variant = str(_int(record["prompt_id"], path, line, "prompt_id"))
+        data.raw_task2.append(
+            {
+                "qa_id": str(qa_id),
+                "food_id": str(food_id),
+                "prompt_id": record["prompt_id"],
+                "prompt_type": record["prompt_type"],
+                "answer": record["answer"],
+                "image_url": record["image_url"],
+                "countries": record["Countries"],
+                "prompts": {lang: record[c] or "" for c, lang in prompt_langs.items()},
+                "answers": {lang: record[c] or "" for c, lang in answer_langs.items()},
+            }
+        )
+        data.items.append(
+            {
+                "item_id": item_id,
+                "task_id": TASK_ID,
+                "dish_key": key,
+                "source_ref": str(qa_id),
+                "subset": "full",
+                "variant": variant,
+            }
+        )
+        data.gold.append({"item_id": item_id, "country": gold})
+        url = clean(record["image_url"])
+        if url:
+            data.item_images.append({"item_id": item_id, "position": 0, "image_id": _add_image(data, url, key)})
+        else:
+            data.quirks.append(
+                Quirk("worldcuisines", path.name, line, "no_image", f"qa_id {qa_id} has no image_url", "warning")
+            )
+        for column, lang in prompt_langs.items():
+            if clean(record[column]):
+                data.prompts.append({"item_id": item_id, "lang": lang, "variant": variant, "text": record[column]})
+        for column, lang in answer_langs.items():
+            text = _gold_text(record, column, lang, path, line)
+            if text:
+                data.gold_text.append({"item_id": item_id, "lang": lang, "text": text})
+
+
+def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
+    paths = locate_files(source)
+    data = WorldCuisinesData()
+    key_by_food_id = parse_kb(paths["kb"], data)
+    key_by_name = {d["name"]: d["dish_key"] for d in data.dishes}
+    parse_names(paths["names"], data, key_by_name)
+    parse_task2(paths["task2"], data, key_by_food_id)
+    data.names = list({(n["dish_key"], n["lang"], n["norm_name"]): n for n in data.names}.values())
+    return data, paths
+
+
+def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
+    paths = locate_files(source)
+    sha = sha256_files(paths.values())
+    if not force and already_loaded(con, sha, "worldcuisines"):
+        return IngestResult("worldcuisines", skipped=True)
+    data, paths = parse(source)
+    task = get_task(TASK_ID)
+    with transaction(con):
+        ensure_reference_data(con, DATASET)
+        con.execute("DELETE FROM core.tasks WHERE task_id = ?", [TASK_ID])
+        insert(con, "core.tasks", [task.row()])
+        items = "(SELECT item_id FROM core.items WHERE task_id = ?)"
+        for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_text", "core.item_prompts"):
+            con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [TASK_ID])
+        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
+        delete_dataset_dishes(con, "worldcuisines")
+        for table in ("raw.worldcuisines_kb", "raw.worldcuisines_names", "raw.worldcuisines_task2"):
+            con.execute(f"DELETE FROM {table}")
+        insert(con, "raw.worldcuisines_kb", data.raw_kb)
+        insert(con, "raw.worldcuisines_names", data.raw_names)
+        insert(con, "raw.worldcuisines_task2", _task2_frame(data.raw_task2))
+        insert(con, "core.dishes", data.dishes)
+        insert(con, "core.dish_names", data.names)
+        insert(con, "core.dish_origins", data.origins)
+        insert(con, "core.dish_regions", data.regions)
+        insert(con, "core.images", list(data.images.values()))
+        insert(con, "core.items", data.items)
+        insert(con, "core.item_images", data.item_images)
+        insert(con, "core.item_gold_countries", data.gold)
+        insert(con, "core.item_gold_text", data.gold_text)
+        insert(con, "core.item_prompts", data.prompts)
+        record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
+        record_source(con, sha256=sha, kind="worldcuisines", path=source, rows_loaded=len(data.dishes), run_id=run_id)
+    counts = {
+        "dishes": len(data.dishes),
+        "dish names": len(data.names),
+        "images": len(data.images),
+        "task-2 items": len(data.items),
+    }
+    return IngestResult("worldcuisines", counts=counts, quirks=data.quirks)
+
+
+def _task2_frame(rows: list[dict]) -> pl.DataFrame:
+    """The two per-language columns are stored as JSON objects."""
+    return pl.DataFrame(
+        [{**r, "prompts": to_json(r["prompts"]), "answers": to_json(r["answers"])} for r in rows],
+        infer_schema_length=None,
+    )
+
+
+def _gold_text(record: dict, column: str, lang: str, path: Path, line: int) -> str | None:
+    text = clean(record[column])
+    # answer_<lang> cells hold the five multiple-choice options; the right one is at correct_index.
+    if text.startswith("["):
+        try:
+            options = ast.literal_eval(text)
+            return str(options[int(float(record["correct_index"]))]).strip()
+        except (ValueError, SyntaxError, IndexError, TypeError) as exc:
+            raise DataError(path, f"{column} is not an option list with correct_index: {exc}", line=line) from exc
+    return text or None
+
+
+def _countries(names: list, path: Path, line: int, data: WorldCuisinesData, food_id: int) -> list[str]:
+    codes: list[str] = []
+    for name in names:
+        try:
+            code = resolve_english(str(name))
+        except UnknownCountry as exc:
+            raise DataError(path, f"Countries of food_id {food_id}: {exc}", line=line) from exc
+        if code is None:
+            data.quirks.append(
+                Quirk(
+                    "worldcuisines",
+                    path.name,
+                    line,
+                    "not_a_country",
+                    f"{name!r} in Countries of food_id {food_id} is not a country; skipped",
+                    "info",
+                )
+            )
+        elif name.strip().casefold() in ("england", "scotland", "wales", "northern ireland"):
+            data.quirks.append(
+                Quirk(
+                    "worldcuisines", path.name, line, "uk_nation", f"{name!r} (food_id {food_id}) counted as GB", "info"
+                )
+            )
+        if code and code not in codes:
+            codes.append(code)
+    return codes
+
+
+def _json_list(value: str | None, path: Path, line: int, column: str) -> list:
+    text = clean(value)
+    if not text:
+        return []
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        try:  # some cells use Python literal syntax (single quotes)
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError) as exc:
+            raise DataError(path, f"{column} is not a list: {text!r}", line=line) from exc
+    if not isinstance(parsed, list):
+        raise DataError(path, f"{column} is not a list: {text!r}", line=line)
+    return parsed
+
+
+def _int(value: str | None, path: Path, line: int, column: str) -> int:
+    text = clean(value)
+    if re.fullmatch(r"\d+(\.0+)?", text):
+        return int(float(text))
+    raise DataError(path, f"{column} must be a whole number, got {value!r}", line=line)
+
+
+def _add_image(
+    data: WorldCuisinesData, url: str, key: str, position: int | None = None, license: str | None = None
+) -> str:
+    image_id = image_id_for_url(url)
+    if image_id not in data.images:
+        data.images[image_id] = {
+            "image_id": image_id,
+            "kind": "real",
+            "dish_key": key,
+            "position": position,
+            "url": url,
+            "license": license,
+        }
+    return image_id
+
+
+def _name_row(key: str, lang: str, name: str, *, is_primary: bool) -> dict:
+    return {
+        "dish_key": key,
+        "lang": lang,
+        "name": name,
+        "display_name": display_name(name),
+        "norm_name": norm_name(name),
+        "is_primary": is_primary,
+    }

@@ -1,0 +1,37 @@
+"""Helpers for tests: the CLI as a user runs it, and read-only queries on warehouse files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """`python -m pipeline --warehouse W ARGS` in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISH_ATLAS_WAREHOUSE", "DATA")}
+    env["COLUMNS"] = "200"  # rich wraps at the terminal width; keep messages on one line
+    result = subprocess.run(
+        [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"pipeline {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+    return result
+
+
+def query(path: Path, sql: str, params: list | None = None) -> list[tuple]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()

@@ -1,0 +1,100 @@
+"""WorldCuisines ingestion on the real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.countries import UnknownCountry, resolve_english
+from tests.helpers import query
+
+
+def test_knowledge_base_items_and_names(real_warehouse: Path) -> None:
+    assert query(real_warehouse, "SELECT count(*) FROM core.dishes WHERE dataset = 'worldcuisines'") == [(2414,)]
+    assert query(real_warehouse, "SELECT count(*) FROM core.items WHERE task_id = 'worldcuisines.origin_vqa'") == [
+        (500,)
+    ]
+    # food_id is the 0-based row of final_data.csv: qa_id 1900 asks about food 949, Melktert.
+    assert query(
+        real_warehouse,
+        """
+        SELECT d.dish_id, d.name, g.country FROM core.items i JOIN core.dishes d USING (dish_key)
+        JOIN core.item_gold_countries g USING (item_id) WHERE i.source_ref = '1900'""",
+    ) == [("949", "Melktert", "ZA")]
+
+
+def test_russian_and_ukrainian_names_where_present(real_warehouse: Path) -> None:
+    names = dict(
+        query(
+            real_warehouse,
+            """
+        SELECT n.lang, n.name FROM core.dish_names n JOIN core.dishes d USING (dish_key)
+        WHERE d.dataset = 'worldcuisines' AND d.name = 'Rawon' AND n.lang IN ('ru', 'uk')""",
+        )
+    )
+    assert names == {"ru": "Равон", "uk": "Равон"}
+    with_ru = query(
+        real_warehouse,
+        """SELECT count(DISTINCT dish_key) FROM core.dish_names n
+        JOIN core.dishes d USING (dish_key) WHERE d.dataset = 'worldcuisines' AND n.lang = 'ru'""",
+    )[0][0]
+    assert 500 < with_ru < 2414
+
+
+def test_uk_nations_are_gb_and_global_is_not_a_country(real_warehouse: Path) -> None:
+    english = query(
+        real_warehouse,
+        """SELECT count(*) FROM raw.worldcuisines_task2 t
+        JOIN core.item_gold_countries g ON g.item_id = 'worldcuisines.origin_vqa:' || t.qa_id
+        WHERE t.answer IN ('England', 'Scotland', 'Wales') AND g.country <> 'GB'""",
+    )
+    assert english == [(0,)]
+    reported = query(real_warehouse, "SELECT count(*) FROM meta.ingest_reports WHERE kind = 'not_a_country'")[0][0]
+    assert reported > 0
+
+
+def test_gold_text_per_language_is_the_correct_option(real_warehouse: Path) -> None:
+    """answer_<lang> cells are five options; the stored gold is the one at correct_index."""
+    gold = dict(
+        query(
+            real_warehouse,
+            """SELECT lang, text FROM core.item_gold_text
+        WHERE item_id = 'worldcuisines.origin_vqa:1900' AND lang IN ('en', 'it', 'ru_formal')""",
+        )
+    )
+    assert gold == {"en": "South Africa", "it": "Sud Africa", "ru_formal": "Южная Африка"}
+    per_item = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.item_gold_text")[0][0]
+    assert per_item == 30
+
+
+def test_every_item_has_its_image_url(real_warehouse: Path) -> None:
+    assert query(
+        real_warehouse,
+        """SELECT count(*) FROM core.items i JOIN core.item_images USING (item_id)
+        JOIN core.images im USING (image_id) WHERE im.url LIKE 'https://upload.wikimedia.org/%'""",
+    ) == [(500,)]
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("England", "GB"),
+        ("Scotland", "GB"),
+        ("Wales", "GB"),
+        ("Korea", "KR"),
+        ("North Korea", "KP"),
+        ("Timor Leste", "TL"),
+        ("Czech Republic", "CZ"),
+        ("Hong Kong", "HK"),
+        ("Russia", "RU"),
+        ("Global", None),
+    ],
+)
+def test_english_country_names(name: str, code: str | None) -> None:
+    assert resolve_english(name) == code
+
+
+def test_unknown_english_name_is_refused() -> None:
+    with pytest.raises(UnknownCountry, match="Atlantis"):
+        resolve_english("Atlantis")

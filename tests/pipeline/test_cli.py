@@ -1,0 +1,90 @@
+"""The commands as a user types them: demo, export contract, data fetch offline, warehouse option."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.errors import OfflineError
+from pipeline.fetch import RemoteFile, fetch
+from tests.helpers import REPO, query, run_cli
+
+CONTRACT = ["dataset", "lang", "dish_id", "name", "origins", "source"]
+
+
+def test_demo_without_data_uses_the_embedded_sample(warehouse: Path) -> None:
+    result = run_cli(warehouse, "demo")
+    assert "embedded sample" in result.stderr
+    rows = query(warehouse, "SELECT dataset, is_sample, n_dishes FROM marts.dataset_summary")
+    with open(REPO / "assets" / "sample" / "dishes.csv", encoding="utf-8") as handle:
+        n_sample = sum(1 for _ in csv.DictReader(handle))
+    assert rows == [("sample", True, n_sample)]
+
+
+def test_sample_covers_post_soviet_and_other_countries(warehouse: Path) -> None:
+    run_cli(warehouse, "ingest", "sample")
+    post_soviet, others = query(
+        warehouse,
+        """SELECT count(DISTINCT country) FILTER (post_soviet),
+        count(DISTINCT country) FILTER (NOT post_soviet) FROM marts.dishes_per_origin""",
+    )[0]
+    assert post_soviet >= 15 and others >= 10
+    names = query(warehouse, "SELECT count(DISTINCT dish_key) FROM core.dish_names WHERE lang IN ('ru','uk','en')")
+    assert names[0][0] >= 40
+
+
+def test_export_dishes_keeps_the_column_contract(real_warehouse: Path, tmp_path: Path) -> None:
+    csv_text = run_cli(real_warehouse, "export", "dishes", "--format", "csv").stdout
+    frame = pl.read_csv(io.StringIO(csv_text), infer_schema_length=0)
+    assert frame.columns[:6] == CONTRACT
+    row = frame.filter((pl.col("dataset") == "borsch") & (pl.col("lang") == "ru") & (pl.col("dish_id") == "900"))
+    assert row.select(CONTRACT).row(0) == ("borsch", "ru", "900", "ПЕРЕЦ ФАРШИРОВАННЫЙ", "ES,MX", "bootstrap-0")
+    counts = dict(frame.group_by("dataset").len().iter_rows())
+    assert counts == {"borsch": 1970, "worldcuisines": 2414}
+    wc = frame.filter(pl.col("dataset") == "worldcuisines").filter(pl.col("dish_id") == "949")
+    assert wc.select("lang", "name", "origins", "source").row(0) == ("en", "Melktert", "ZA", None)
+
+    out = tmp_path / "dishes.parquet"
+    run_cli(real_warehouse, "export", "dishes", "--format", "parquet", "--out", str(out))
+    parquet = pl.read_parquet(out)
+    assert parquet.columns[:6] == CONTRACT and parquet.height == frame.height
+
+
+def test_export_before_anything_is_published_says_what_to_run(warehouse: Path) -> None:
+    result = run_cli(warehouse, "export", "dishes", check=False)
+    assert result.returncode == 2 and "make demo" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_warehouse_comes_from_the_environment(tmp_path: Path) -> None:
+    target = tmp_path / "env" / "wh.duckdb"
+    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(target)}
+    subprocess.run(
+        [sys.executable, "-m", "pipeline", "ingest", "sample"], cwd=REPO, env=env, check=True, capture_output=True
+    )
+    assert target.is_file()
+
+
+def test_fetch_fails_fast_offline(tmp_path: Path) -> None:
+    started = time.monotonic()
+    try:
+        fetch(tmp_path, [RemoteFile("https://dish-atlas-unreachable.invalid/x.csv", "x.csv")])
+    except OfflineError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("fetch should fail without a network")
+    assert time.monotonic() - started < 15
+    assert "--source" in message and "DATA=" in message
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_data_fetch_command_offline(tmp_path: Path) -> None:
+    result = run_cli(tmp_path / "w.duckdb", "data", "fetch", "--dest", str(tmp_path / "data"), check=False)
+    assert result.returncode == 2
+    assert "--source" in " ".join(result.stderr.split())

@@ -1,0 +1,158 @@
+"""import-responses: real files, messy lines, one transaction per file, idempotence, kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.responses import ImportedAnswer, model_from_path, parse_line
+from tests.helpers import REPO, query, run_cli
+
+
+def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
+    per_model = query(real_warehouse, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL ORDER BY 1")
+    assert len(per_model) == 12
+    assert all(n == 15000 for _, n in per_model)
+    langs = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.generations")[0][0]
+    assert langs == 30
+    runs = query(real_warehouse, "SELECT count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay'")
+    assert runs == [(12, 180000)]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"qa_id": "1900", "prediction": "Россия", "lang": "ru_formal", "answer": "x"}', ("1900", "Россия")),
+        ('{"qa_id": 1900, "prediction": "Russia", "lang": "en"}', ("1900", "Russia")),
+        ('{"qa_id": 1900.0, "prediction": 7, "lang": "en"}', ("1900", "7")),
+        ('{"qa_id": "1900", "prediction": null, "lang": "en"}', ("1900", None)),
+        ('{"qa_id": "1900", "lang": "en"}', ("1900", None)),
+    ],
+)
+def test_messy_but_usable_lines(line: str, expected: tuple) -> None:
+    parsed = parse_line(line)
+    assert isinstance(parsed, ImportedAnswer)
+    assert (parsed.qa_id, parsed.prediction) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"qa_id": "1900", "prediction": "x", "lang": "en"', "not valid JSON"),
+        ('["1900", "x"]', "expected a JSON object"),
+        ('{"qa_id": "abc", "prediction": "x", "lang": "en"}', "qa_id must be a whole number"),
+        ('{"prediction": "x", "lang": "en"}', "qa_id must be a whole number"),
+        ('{"qa_id": 1, "prediction": "x"}', "lang must be a non-empty string"),
+        ('{"qa_id": 1, "prediction": ["x"], "lang": "en"}', "prediction must be text"),
+    ],
+)
+def test_malformed_lines_say_why(line: str, reason: str) -> None:
+    parsed = parse_line(line)
+    assert isinstance(parsed, str) and reason in parsed
+
+
+def test_model_name_comes_from_the_file_name() -> None:
+    assert model_from_path(Path("task2_oe_gpt-4o-2024-08-06.jsonl")) == "gpt-4o-2024-08-06"
+    assert model_from_path(Path("task2_oe_molmo-7b-d_pred.jsonl")) == "molmo-7b-d"
+
+
+@pytest.fixture
+def wc_warehouse(warehouse: Path, data_dir: Path) -> Path:
+    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
+    return warehouse
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+GOOD = [
+    json.dumps({"qa_id": "1900", "prediction": "South Africa", "lang": "en", "answer": "South Africa"}),
+    json.dumps({"qa_id": 1901, "prediction": "Мьянма", "lang": "ru_formal"}),
+]
+
+
+def test_a_bad_line_stops_the_file_and_names_file_and_line(wc_warehouse: Path, tmp_path: Path) -> None:
+    before = wc_warehouse.read_bytes()
+    bad = write_lines(tmp_path / "task2_oe_tiny.jsonl", [*GOOD, '{"qa_id": "1902", "prediction": '])
+    result = run_cli(wc_warehouse, "import-responses", str(bad), check=False)
+    assert result.returncode == 2
+    message = " ".join(result.stderr.split())
+    assert "task2_oe_tiny.jsonl:3: not valid JSON" in message and "--skip-bad-lines" in message
+    assert wc_warehouse.read_bytes() == before
+    assert query(wc_warehouse.with_name("warehouse.work.duckdb"), "SELECT count(*) FROM core.generations") == [(0,)]
+
+
+def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse: Path, tmp_path: Path) -> None:
+    lines = [*GOOD, "not json", json.dumps({"qa_id": "77", "prediction": "x", "lang": "en"}), GOOD[0]]
+    bad = write_lines(tmp_path / "task2_oe_tiny.jsonl", lines)
+    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", str(bad))
+    assert query(wc_warehouse, "SELECT count(*) FROM core.generations WHERE model_id = 'tiny'") == [(2,)]
+    rejected = query(
+        wc_warehouse,
+        """SELECT line, message, raw_text FROM meta.ingest_reports
+        WHERE severity = 'rejected' ORDER BY line""",
+    )
+    assert [(line, raw) for line, _, raw in rejected] == [(3, "not json"), (4, lines[3]), (5, GOOD[0])]
+    assert "not a WorldCuisines task-2 item" in rejected[1][1]
+    assert "second answer for qa_id 1900 in lang en (first on line 1)" in rejected[2][1]
+
+
+def test_reimporting_the_same_file_is_idempotent(wc_warehouse: Path, tmp_path: Path) -> None:
+    good = write_lines(tmp_path / "task2_oe_tiny.jsonl", GOOD)
+    run_cli(wc_warehouse, "import-responses", str(good))
+    again = run_cli(wc_warehouse, "import-responses", str(good))
+    assert "already imported" in again.stderr
+    # A renamed copy with --model is the same content for the same model: also a no-op.
+    copy = shutil.copy(good, tmp_path / "answers.jsonl")
+    run_cli(wc_warehouse, "import-responses", "--model", "tiny", str(copy))
+    assert query(wc_warehouse, "SELECT count(*) FROM core.generations") == [(2,)]
+
+
+def test_an_unnamed_file_needs_model(wc_warehouse: Path, tmp_path: Path) -> None:
+    good = write_lines(tmp_path / "answers.jsonl", GOOD)
+    result = run_cli(wc_warehouse, "import-responses", str(good), check=False)
+    assert result.returncode == 2 and "--model" in result.stderr
+
+
+def test_import_before_ingest_says_what_to_run(warehouse: Path, tmp_path: Path) -> None:
+    good = write_lines(tmp_path / "task2_oe_tiny.jsonl", GOOD)
+    result = run_cli(warehouse, "import-responses", str(good), check=False)
+    assert result.returncode == 2 and "ingest worldcuisines" in result.stderr
+
+
+def test_killing_an_import_midway_leaves_no_partial_file(wc_warehouse: Path, data_dir: Path) -> None:
+    files = sorted((data_dir / "worldcuisines" / "predictions").glob("*.jsonl"))
+    published_before = wc_warehouse.read_bytes()
+    env = {**os.environ, "COLUMNS": "200"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--warehouse", str(wc_warehouse), "import-responses", *map(str, files)],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    for line in process.stderr:
+        if "imported" in line:  # the first file is committed; the second is in flight
+            break
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert wc_warehouse.read_bytes() == published_before
+    work = wc_warehouse.with_name("warehouse.work.duckdb")
+    per_model = dict(query(work, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL"))
+    assert 1 <= len(per_model) < 12
+    assert set(per_model.values()) == {15000}
+    # The rerun finishes the job: every file once, no duplicates.
+    run_cli(wc_warehouse, "import-responses", *map(str, files))
+    assert query(wc_warehouse, "SELECT count(*), count(DISTINCT generation_id) FROM core.generations") == [
+        (180000, 180000)
+    ]

@@ -1,0 +1,121 @@
+"""The warehouse contract: versioned migrations, one writer, atomic publishing, read-only readers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse.db import NotPublished, Warehouse, WarehouseError, WarehouseLocked, migrations
+
+
+def test_migrations_are_numbered_and_applied_once(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    with wh.writer() as con:
+        versions = [v for (v,) in con.execute("SELECT version FROM meta.schema_migrations ORDER BY 1").fetchall()]
+        schemas = {s for (s,) in con.execute("SELECT DISTINCT table_schema FROM information_schema.tables").fetchall()}
+    assert versions == [v for v, _, _ in migrations()]
+    assert {"raw", "core", "meta"} <= schemas
+
+
+def test_schema_covers_the_whole_product(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer() as con:
+        tables = {
+            t
+            for (t,) in con.execute(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables"
+            ).fetchall()
+        }
+    for table in (
+        "core.generations",
+        "core.extractions",
+        "core.extraction_spans",
+        "core.scores",
+        "core.item_images",
+        "core.corpus_dish_counts",
+        "core.corpus_name_counts",
+        "core.generated_images",
+        "core.image_embeddings",
+        "core.composite_images",
+        "raw.imported_responses",
+    ):
+        assert table in tables
+
+
+def test_up_to_ten_images_per_prompt(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer() as con:
+        con.execute("INSERT INTO core.item_images VALUES ('i', 9, 'img')")
+        with pytest.raises(duckdb.ConstraintException):
+            con.execute("INSERT INTO core.item_images VALUES ('i', 10, 'img')")
+
+
+def test_publish_makes_a_read_only_snapshot_with_marts(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with pytest.raises(NotPublished, match="make demo"):
+        wh.reader()
+    with wh.writer():
+        pass
+    wh.publish()
+    reader = wh.reader()
+    try:
+        assert reader.execute("SELECT count(*) FROM marts.dishes").fetchall() == [(0,)]
+        with pytest.raises(duckdb.Error):
+            reader.execute("CREATE TABLE core.x (a INT)")
+    finally:
+        reader.close()
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_a_reader_keeps_its_snapshot_while_a_new_one_is_published(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    wh.publish()
+    reader = wh.reader()
+    with wh.writer() as con:
+        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+    wh.publish()
+    try:
+        assert reader.execute("SELECT count(*) FROM core.datasets").fetchall() == [(0,)]
+    finally:
+        reader.close()
+    fresh = wh.reader()
+    assert fresh.execute("SELECT count(*) FROM core.datasets").fetchall() == [(1,)]
+    fresh.close()
+
+
+def test_a_failed_run_leaves_the_published_snapshot_untouched(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    wh.publish()
+    before = wh.path.read_bytes()
+    with pytest.raises(RuntimeError), wh.writer() as con:
+        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+        raise RuntimeError("the run dies here")
+    assert wh.path.read_bytes() == before
+
+
+def test_integrity_checks_refuse_to_publish(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    wh.publish()
+    before = wh.path.read_bytes()
+    with wh.writer() as con:
+        con.execute("INSERT INTO core.dish_origins VALUES ('nowhere:xx:1', 'ZZ', 0)")
+    with pytest.raises(WarehouseError, match="integrity checks failed"):
+        wh.publish()
+    assert wh.path.read_bytes() == before
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_a_second_writer_gets_a_clear_message(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer(), pytest.raises(WarehouseLocked, match="another pipeline command"), wh.writer():
+        pass

@@ -1,0 +1,23 @@
+-- Each query returns offending rows; publishing refuses a warehouse where any returns rows.
+
+-- dish origins, names and regions point at existing dishes
+SELECT o.dish_key FROM core.dish_origins o ANTI JOIN core.dishes d USING (dish_key);
+SELECT n.dish_key FROM core.dish_names n ANTI JOIN core.dishes d USING (dish_key);
+-- every origin is a known ISO 3166-1 country
+SELECT o.country FROM core.dish_origins o ANTI JOIN core.countries c USING (country);
+SELECT g.country FROM core.item_gold_countries g ANTI JOIN core.countries c USING (country);
+-- every dish has at least one origin (BORSch and the sample always give one)
+SELECT d.dish_key FROM core.dishes d ANTI JOIN core.dish_origins o USING (dish_key) WHERE d.dataset IN ('borsch', 'sample');
+-- parallel pairs point at existing dishes of the right language
+SELECT p.pair_id FROM core.parallel_dishes p LEFT JOIN core.dishes d ON d.dish_key = p.ru_dish_key
+WHERE p.ru_dish_key IS NOT NULL AND (d.dish_key IS NULL OR d.lang <> 'ru');
+SELECT p.pair_id FROM core.parallel_dishes p LEFT JOIN core.dishes d ON d.dish_key = p.uk_dish_key
+WHERE p.uk_dish_key IS NOT NULL AND (d.dish_key IS NULL OR d.lang <> 'uk');
+-- items and generations are linked
+SELECT i.item_id FROM core.items i ANTI JOIN core.tasks t USING (task_id);
+SELECT i.item_id FROM core.items i WHERE i.dish_key IS NOT NULL AND i.dish_key NOT IN (SELECT dish_key FROM core.dishes);
+SELECT g.generation_id FROM core.generations g ANTI JOIN core.items i USING (item_id);
+SELECT g.generation_id FROM core.generations g ANTI JOIN core.models m USING (model_id);
+SELECT ii.item_id FROM core.item_images ii ANTI JOIN core.images i USING (image_id);
+-- at most one answer per model, item, prompt language and variant
+SELECT model_id, item_id, lang, variant, count(*) FROM core.generations GROUP BY ALL HAVING count(*) > 1;
