@@ -29,6 +29,7 @@ from pipeline.ingest.common import (
     dish_key,
     ensure_reference_data,
     insert,
+    name_row,
     read_xlsx,
     record_quirks,
     record_source,
@@ -151,7 +152,7 @@ def parse_dish_file(lang: str, path: Path, data: BorschData) -> dict[str, dict]:
                 "source": source,
             }
         )
-        data.names.append(_name_row(key, lang, name, is_primary=True))
+        data.names.append(name_row(key, lang, name, is_primary=True))
         data.origins.extend({"dish_key": key, "country": c, "position": i} for i, c in enumerate(codes))
     for same in by_name.values():
         if len(same) > 1:
@@ -250,9 +251,9 @@ def parse_parallel(path: Path, ru: dict[str, dict], uk: dict[str, dict], data: B
         )
         # The other language's name becomes an alias of each side's dish.
         if sides["ru"]:
-            data.names.append(_name_row(sides["ru"], "uk", uk_name, is_primary=False))
+            data.names.append(name_row(sides["ru"], "uk", uk_name, is_primary=False))
         if sides["uk"]:
-            data.names.append(_name_row(sides["uk"], "ru", ru_name, is_primary=False))
+            data.names.append(name_row(sides["uk"], "ru", ru_name, is_primary=False))
 
 
 def parse(source: Path) -> tuple[BorschData, dict[str, Path]]:
@@ -301,14 +302,3 @@ def _parse_id(value: str | None, file: Path, row: int) -> str:
     if not text.isdigit():
         raise DataError(file, f"ID must be a whole number, got {value!r}", line=row)
     return str(int(text))
-
-
-def _name_row(key: str, lang: str, name: str, *, is_primary: bool) -> dict:
-    return {
-        "dish_key": key,
-        "lang": lang,
-        "name": name,
-        "display_name": display_name(name),
-        "norm_name": norm_name(name),
-        "is_primary": is_primary,
-    }

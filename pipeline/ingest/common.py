@@ -18,6 +18,7 @@ import polars as pl
 
 from pipeline.countries import country_table
 from pipeline.errors import DataError
+from pipeline.text import display_name, norm_name
 from warehouse.db import scalar
 
 
@@ -213,6 +214,18 @@ def delete_dataset_dishes(con: duckdb.DuckDBPyConnection, dataset: str) -> None:
 
 def dish_key(dataset: str, lang: str, dish_id: str) -> str:
     return f"{dataset}:{lang}:{dish_id}"
+
+
+def name_row(key: str, lang: str, name: str, *, is_primary: bool) -> dict:
+    """A core.dish_names row: the name as given, its display form and its comparison form."""
+    return {
+        "dish_key": key,
+        "lang": lang,
+        "name": name,
+        "display_name": display_name(name),
+        "norm_name": norm_name(name),
+        "is_primary": is_primary,
+    }
 
 
 def to_json(value: object) -> str:

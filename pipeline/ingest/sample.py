@@ -18,13 +18,14 @@ from pipeline.ingest.common import (
     dish_key,
     ensure_reference_data,
     insert,
+    name_row,
     read_csv,
     record_source,
     sha256_files,
     transaction,
 )
 from pipeline.settings import SAMPLE_DIR
-from pipeline.text import display_name, norm_name
+from pipeline.text import display_name
 
 DATASET = DatasetInfo(
     dataset="sample",
@@ -50,16 +51,7 @@ def parse(path: Path) -> tuple[list[dict], list[dict], list[dict]]:
             name = clean(record[f"name_{lang}"])
             if not name:
                 raise DataError(path, f"empty name_{lang} for {dish_id}", line=line)
-            names.append(
-                {
-                    "dish_key": key,
-                    "lang": lang,
-                    "name": name,
-                    "display_name": display_name(name),
-                    "norm_name": norm_name(name),
-                    "is_primary": lang == "en",
-                }
-            )
+            names.append(name_row(key, lang, name, is_primary=lang == "en"))
         codes = [c.strip() for c in clean(record["origins"]).split(";") if c.strip()]
         if not codes:
             raise DataError(path, f"no origins for {dish_id}", line=line)

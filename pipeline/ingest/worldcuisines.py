@@ -30,6 +30,7 @@ from pipeline.ingest.common import (
     dish_key,
     ensure_reference_data,
     insert,
+    name_row,
     read_csv,
     record_quirks,
     record_source,
@@ -38,7 +39,7 @@ from pipeline.ingest.common import (
     transaction,
 )
 from pipeline.tasks import get_task
-from pipeline.text import display_name, norm_name
+from pipeline.text import display_name
 
 DATASET = DatasetInfo(
     dataset="worldcuisines",
@@ -138,7 +139,7 @@ def parse_kb(path: Path, data: WorldCuisinesData) -> dict[int, str]:
                 "category": ", ".join(categories) or None,
             }
         )
-        data.names.append(_name_row(key, "en", name, is_primary=True))
+        data.names.append(name_row(key, "en", name, is_primary=True))
         codes = _countries(_json_list(record["Countries"], path, line, "Countries"), path, line, data, food_id)
         if not codes:
             data.quirks.append(
@@ -206,7 +207,7 @@ def parse_names(path: Path, data: WorldCuisinesData, key_by_name: dict[str, str]
             if not isinstance(alias, str) or not alias.strip():
                 continue
             lang = lang_key.split(" - ", 1)[0].strip().lower()
-            data.names.append(_name_row(key, lang, alias.strip(), is_primary=False))
+            data.names.append(name_row(key, lang, alias.strip(), is_primary=False))
 
 
 def parse_task2(path: Path, data: WorldCuisinesData, key_by_food_id: dict[int, str]) -> None:
@@ -416,14 +417,3 @@ def _add_image(
             "license": license,
         }
     return image_id
-
-
-def _name_row(key: str, lang: str, name: str, *, is_primary: bool) -> dict:
-    return {
-        "dish_key": key,
-        "lang": lang,
-        "name": name,
-        "display_name": display_name(name),
-        "norm_name": norm_name(name),
-        "is_primary": is_primary,
-    }
