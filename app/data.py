@@ -1,0 +1,159 @@
+"""Cached access to the published warehouse; pages call these functions, never duckdb directly.
+
+One read-only connection per published snapshot is kept with `st.cache_resource`. The pipeline
+publishes by renaming a new file over the old one, so the snapshot is identified by the file's
+(mtime, inode, size): when that changes, the next call opens the new file, and the query results
+cached with `st.cache_data` (keyed by the same identity) are not reused. Each query runs on its
+own cursor, so concurrent sessions never share one duckdb connection object, and a connection
+that is replaced is not closed under a query still running on it (it closes once unreferenced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from pipeline.settings import default_warehouse
+from warehouse import queries
+from warehouse.db import NotPublished
+
+# (path, mtime_ns, inode, size) of the published snapshot file.
+Snapshot = tuple[str, int, int, int]
+
+DISH_LIMIT = queries.DEFAULT_DISH_LIMIT
+
+
+def warehouse_path() -> Path:
+    return default_warehouse().expanduser().resolve()
+
+
+def snapshot() -> Snapshot:
+    """Identity of the published snapshot; raises NotPublished when there is none."""
+    path = warehouse_path()
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise NotPublished(f"no published warehouse at {path}") from None
+    return str(path), stat.st_mtime_ns, stat.st_ino, stat.st_size
+
+
+CATALOG = "warehouse"
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckDBPyConnection:
+    """The snapshot file attached read-only to a fresh in-memory database.
+
+    Not `duckdb.connect(path, read_only=True)` (Warehouse.reader): duckdb shares one database
+    instance per path within a process, so while the connection to the replaced file is still
+    open, connecting again to the same path returns the old snapshot. ATTACH opens whatever the
+    path names now.
+    """
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"ATTACH ? AS {CATALOG} (READ_ONLY)", [path]).fetchall()
+    except duckdb.Error:
+        con.close()
+        if not Path(path).exists():  # renamed away between snapshot() and here
+            raise NotPublished(f"no published warehouse at {path}") from None
+        raise
+    return con
+
+
+def _query(snap: Snapshot, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with _connection(*snap).cursor() as cur:
+        cur.execute(f"USE {CATALOG}").fetchall()  # `marts.x` then names the snapshot's tables
+        return function(cur, *args, **kwargs)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _dataset_summary(snap: Snapshot) -> pd.DataFrame:
+    return _query(snap, queries.dataset_summary)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _published_info(snap: Snapshot) -> pd.DataFrame:
+    return _query(snap, queries.published_info)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _languages(snap: Snapshot, dataset: str) -> list[str]:
+    return _query(snap, queries.languages, dataset)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _dishes_per_origin(snap: Snapshot, dataset: str, lang: str | None) -> pd.DataFrame:
+    return _query(snap, queries.dishes_per_origin, dataset, lang)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _dishes_per_source(snap: Snapshot, dataset: str, lang: str | None) -> pd.DataFrame:
+    return _query(snap, queries.dishes_per_source, dataset, lang)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _ingest_report(snap: Snapshot, dataset: str | None) -> pd.DataFrame:
+    return _query(snap, queries.ingest_report, dataset)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _answers_per_model(snap: Snapshot, dataset: str | None) -> pd.DataFrame:
+    return _query(snap, queries.answers_per_model, dataset)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _dishes(
+    snap: Snapshot, dataset: str, lang: str | None, country: str | None, search: str | None, limit: int | None
+) -> pd.DataFrame:
+    return _query(snap, queries.dishes, dataset, lang=lang, country=country, search=search, limit=limit)
+
+
+def dataset_summary() -> pd.DataFrame:
+    return _dataset_summary(snapshot())
+
+
+def published_info() -> pd.DataFrame:
+    return _published_info(snapshot())
+
+
+def languages(dataset: str) -> list[str]:
+    return _languages(snapshot(), dataset)
+
+
+def dishes_per_origin(dataset: str, lang: str | None = None) -> pd.DataFrame:
+    return _dishes_per_origin(snapshot(), dataset, lang)
+
+
+def dishes_per_source(dataset: str, lang: str | None = None) -> pd.DataFrame:
+    return _dishes_per_source(snapshot(), dataset, lang)
+
+
+def ingest_report(dataset: str | None = None) -> pd.DataFrame:
+    return _ingest_report(snapshot(), dataset)
+
+
+def answers_per_model(dataset: str | None = None) -> pd.DataFrame:
+    return _answers_per_model(snapshot(), dataset)
+
+
+def dishes(
+    dataset: str,
+    lang: str | None = None,
+    country: str | None = None,
+    search: str | None = None,
+    limit: int | None = DISH_LIMIT,
+) -> pd.DataFrame:
+    return _dishes(snapshot(), dataset, lang, country or None, (search or "").strip() or None, limit)
+
+
+def to_csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def to_parquet(frame: pd.DataFrame) -> bytes:
+    return frame.to_parquet(index=False)

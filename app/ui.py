@@ -1,0 +1,173 @@
+"""Widgets shared by the pages: URL-synced selectors, the sidebar selection, download buttons."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from app import data
+
+ALL = ""  # the "no filter" option of a selector; never written to the URL
+
+SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
+
+NOT_PUBLISHED = (
+    "No published warehouse yet at `{path}`. Build one with `make demo` "
+    "(or `python -m pipeline demo`; `python -m pipeline ingest sample` for the small embedded sample), "
+    "then reload this page."
+)
+
+NO_DATASETS = (
+    "The published warehouse at `{path}` holds no datasets yet. Load one with `make demo` "
+    "(or `python -m pipeline demo`), then reload this page."
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar selected; every page reads it through `selection()`."""
+
+    dataset: str
+    lang: str | None  # None: all of the dataset's language lists
+    languages: tuple[str, ...]
+    summary: dict
+
+
+def url_select(
+    label: str,
+    options: Sequence[str],
+    *,
+    param: str,
+    format_func: Callable[[str], str] = str,
+    what: str | None = None,
+    keep_default_in_url: bool = False,
+    container=st.sidebar,
+) -> str:
+    """A selectbox whose value lives in the query string as `?param=value`, for shareable links.
+
+    A value in the URL seeds the widget when a session starts; an unknown value falls back to
+    the first option with a small warning. Afterwards the widget is the source of truth and
+    the URL follows it (the default value is dropped from the URL unless keep_default_in_url).
+    """
+    options = list(options)
+    default = options[0]
+    key = f"url_{param}"
+    if key not in st.session_state:
+        raw = st.query_params.get(param)
+        if raw in (None, "") or raw == default:
+            st.session_state[key] = default
+        elif raw in options:
+            st.session_state[key] = raw
+        else:
+            container.warning(
+                f"Unknown {what or param} `{_clip(raw)}` in the link; showing {format_func(default)} instead."
+            )
+            st.session_state[key] = default
+    elif st.session_state[key] not in options:  # the options changed, e.g. another dataset
+        st.session_state[key] = default
+    value = container.selectbox(label, options, key=key, format_func=format_func)
+    if value != default or keep_default_in_url:
+        st.query_params[param] = value
+    elif param in st.query_params:
+        del st.query_params[param]
+    return value
+
+
+def url_text(label: str, *, param: str, placeholder: str = "", container=st) -> str:
+    """A text input mirrored to `?param=...` (empty text: no parameter)."""
+    key = f"url_{param}"
+    if key not in st.session_state:
+        st.session_state[key] = str(st.query_params.get(param) or "")[:200]
+    value = container.text_input(label, key=key, placeholder=placeholder, max_chars=200).strip()
+    if value:
+        st.query_params[param] = value
+    elif param in st.query_params:
+        del st.query_params[param]
+    return value
+
+
+def sidebar() -> Selection | None:
+    """Dataset (always in the URL) and, for multi-language datasets, language list selectors.
+
+    None when the published warehouse holds no dataset at all.
+    """
+    summary = data.dataset_summary()
+    if summary.empty:
+        return None
+    rows = {str(row["dataset"]): row for row in summary.to_dict("records")}
+    st.sidebar.title("Dish Atlas")
+    dataset = url_select(
+        "Dataset",
+        list(rows),
+        param="dataset",
+        format_func=lambda name: f"{name} (demo sample)" if rows[name]["is_sample"] else name,
+        what="dataset",
+        keep_default_in_url=True,
+    )
+    langs = tuple(data.languages(dataset))
+    lang = None
+    if len(langs) > 1:
+        chosen = url_select(
+            "Dish list language",
+            [ALL, *langs],
+            param="lang",
+            format_func=lambda code: "All languages" if code == ALL else code,
+            what="language",
+        )
+        lang = chosen or None
+    elif "lang" in st.query_params:  # a single-language dataset has no language selector
+        del st.query_params["lang"]
+    row = rows[dataset]
+    st.sidebar.caption(f"**{row['title']}**  \n{row['home']}")
+    published = data.published_info()
+    if not published.empty:
+        info = published.iloc[0]
+        stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
+        st.sidebar.caption(f"Snapshot published {stamp}, schema v{info['schema_version']}")
+    selected = Selection(dataset=dataset, lang=lang, languages=langs, summary=row)
+    st.session_state["_selection"] = selected
+    return selected
+
+
+def selection() -> Selection:
+    """The sidebar selection of the current run (set by app/main.py before the page runs)."""
+    return st.session_state["_selection"]
+
+
+def sample_banner(selected: Selection) -> None:
+    if selected.summary.get("is_sample"):
+        st.info(SAMPLE_BANNER, icon=":material/science:")
+
+
+def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:
+    """CSV and Parquet download buttons for `frame`; the files are built only when clicked."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem)
+    row = st.container(horizontal=True)
+    row.download_button(
+        "CSV",
+        functools.partial(data.to_csv, frame),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    row.download_button(
+        "Parquet",
+        functools.partial(data.to_parquet, frame),
+        file_name=f"{name}.parquet",
+        mime="application/vnd.apache.parquet",
+        key=f"{key}_parquet",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    text = text.replace("`", "'")
+    return text if len(text) <= limit else text[:limit] + "…"
