@@ -3,6 +3,7 @@ working database and publishes a new snapshot only when it succeeds."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -17,7 +18,10 @@ from rich.table import Table
 from pipeline import export as exporting
 from pipeline import fetch as fetching
 from pipeline import responses
+from pipeline import score as scoring
 from pipeline.errors import DataError, OfflineError
+from pipeline.extract.countries import extract_countries
+from pipeline.extract.language import answer_language
 from pipeline.ingest import borsch, sample, worldcuisines
 from pipeline.ingest.common import IngestResult, new_run_id
 from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
@@ -36,6 +40,7 @@ console = Console(stderr=True)
 
 class State:
     warehouse: Warehouse = Warehouse(default_warehouse())
+    rescore: bool = False
 
 
 @app.callback()
@@ -179,22 +184,76 @@ def data_fetch(
     _run(action)
 
 
-@export_app.command("dishes")
-def export_dishes(
-    format: Annotated[str, typer.Option("--format", help="csv or parquet")] = "csv",
-    out: Annotated[Path | None, typer.Option(help="Output file (default: standard output).")] = None,
-) -> None:
-    """One row per dish: dataset, lang, dish_id, name, origins, source (+ more columns after)."""
+FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
+OutOption = Annotated[Path | None, typer.Option(help="Output file (default: standard output).")]
 
+
+def _export(name: str, format: str, out: Path | None) -> None:
     def action() -> None:
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
-        frame = exporting.export_frame(State.warehouse, "dishes")
+        frame = exporting.export_frame(State.warehouse, name)
         exporting.write(frame, format, out)
         if out is not None:
-            console.print(f"wrote {frame.height} dishes to {out}")
+            console.print(f"wrote {frame.height} rows to {out}")
 
     _run(action)
+
+
+@export_app.command("dishes")
+def export_dishes(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per dish: dataset, lang, dish_id, name, origins, source (+ more columns after)."""
+    _export("dishes", format, out)
+
+
+@export_app.command("origin-scores")
+def export_origin_scores(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
+    dice, overlap, status (+ more columns after)."""
+    _export("origin-scores", format, out)
+
+
+def _score(con) -> None:
+    with _progress() as progress:
+        task = progress.add_task("extracting + scoring", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, total=total, advance=done)
+
+        summary = scoring.score(con, rescore=State.rescore, on_chunk=advance)
+    if summary.scored:
+        console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
+    else:
+        console.print("[dim]every answer is already scored by the current extractor[/]")
+
+
+@app.command("score")
+def score(
+    rescore: Annotated[bool, typer.Option(help="Re-extract and re-score everything, not only what is new.")] = False,
+) -> None:
+    """Extract the countries of every answer not yet scored and score them (no model run needed)."""
+
+    def action() -> None:
+        State.rescore = rescore
+        with State.warehouse.writer() as con:
+            _score(con)
+        _publish()
+
+    _run(action)
+
+
+@app.command("countries")
+def countries(
+    lang: Annotated[str, typer.Option(help="Answer language (ru, uk, en, a WorldCuisines code) or auto.")],
+) -> None:
+    """Read one answer per line on stdin; print one JSON array of alpha-2 codes per line (first mention first)."""
+    for line in sys.stdin:
+        text = line.rstrip("\n")
+        answer_lang = (answer_language(text) or "en") if lang == "auto" else lang
+        answer_lang = "en" if answer_lang == "other" else answer_lang
+        result = extract_countries(text, answer_lang)
+        sys.stdout.write(json.dumps(list(result.countries)) + "\n")
+        sys.stdout.flush()
 
 
 @app.command("publish")
@@ -230,6 +289,7 @@ def demo(
                     for path in files:
                         responses.import_file(con, path, run_id)
                         progress.advance(task)
+            _score(con)
         _publish()
 
     _run(action)

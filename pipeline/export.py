@@ -15,6 +15,23 @@ from warehouse.db import Warehouse
 EXPORTS: dict[str, tuple[str, list[str]]] = {
     # name: (mart, contract columns in order; the mart's other columns follow)
     "dishes": ("marts.dishes", ["dataset", "lang", "dish_id", "name", "origins", "source"]),
+    "origin-scores": (
+        "marts.origin_scores",
+        [
+            "dataset",
+            "model",
+            "task",
+            "lang",
+            "item_id",
+            "variant",
+            "gold",
+            "predicted",
+            "jaccard",
+            "dice",
+            "overlap",
+            "status",
+        ],
+    ),
 }
 FORMATS = ("csv", "parquet")
 

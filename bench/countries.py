@@ -1,0 +1,163 @@
+"""Country extraction: accuracy, speed against natasha, and coverage of the real WorldCuisines data.
+
+1. Precision / recall / F1 per language on the hand-written gold set (tests/data/country_gold.tsv),
+   ours and natasha's Russian NER (LOC spans looked up in the same gazetteer) side by side.
+2. Answers per second, warm, one core, on the same 20,000 real Russian answers (the ru_formal and
+   ru_casual predictions of the 12 WorldCuisines models, and every other answer written in Russian,
+   cycled to 20,000), ours vs natasha.
+3. Every WorldCuisines gold answer string in all 30 prompt languages -> the gold country? (misses
+   listed), and the share of real predictions left `no_country`, per language.
+
+Usage: .venv/bin/python bench/countries.py [--data ../shared/data] [--natasha-answers 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from itertools import cycle, islice
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core for both systems
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pipeline.extract.countries import extract_countries
+from pipeline.extract.evaluation import evaluate, read_gold
+from pipeline.extract.gazetteer import lookup
+from pipeline.extract.language import answer_language
+from pipeline.ingest import worldcuisines
+
+GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold.tsv"
+
+
+class Natasha:
+    """natasha's Russian NER; LOC spans are resolved with our gazetteer (the same names)."""
+
+    def __init__(self) -> None:
+        from natasha import Doc, NewsEmbedding, NewsNERTagger, Segmenter
+
+        self.doc, self.segmenter = Doc, Segmenter()
+        self.tagger = NewsNERTagger(NewsEmbedding())
+
+    def countries(self, text: str) -> tuple[str, ...]:
+        doc = self.doc(text)
+        doc.segment(self.segmenter)
+        doc.tag_ner(self.tagger)
+        found = []
+        for span in doc.spans:
+            entry = lookup(span.text, "ru") if span.type == "LOC" else None
+            if entry is not None and entry.country and entry.country not in found:
+                found.append(entry.country)
+        return tuple(found)
+
+
+def accuracy(natasha: Natasha) -> None:
+    gold = read_gold(GOLD)
+    ours = evaluate(gold, lambda text, lang: (lambda r: (r.countries, r.status))(extract_countries(text, lang)))
+    theirs = evaluate([g for g in gold if g.lang == "ru"], lambda text, lang: (natasha.countries(text), None))
+    print("## Accuracy on tests/data/country_gold.tsv (micro P/R/F1 over country codes)\n")
+    print(f"{'system':10} {'lang':5} {'answers':>8} {'P':>6} {'R':>6} {'F1':>6} {'status acc':>11}")
+    for lang, scores in sorted(ours.items()):
+        print(
+            f"{'ours':10} {lang:5} {scores.answers:>8} {scores.precision:6.3f} {scores.recall:6.3f} "
+            f"{scores.f1:6.3f} {scores.status_accuracy:11.3f}"
+        )
+    for lang, scores in theirs.items():
+        print(
+            f"{'natasha':10} {lang:5} {scores.answers:>8} {scores.precision:6.3f} {scores.recall:6.3f} "
+            f"{scores.f1:6.3f} {'-':>11}"
+        )
+    print()
+
+
+def russian_answers(data: Path, n: int) -> list[str]:
+    answers = []
+    for path in sorted((data / "worldcuisines" / "predictions").glob("*.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            record = json.loads(line)
+            text = record.get("prediction")
+            if isinstance(text, str) and (record["lang"].startswith("ru") or answer_language(text) == "ru"):
+                answers.append(text)
+    print(f"{len(answers):,} real Russian answers found; cycled to {n:,}\n")
+    return list(islice(cycle(answers), n))
+
+
+def speed(answers: list[str], natasha: Natasha, natasha_answers: int) -> None:
+    extract_countries("Россия", "ru")  # warm: gazetteer and automaton built
+    started = time.perf_counter()
+    for text in answers:
+        extract_countries(text, "ru")
+    ours = len(answers) / (time.perf_counter() - started)
+    sample = answers[:natasha_answers]
+    natasha.countries("Россия")
+    started = time.perf_counter()
+    for text in sample:
+        natasha.countries(text)
+    theirs = len(sample) / (time.perf_counter() - started)
+    print("## Speed, warm, one core (answers/s)\n")
+    print(f"{'ours':10} {ours:>10,.0f}  ({len(answers):,} answers)")
+    print(f"{'natasha':10} {theirs:>10,.0f}  ({len(sample):,} of the same answers)")
+    print(f"ratio: ours is {ours / theirs:.1f}x natasha\n")
+
+
+def coverage(data: Path) -> None:
+    parsed, _ = worldcuisines.parse(data / "worldcuisines")
+    gold_country = {g["item_id"]: g["country"] for g in parsed.gold}
+    total, misses = Counter(), defaultdict(list)
+    for row in parsed.gold_text:
+        total[row["lang"]] += 1
+        expected = gold_country[row["item_id"]]
+        found = extract_countries(row["text"], row["lang"]).countries
+        if found[:1] != (expected,):
+            misses[row["lang"]].append((row["text"], expected, found))
+    all_misses = sum(len(m) for m in misses.values())
+    clean = sum(n for lang, n in total.items() if lang != "yue")
+    clean_misses = sum(len(m) for lang, m in misses.items() if lang != "yue")
+    print("## WorldCuisines gold answer strings -> gold country\n")
+    print(
+        f"resolved: {1 - all_misses / sum(total.values()):.2%} of {sum(total.values()):,} "
+        f"({1 - clean_misses / clean:.2%} without yue, whose strings are misaligned in the data: see README)"
+    )
+    for lang in sorted(total):
+        examples = "; ".join(f"{t!r}->{f or '()'} (gold {e})" for t, e, f in misses[lang][:3])
+        print(f"  {lang:18} {total[lang] - len(misses[lang]):>4}/{total[lang]}  {examples}")
+    print()
+
+
+def no_country_share(data: Path) -> None:
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for path in sorted((data / "worldcuisines" / "predictions").glob("*.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            record = json.loads(line)
+            text = record.get("prediction") if isinstance(record.get("prediction"), str) else None
+            counts[record["lang"]][extract_countries(text, record["lang"]).status] += 1
+    print("## Real predictions (12 models) by extraction status, per prompt language\n")
+    print(f"{'lang':18} {'answers':>8} {'ok':>7} {'no_country':>11} {'refusal':>8} {'empty':>6}")
+    for lang, c in sorted(counts.items()):
+        n = sum(c.values())
+        print(
+            f"{lang:18} {n:>8} {c['ok'] / n:7.1%} {c['no_country'] / n:11.1%} {c['refusal'] / n:8.1%} "
+            f"{c['empty'] / n:6.1%}"
+        )
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=Path(os.environ.get("DATA", "../shared/data")))
+    parser.add_argument("--answers", type=int, default=20_000)
+    parser.add_argument("--natasha-answers", type=int, default=2_000, help="natasha is slow: time it on a prefix")
+    args = parser.parse_args()
+    natasha = Natasha()
+    accuracy(natasha)
+    speed(russian_answers(args.data, args.answers), natasha, args.natasha_answers)
+    coverage(args.data)
+    no_country_share(args.data)
+
+
+if __name__ == "__main__":
+    main()

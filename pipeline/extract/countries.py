@@ -1,0 +1,333 @@
+"""Country-of-origin extraction: a model's free-text answer -> the countries it names as origin.
+
+One compiled Aho-Corasick automaton per answer language holds every surface form of the gazetteer
+(names, aliases, cuisine adjectives, subnational regions, broad regions; Russian and Ukrainian in
+all their cases). Matching runs over a same-length normalised copy of the answer, so spans point
+into the original text; word boundaries are checked per script (no check inside CJK or Thai
+text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
+
+- a mention preceded by a negation cue in its own clause ("не из России, а из Украины",
+  "not from Italy") is dropped unless the country is also named without one;
+- a mention that a correction overrides ("many think it's Chinese, but actually it's Japanese")
+  is dropped, and so are countries named only in sentences about where a dish spread to or is
+  popular ("now popular in the US and Germany"), when another sentence states the origin;
+- a cuisine adjective used for a language ("answering in English", "на русском") is no claim;
+- broad regions (Central Asia, the Caucasus, the Soviet Union...) are kept as regions, never
+  turned into countries;
+- the status says whether the model named a country (`ok`), answered without one
+  (`no_country`), declined (`refusal`), or said nothing (`empty`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import ahocorasick
+
+from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
+from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
+
+EXTRACTOR = "countries@1"
+
+# Which gazetteers an answer in a given language is searched with, in order of precedence: models
+# switch to English often, and Ukrainian answers mix in Russian words (surzhyk).
+# Cyrillic and Latin names never collide, so every answer is also searched in ru/uk/en (models answer
+# Arabic prompts with "Россия" too).
+SEARCH_LANGS: dict[str, tuple[str, ...]] = {
+    "en": ("en", "ru", "uk"),
+    "ru": ("ru", "en", "uk"),
+    "uk": ("uk", "ru", "en"),
+}
+
+_NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
+# Languages whose case endings or particles attach to the name: only the left edge is a boundary.
+_SUFFIXING = frozenset({"ko", "az", "tr", "mr", "bn", "hi", "si", "ja", "ta", "te", "kn", "ml", "fi", "hu", "et"})
+
+_CLAUSE_BREAK = re.compile(r"[.;:!?\n()\[\]]|,|\s(?:а|но|але|проте|однак|but|rather|instead|whereas)\s", re.I)
+_TOKEN = re.compile(r"[\w']+")
+_NEGATION = frozenset(
+    {
+        "не",
+        "ні",
+        "нет",
+        "ни",
+        "not",
+        "no",
+        "never",
+        "nor",
+        "isn't",
+        "isnt",
+        "wasn't",
+        "aren't",
+        "n't",
+        "ніяк",
+        "неправильно",
+    }
+)
+_NOT_NEGATION_NEXT = frozenset({"только", "лише", "тільки", "лишь", "only", "just", "merely"})
+_REFUSAL = re.compile(
+    r"не\s+(?:могу|можу|можем|можемо|удается|вдається|в\s+состоянии|в\s+змозі)|невозможно|неможливо|"
+    r"затрудняюсь|важко\s+сказати|трудно\s+сказать|не\s+знаю|не\s+уверен\w*\s+в\s+происхождении|"
+    r"\bi\s+(?:can(?:no|')t|am\s+unable|'m\s+unable|am\s+not\s+able|'m\s+not\s+able|don't\s+know)|"
+    r"\bunable\s+to\b|\bcannot\s+(?:determine|identify|tell)|\bcan't\s+(?:determine|identify|tell)|"
+    r"\bnot\s+possible\s+to\b|\bimpossible\s+to\b|\bsorry\b|извините|вибачте|на\s+жаль|к\s+сожалению|"
+    r"важко\s+(?:сказати|відповісти|визначити)|складно\s+(?:сказати|визначити)|сложно\s+(?:сказать|определить)|"
+    r"не\s+впевнен|not\s+sure|(?:not|n't)\s+enough\s+information|недостаточно\s+информации|недостатньо\s+інформації",
+    re.I,
+)
+
+
+_CORRECTION = re.compile(
+    r"на\s+самом\s+деле|в\s+действительности|насправді|\bactually\b|\bin\s+fact\b|"
+    r"\bin\s+reality\b|\bdespite\s+the\s+name\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^.;!?\n]+[.;!?\n]*")
+_SPREAD = re.compile(
+    r"популярн|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
+    r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
+    r"popular|widespread|worldwide|around\s+the\s+world|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
+    r"such\s+as|including|variants|versions",
+    re.I,
+)
+_LANGUAGE_NOUNS = frozenset({"языке", "язык", "языком", "мове", "мова", "мовою", "language"})
+_LANGUAGE_PREPOSITIONS = frozenset({"in", "на", "по"})
+_PUNCT_AFTER = re.compile(r"\s*(?:[:,.!?;]|$)")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A matched mention, with offsets into the original answer (for highlighting)."""
+
+    start: int
+    end: int
+    text: str
+    country: str | None
+    region: str | None
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Extraction:
+    countries: tuple[str, ...]  # in order of first (non-negated) mention
+    regions: tuple[str, ...]
+    spans: tuple[Span, ...]
+    status: str  # ok | no_country | refusal | empty
+
+
+def base_lang(lang: str) -> str:
+    """'ru_formal' -> 'ru', 'zh_cn' -> 'zh', 'nan_spoken' -> 'zh_Hant': the locale of country names."""
+    code = lang.strip().lower().replace("-", "_")
+    if code in LOCALE_OF:
+        return LOCALE_OF[code]
+    return code.split("_", 1)[0]
+
+
+def search_langs(lang: str) -> tuple[str, ...]:
+    base = base_lang(lang)
+    if base in SEARCH_LANGS:
+        return SEARCH_LANGS[base]
+    return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), "en", "ru", "uk")))
+
+
+class _FoldTable(dict):
+    """str.translate table built on demand: lower case, ё->е, one apostrophe and dash form, any
+    space as ' ', Latin letters without accents (Yoruba tones, "Nigéria"), combining accents dropped.
+    Every character maps to at most one character, so only deletions move offsets."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if char in _FOLD:
+            folded = _FOLD[char]
+        elif "\u0300" <= char <= "\u036f":  # a combining accent standing alone
+            folded = ""
+        else:
+            lowered = char.lower()
+            folded = lowered if len(lowered) == 1 else char
+            if "\u00c0" <= folded <= "\u024f" or "\u1e00" <= folded <= "\u1eff":
+                base = unicodedata.normalize("NFD", folded)[0]
+                folded = base if base.isascii() else folded
+        self[code] = folded
+        return folded
+
+
+_FOLD = {
+    "ё": "е",
+    "Ё": "е",
+    "İ": "i",
+    "ı": "i",
+    "’": "'",
+    "ʼ": "'",
+    "‘": "'",
+    "`": "'",
+    "–": "-",
+    "—": "-",
+    "\u00a0": " ",
+    "\t": " ",
+}
+_FOLD_TABLE = _FoldTable()
+
+
+def fold(text: str) -> tuple[str, list[int] | None]:
+    """The folded text, and for each of its characters the offset in `text` when they differ
+    (None when every character maps to one character, the common case)."""
+    folded = text.translate(_FOLD_TABLE)
+    if len(folded) == len(text):
+        return folded, None
+    positions = [i for i, char in enumerate(text) if _FOLD_TABLE[ord(char)]]
+    return folded, positions
+
+
+class Matcher:
+    """All surfaces of the gazetteers of `langs` in one automaton; earlier langs win a surface."""
+
+    def __init__(self, langs: tuple[str, ...]) -> None:
+        self.langs = langs
+        self.suffixing = bool(_SUFFIXING & {lang.split("_")[0] for lang in langs[:1]})
+        surfaces: dict[str, Entry] = {}
+        for lang in langs:
+            for entry in entries_for(lang):
+                surfaces.setdefault(fold(entry.surface)[0], entry)
+        self.automaton = ahocorasick.Automaton()
+        for surface, entry in surfaces.items():
+            self.automaton.add_word(surface, (len(surface), entry))
+        self.automaton.make_automaton()
+
+    def find(self, text: str) -> list[tuple[int, int, Entry]]:
+        """Non-overlapping mentions, longest first, as (start, end, entry)."""
+        folded, positions = fold(text)
+        candidates = []
+        for last, (length, entry) in self.automaton.iter(folded):
+            start, end = last - length + 1, last + 1
+            if positions is not None:  # back to offsets in the original text
+                start, end = positions[start], positions[end - 1] + 1
+                if not self._bounded(folded, last - length + 1, last + 1):
+                    continue
+            elif not self._bounded(folded, start, end):
+                continue
+            if self._case_ok(text[start:end], entry):
+                candidates.append((start, end, entry))
+        candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
+        taken: list[tuple[int, int, Entry]] = []
+        for start, end, entry in candidates:
+            if all(end <= s or start >= e for s, e, _ in taken):
+                taken.append((start, end, entry))
+        return sorted(taken, key=lambda c: c[0])
+
+    def _bounded(self, folded: str, start: int, end: int) -> bool:
+        first, last = folded[start], folded[end - 1]
+        if not _no_space_script(first) and _joined(folded, start - 1, -1):
+            return False
+        if not _no_space_script(last) and _joined(folded, end, 1):
+            return self.suffixing or _is_hangul(last)
+        return True
+
+    @staticmethod
+    def _case_ok(written: str, entry: Entry) -> bool:
+        if not entry.case_sensitive:
+            return True
+        if is_acronym(entry):
+            return written.isupper()
+        return written[:1].isupper()
+
+
+@functools.cache
+def matcher_for(lang: str) -> Matcher:
+    return Matcher(search_langs(lang))
+
+
+def extract_countries(text: str | None, lang: str) -> Extraction:
+    """The countries (and broad regions) an answer names as origin, with spans and a status."""
+    if text is None or not any(ch.isalnum() for ch in text):
+        return Extraction((), (), (), "empty")
+    found = [
+        (start, end, entry)
+        for start, end, entry in matcher_for(lang).find(text)
+        if not (entry.kind == "adjective" and _names_a_language(text, start, end))
+    ]
+    spans = [
+        Span(start, end, text[start:end], entry.country, entry.region, _negated(text, start))
+        for start, end, entry in found
+    ]
+    affirmed = _origin_claims([s for s in spans if not s.negated], text)
+    countries = tuple(dict.fromkeys(s.country for s in affirmed if s.country))
+    regions = tuple(dict.fromkeys(s.region for s in affirmed if s.region))
+    if countries:
+        status = "ok"
+    elif _REFUSAL.search(text):
+        status = "refusal"
+    else:
+        status = "no_country"
+    return Extraction(countries, regions, tuple(spans), status)
+
+
+def _origin_claims(spans: list[Span], text: str) -> list[Span]:
+    """Drop mentions a later correction overrides, and countries named only where the answer talks
+    about spread or popularity, as long as some other mention states the origin."""
+    correction = _CORRECTION.search(text)
+    if correction and any(s.start >= correction.end() and s.country for s in spans):
+        spans = [s for s in spans if s.start >= correction.start()]
+    sentences = [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
+
+    def about_spread(span: Span) -> bool:
+        start, end = next(((a, b) for a, b in sentences if a <= span.start < b), (0, len(text)))
+        return bool(_SPREAD.search(text[start:end]))
+
+    origin = [s for s in spans if s.country and not about_spread(s)]
+    if not origin:
+        return spans
+    stated = {s.country for s in origin}
+    return [s for s in spans if s.country is None or s.country in stated]
+
+
+def _names_a_language(text: str, start: int, end: int) -> bool:
+    """ "in English", "на русском (языке)", "українською (мовою)": a language, not a cuisine."""
+    before = _TOKEN.findall(text[max(0, start - 20) : start].lower())[-1:]
+    after = _TOKEN.findall(text[end : end + 20].lower())[:1]
+    if after and after[0] in _LANGUAGE_NOUNS:
+        return True
+    if after and after[0] not in _LANGUAGE_NOUNS and not _PUNCT_AFTER.match(text[end:]):
+        return False
+    return (bool(before) and before[0] in _LANGUAGE_PREPOSITIONS) or text[start:end].lower().endswith("ською")
+
+
+def _negated(text: str, start: int) -> bool:
+    """A negation cue among the last three words before the mention, within its clause."""
+    before = text[:start]
+    clause_start = 0
+    for match in _CLAUSE_BREAK.finditer(before):
+        clause_start = match.end()
+    words = _TOKEN.findall(before[clause_start:].lower())[-3:]
+    for i, word in enumerate(words):
+        if word in _NEGATION or word.endswith("n't"):
+            following = words[i + 1] if i + 1 < len(words) else ""
+            if following not in _NOT_NEGATION_NEXT:
+                return True
+    return False
+
+
+def _joined(text: str, index: int, step: int) -> bool:
+    """Is text[index] (the neighbour of a match) part of the same word? An apostrophe only is when
+    a letter follows it ("д'Івуар"), not when it quotes ("'Ethiopia'")."""
+    if not 0 <= index < len(text):
+        return False
+    if text[index] == "'":
+        return 0 <= index + step < len(text) and text[index + step].isalpha()
+    return _is_word_char(text[index])
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or unicodedata.category(char) in ("Mn", "Mc")
+
+
+@functools.lru_cache(maxsize=4096)
+def _no_space_script(char: str) -> bool:
+    name = unicodedata.name(char, "")
+    return name.startswith(_NO_SPACE_SCRIPTS)
+
+
+def _is_hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3"

@@ -1,0 +1,161 @@
+"""The extract + score stage: every generation without a current extraction is parsed with its
+task's declared extractor and scored with the task's declared metrics against the item's gold.
+
+It reads core.generations / core.items / core.item_gold_countries and writes only
+core.extractions, core.extraction_spans and core.scores, in chunks that are each one
+transaction: a killed run loses at most the chunk in flight, and the rerun picks up the rest.
+A generation is pending when it has no extraction by the current extractor version, or one older
+than the generation itself (an answer re-imported since).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import duckdb
+import polars as pl
+
+from pipeline.extract import get_extractor
+from pipeline.extract.language import answer_language
+from pipeline.ingest.common import insert, transaction
+from pipeline.metrics import get_metric
+from pipeline.tasks import registry
+
+CHUNK = 20_000
+
+
+@dataclass
+class ScoreSummary:
+    scored: int = 0
+    seconds: float = 0.0
+
+    @property
+    def per_second(self) -> float:
+        return self.scored / self.seconds if self.seconds else 0.0
+
+
+def pending(con: duckdb.DuckDBPyConnection, task_id: str, extractor: str, rescore: bool) -> list[tuple]:
+    """(generation_id, lang, response, gold countries) of what needs (re)scoring for one task."""
+    stale = (
+        ""
+        if rescore
+        else """
+        AND NOT EXISTS (SELECT 1 FROM core.extractions e WHERE e.generation_id = g.generation_id
+                        AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
+    )
+    params = [task_id] if rescore else [task_id, extractor]
+    return con.execute(
+        f"""
+        SELECT g.generation_id, g.lang, g.response,
+               coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
+                         WHERE c.item_id = g.item_id), []) AS gold
+        FROM core.generations g JOIN core.items i USING (item_id)
+        WHERE i.task_id = ? {stale}
+        ORDER BY g.generation_id
+        """,
+        params,
+    ).fetchall()
+
+
+def score(
+    con: duckdb.DuckDBPyConnection,
+    rescore: bool = False,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> ScoreSummary:
+    """Extract and score every pending generation of every declared task with a countries answer."""
+    summary = ScoreSummary()
+    started = time.perf_counter()
+    declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
+    for task in registry().values():
+        if task.task_id not in declared or task.answer_kind != "countries":
+            continue
+        extractor_name, extract = get_extractor(task.extractor)
+        metrics = {name: get_metric(name) for name in task.metrics}
+        rows = pending(con, task.task_id, extractor_name, rescore)
+        for chunk in _chunks(rows, CHUNK):
+            _write(con, chunk, extractor_name, extract, metrics)
+            summary.scored += len(chunk)
+            if on_chunk:
+                on_chunk(len(chunk), len(rows))
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict) -> None:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    extractions, spans, scores = [], [], []
+    extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
+    for generation_id, lang, response, gold in chunk:
+        result = extract(response, lang)
+        extractions.append(
+            {
+                "generation_id": generation_id,
+                "extractor": extractor_name,
+                "status": result.status,
+                "answer_lang": _answer_language(response),
+                "countries": list(result.countries),
+                "regions": list(result.regions),
+                "dish_names": [],
+                "extracted_at": now,
+            }
+        )
+        spans.extend(
+            {
+                "generation_id": generation_id,
+                "span_start": s.start,
+                "span_end": s.end,
+                "text": s.text,
+                "country": s.country,
+                "region": s.region,
+                "negated": s.negated,
+            }
+            for s in result.spans
+        )
+        predicted = list(result.countries)
+        scores.extend(
+            {"generation_id": generation_id, "metric": name, "value": float(fn(predicted, gold))}
+            for name, fn in metrics.items()
+        )
+    ids = [row[0] for row in chunk]
+    with transaction(con):
+        for table in ("core.extractions", "core.extraction_spans", "core.scores"):
+            con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
+        insert(con, "core.extractions", pl.DataFrame(extractions, schema=_EXTRACTION_SCHEMA))
+        insert(con, "core.extraction_spans", pl.DataFrame(spans, schema=_SPAN_SCHEMA))
+        insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _answer_language(text: str | None) -> str | None:
+    return answer_language(text)
+
+
+def _chunks(rows: list, size: int) -> Iterator[list]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+_EXTRACTION_SCHEMA = {
+    "generation_id": pl.String,
+    "extractor": pl.String,
+    "status": pl.String,
+    "answer_lang": pl.String,
+    "countries": pl.List(pl.String),
+    "regions": pl.List(pl.String),
+    "dish_names": pl.List(pl.String),
+    "extracted_at": pl.Datetime("us"),
+}
+_SPAN_SCHEMA = {
+    "generation_id": pl.String,
+    "span_start": pl.Int32,
+    "span_end": pl.Int32,
+    "text": pl.String,
+    "country": pl.String,
+    "region": pl.String,
+    "negated": pl.Boolean,
+}
+_SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}

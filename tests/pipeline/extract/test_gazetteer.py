@@ -1,0 +1,185 @@
+"""Specification of the country-of-origin gazetteer (names, aliases, regions, adjectives, inflected forms)."""
+
+from __future__ import annotations
+
+import pycountry
+import pytest
+from babel import Locale
+
+from pipeline.extract import aliases
+from pipeline.extract.gazetteer import AMBIGUOUS, KINDS, Entry, build_gazetteer, lookup, normalise
+
+
+@pytest.fixture(scope="module")
+def gazetteer() -> list[Entry]:
+    return build_gazetteer()
+
+
+@pytest.mark.parametrize(
+    ("surface", "lang", "country"),
+    [
+        ("индии", "ru", "IN"),
+        ("франции", "ru", "FR"),
+        ("білорусі", "uk", "BY"),
+        ("україни", "uk", "UA"),
+        ("узбекской", "ru", "UZ"),
+        ("узбецької", "uk", "UZ"),
+        ("грузинское", "ru", "GE"),
+        ("грузинської", "uk", "GE"),
+        ("южной кореи", "ru", "KR"),
+        ("соединенных штатах америки", "ru", "US"),
+        ("Соединённых Штатах Америки", "ru", "US"),
+        ("сша", "ru", "US"),
+        ("великобритании", "ru", "GB"),
+        ("китайскую", "ru", "CN"),
+        ("японської", "uk", "JP"),
+        ("молдавии", "ru", "MD"),
+        ("Киргизии", "ru", "KG"),
+        ("Англии", "ru", "GB"),
+        ("англійської", "uk", "GB"),
+        ("корейская", "ru", "KR"),
+        ("корейської", "uk", "KR"),
+        ("КНДР", "ru", "KP"),
+        ("ПАР", "uk", "ZA"),
+        ("Holland", "en", "NL"),
+        ("Dutch", "en", "NL"),
+        ("Scottish", "en", "GB"),
+        ("Korean", "en", "KR"),
+        ("USA", "en", "US"),
+        ("в’єтнамської", "uk", "VN"),
+        ("республики корея", "ru", "KR"),
+        ("боснии и герцеговины", "ru", "BA"),
+    ],
+)
+def test_examples_resolve_to_their_country(gazetteer, surface, lang, country):
+    entry = lookup(surface, lang)
+    assert entry is not None, surface
+    assert entry.country == country
+    assert entry.lang == lang
+
+
+@pytest.mark.parametrize(
+    ("surface", "lang"), [("Крым", "ru"), ("Крыму", "ru"), ("Крим", "uk"), ("Криму", "uk"), ("Crimea", "en")]
+)
+def test_crimea_is_ukraine(gazetteer, surface, lang):
+    entry = lookup(surface, lang)
+    assert entry is not None
+    assert (entry.country, entry.kind) == ("UA", "subnational")
+
+
+@pytest.mark.parametrize(
+    ("surface", "lang", "region"),
+    [
+        ("Кавказ", "ru", "Caucasus"),
+        ("Кавказе", "ru", "Caucasus"),
+        ("кавказская", "ru", "Caucasus"),
+        ("Средней Азии", "ru", "Central Asia"),
+        ("Середньої Азії", "uk", "Central Asia"),
+        ("СССР", "ru", "Soviet Union"),
+        ("советской", "ru", "Soviet Union"),
+        ("Balkans", "en", "Balkans"),
+    ],
+)
+def test_broad_regions_name_no_country(gazetteer, surface, lang, region):
+    entry = lookup(surface, lang)
+    assert entry is not None
+    assert entry.country is None
+    assert entry.region == region
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_every_cldr_short_name_resolves_to_its_code(gazetteer, lang):
+    territories = Locale.parse(lang).territories
+    wrong = {}
+    for country in pycountry.countries:
+        name = territories.get(country.alpha_2)
+        if name is None:
+            continue
+        entry = lookup(name, lang)
+        if entry is None or entry.country != country.alpha_2:
+            wrong[name] = entry
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(
+    ("lang", "forms", "country"),
+    [
+        ("ru", ["индия", "индии", "индию", "индией"], "IN"),
+        ("ru", ["франция", "франции", "францию", "францией"], "FR"),
+        ("ru", ["южная корея", "южной кореи", "южную корею", "южной кореей"], "KR"),
+        ("uk", ["україна", "україни", "україну", "україною", "україні"], "UA"),
+        ("uk", ["білорусь", "білорусі", "білоруссю"], "BY"),
+    ],
+)
+def test_pymorphy_forms_of_names(gazetteer, lang, forms, country):
+    for form in forms:
+        entry = lookup(form, lang)
+        assert entry is not None, form
+        assert entry.country == country
+
+
+def test_adjectives_cover_all_genders_numbers_and_cases(gazetteer):
+    forms = ["узбекский", "узбекская", "узбекское", "узбекские", "узбекского", "узбекской", "узбекскую", "узбекских"]
+    assert all(lookup(form, "ru").country == "UZ" for form in forms)
+
+
+@pytest.mark.parametrize(
+    ("written", "lang", "matches"),
+    [
+        ("Turkey", "en", True),
+        ("turkey", "en", False),
+        ("china", "en", False),
+        ("China", "en", True),
+        ("georgia", "en", False),
+        ("jordan", "en", False),
+        ("chad", "en", False),
+        ("US", "en", True),
+        ("us", "en", False),
+        ("Того", "ru", True),
+        ("того", "ru", False),
+        ("Чад", "ru", True),
+        ("чад", "ru", False),
+    ],
+)
+def test_homographs_match_only_capitalised(gazetteer, written, lang, matches):
+    assert (lookup(written, lang) is not None) is matches
+    assert lookup(written.upper() if written.upper() == "US" else written.capitalize(), lang).case_sensitive
+
+
+def test_one_entry_per_language_and_surface(gazetteer):
+    keys = [(entry.lang, entry.surface) for entry in gazetteer]
+    assert len(keys) == len(set(keys))
+
+
+def test_surfaces_are_normalised(gazetteer):
+    for entry in gazetteer:
+        assert entry.surface == normalise(entry.surface)
+        assert "ё" not in entry.surface
+        assert entry.kind in KINDS
+        assert (entry.country is None) == (entry.region is not None)
+
+
+def test_normalise():
+    assert normalise("  Кот-д’Ивуар ") == "кот-д'ивуар"
+    assert normalise("Соединённые   Штаты") == "соединенные штаты"
+    assert normalise("Вʼєтнам") == "в'єтнам"
+
+
+def test_ambiguous_surfaces_are_not_entries(gazetteer):
+    index = {(entry.lang, entry.surface): entry for entry in gazetteer}
+    for ambiguity in AMBIGUOUS:
+        entry = index.get((ambiguity.lang, ambiguity.surface))
+        if ambiguity.kept is None:
+            assert entry is None
+        else:
+            assert entry is not None
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_at_least_sixty_adjective_countries(lang):
+    assert len(set(aliases.ADJECTIVES[lang].values())) >= 60
+
+
+def test_lookup_unknown_is_none(gazetteer):
+    assert lookup("атлантида", "ru") is None
+    assert lookup("индии", "en") is None

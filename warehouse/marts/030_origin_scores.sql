@@ -1,0 +1,36 @@
+-- marts.origin_scores: one row per scored answer about countries of origin. Its first twelve
+-- columns are the `export origin-scores` contract: dataset, model, task, lang, item_id, variant,
+-- gold, predicted (alpha-2 joined by ','), jaccard, dice, overlap, status.
+CREATE OR REPLACE TABLE marts.origin_scores AS
+WITH gold AS (
+    SELECT item_id, string_agg(country, ',' ORDER BY country) AS gold FROM core.item_gold_countries GROUP BY item_id
+), metric AS (
+    SELECT generation_id,
+           max(value) FILTER (metric = 'jaccard') AS jaccard,
+           max(value) FILTER (metric = 'dice') AS dice,
+           max(value) FILTER (metric = 'overlap') AS overlap,
+           max(value) FILTER (metric = 'accuracy') AS accuracy
+    FROM core.scores GROUP BY generation_id
+)
+SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.lang, i.source_ref AS item_id,
+       g.variant, coalesce(gold.gold, '') AS gold, array_to_string(e.countries, ',') AS predicted,
+       m.jaccard, m.dice, m.overlap, e.status,
+       m.accuracy, e.answer_lang, array_to_string(e.regions, ',') AS regions, g.response, i.dish_key,
+       t.task_id, g.item_id AS item_key, g.generation_id, e.extractor
+FROM core.generations g
+JOIN core.items i USING (item_id)
+JOIN core.tasks t USING (task_id)
+JOIN core.extractions e USING (generation_id)
+JOIN metric m USING (generation_id)
+LEFT JOIN gold ON gold.item_id = g.item_id
+WHERE t.answer_kind = 'countries'
+ORDER BY t.dataset, model, task, g.lang, try_cast(i.source_ref AS BIGINT) NULLS LAST, i.source_ref, g.variant;
+
+-- How often each extraction status occurs per model and prompt language (no_country share etc.).
+CREATE OR REPLACE TABLE marts.extraction_status AS
+WITH counts AS (
+    SELECT dataset, model, task, lang, status, count(*) AS n FROM marts.origin_scores GROUP BY ALL
+)
+SELECT *, n / sum(n) OVER (PARTITION BY dataset, model, task, lang) AS share
+FROM counts
+ORDER BY dataset, model, task, lang, status;
