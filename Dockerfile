@@ -11,7 +11,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# torch from PyTorch's CPU index: the PyPI wheel of the same version is a multi-GB CUDA build.
+RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
+ && pip install --no-cache-dir -r requirements.txt
 COPY . .
 # Bake the sample warehouse so the container starts instantly without data.
 RUN python -m pipeline demo

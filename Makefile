@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: demo warehouse app test lint fetch clean
+.PHONY: demo warehouse app test lint fetch clean browser
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,12 @@ app: $(STAMP)
 	$(VENV)/bin/streamlit run app/main.py --server.port $(PORT)
 
 ## Lint and run the test suite (DATA=DIR points the tests at the real data; .ci/run sets it).
-test: $(STAMP) lint
+test: $(STAMP) lint browser
 	$(PY) -m pytest
+
+## Debian's Chromium for the end-to-end test (Playwright drives it; no browser download).
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

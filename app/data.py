@@ -10,6 +10,7 @@ that is replaced is not closed under a query still running on it (it closes once
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,18 @@ def dishes(
     limit: int | None = DISH_LIMIT,
 ) -> pd.DataFrame:
     return _dishes(snapshot(), dataset, lang, country or None, (search or "").strip() or None, limit)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached(snap: Snapshot, module: str, name: str, args: tuple, kwargs: tuple) -> Any:
+    function = getattr(importlib.import_module(module), name)
+    return _query(snap, function, *args, **dict(kwargs))
+
+
+def query(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a `warehouse.queries` function on the current snapshot, cached per snapshot and
+    arguments (which must be hashable: pass tuples, frozen dataclasses such as Filters)."""
+    return _cached(snapshot(), function.__module__, function.__name__, args, tuple(sorted(kwargs.items())))
 
 
 def to_csv(frame: pd.DataFrame) -> bytes:

@@ -25,7 +25,14 @@ from warehouse.db import NotPublished  # noqa: E402
 VIEWS_DIR = Path(__file__).resolve().parent / "views"
 PAGES = [
     st.Page(VIEWS_DIR / "overview.py", title="Overview", icon=":material/insights:", default=True),
+    st.Page(VIEWS_DIR / "map.py", title="Map", icon=":material/public:", url_path="map"),
+    st.Page(VIEWS_DIR / "confusion.py", title="Confusion", icon=":material/grid_on:", url_path="confusion"),
+    st.Page(
+        VIEWS_DIR / "language_pull.py", title="Language pull", icon=":material/translate:", url_path="language-pull"
+    ),
+    st.Page(VIEWS_DIR / "dish.py", title="Dish", icon=":material/ramen_dining:", url_path="dish"),
     st.Page(VIEWS_DIR / "dishes.py", title="Dishes", icon=":material/restaurant_menu:"),
+    st.Page(VIEWS_DIR / "probe.py", title="Live probe", icon=":material/science:", url_path="probe"),
 ]
 
 
@@ -34,7 +41,8 @@ def not_published() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Dish Atlas", page_icon=":material/public:", layout="wide")
+    # A local favicon: a material-icon page_icon makes the browser fetch it from a font CDN.
+    st.set_page_config(page_title="Dish Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
     page = st.navigation(PAGES)
     try:
         data.snapshot()

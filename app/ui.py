@@ -11,6 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from app import data
+from warehouse.queries import answers
+from warehouse.queries.answers import Filters
 
 ALL = ""  # the "no filter" option of a selector; never written to the URL
 
@@ -36,6 +38,56 @@ class Selection:
     lang: str | None  # None: all of the dataset's language lists
     languages: tuple[str, ...]
     summary: dict
+    filters: Filters | None = None  # task, models, prompt languages; None when nothing is scored
+    models: tuple[str, ...] = ()  # every model of the task, for pages that list them all
+    prompt_langs: tuple[str, ...] = ()
+
+
+NO_ANSWERS = (
+    "No scored model answers for this dataset yet. Import some with "
+    "`python -m pipeline import-responses FILE...` and score them with `python -m pipeline score` "
+    "(`make demo DATA=DIR` does both for the WorldCuisines answers)."
+)
+
+
+def url_multiselect(
+    label: str, options: Sequence[str], *, param: str, container=st.sidebar, help: str | None = None
+) -> tuple[str, ...]:
+    """A multiselect kept in the query string as `?param=a,b` (nothing selected = all, no parameter).
+    Unknown values in a link are dropped with a small warning."""
+    options = list(options)
+    key = f"url_{param}"
+    if key not in st.session_state:
+        raw = [value for value in str(st.query_params.get(param) or "").split(",") if value]
+        unknown = [value for value in raw if value not in options]
+        if unknown:
+            container.warning(f"Ignoring unknown {param} in the link: {', '.join(_clip(v) for v in unknown[:5])}")
+        st.session_state[key] = [value for value in raw if value in options]
+    else:
+        st.session_state[key] = [value for value in st.session_state[key] if value in options]
+    chosen = container.multiselect(label, options, key=key, placeholder="All", help=help)
+    if chosen:
+        st.query_params[param] = ",".join(chosen)
+    elif param in st.query_params:
+        del st.query_params[param]
+    return tuple(chosen)
+
+
+def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple[str, ...]]:
+    """Task, models and prompt languages for the pages about model answers (sidebar, in the URL)."""
+    tasks = data.query(answers.tasks, dataset)
+    if not tasks:
+        for param in ("task", "models", "langs"):
+            if param in st.query_params:
+                del st.query_params[param]
+        return None, (), ()
+    st.sidebar.divider()
+    task = url_select("Task", tasks, param="task", what="task")
+    all_models = tuple(data.query(answers.models, dataset, task))
+    all_langs = tuple(data.query(answers.prompt_langs, dataset, task))
+    models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
+    langs = url_multiselect("Prompt languages", all_langs, param="langs", help="None selected: all languages.")
+    return Filters(dataset=dataset, task=task, models=models, langs=langs), all_models, all_langs
 
 
 def url_select(
@@ -123,13 +175,23 @@ def sidebar() -> Selection | None:
     elif "lang" in st.query_params:  # a single-language dataset has no language selector
         del st.query_params["lang"]
     row = rows[dataset]
+    filters, all_models, all_langs = answer_filters(dataset)
+    st.sidebar.divider()
     st.sidebar.caption(f"**{row['title']}**  \n{row['home']}")
     published = data.published_info()
     if not published.empty:
         info = published.iloc[0]
         stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
         st.sidebar.caption(f"Snapshot published {stamp}, schema v{info['schema_version']}")
-    selected = Selection(dataset=dataset, lang=lang, languages=langs, summary=row)
+    selected = Selection(
+        dataset=dataset,
+        lang=lang,
+        languages=langs,
+        summary=row,
+        filters=filters,
+        models=all_models,
+        prompt_langs=all_langs,
+    )
     st.session_state["_selection"] = selected
     return selected
 
@@ -171,3 +233,11 @@ def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:
 def _clip(text: str, limit: int = 40) -> str:
     text = text.replace("`", "'")
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def require_answers(selected: Selection) -> Filters:
+    """The answer filters, or the empty state (and stop) when the dataset has no scored answers."""
+    if selected.filters is None:
+        st.info(NO_ANSWERS, icon=":material/info:")
+        st.stop()
+    return selected.filters

@@ -12,20 +12,24 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from pipeline import export as exporting
 from pipeline import fetch as fetching
-from pipeline import responses
+from pipeline import responses, runconfig
 from pipeline import score as scoring
+from pipeline.backends.base import BackendError
 from pipeline.errors import DataError, OfflineError
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.language import answer_language
 from pipeline.ingest import borsch, sample, worldcuisines
 from pipeline.ingest.common import IngestResult, new_run_id
+from pipeline.runconfig import GenerationSpec
 from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
-from warehouse.db import Warehouse, WarehouseError
+from pipeline.tasks import get_task, with_prompt_table
+from warehouse.db import Warehouse, WarehouseError, scalar
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 ingest_app = typer.Typer(no_args_is_help=True, help="Load a dataset from its published files.")
@@ -58,9 +62,11 @@ def main_options(
     State.warehouse = Warehouse((warehouse or default_warehouse()).expanduser().resolve())
 
 
-def _publish() -> None:
-    path = State.warehouse.publish()
-    console.print(f"[green]published[/] {path}")
+def _publish(force: bool = False) -> None:
+    if State.warehouse.publish(force=force):
+        console.print(f"[green]published[/] {State.warehouse.path}")
+    else:
+        console.print(f"[dim]nothing changed: {State.warehouse.path} is up to date[/]")
 
 
 def _report(result: IngestResult) -> None:
@@ -83,7 +89,7 @@ def _run(action: Callable[[], None]) -> None:
     """Clear one-line errors instead of tracebacks for bad input and known failures."""
     try:
         action()
-    except (DataError, WarehouseError, OfflineError, FileNotFoundError) as exc:
+    except (DataError, WarehouseError, OfflineError, FileNotFoundError, BackendError, ValueError, KeyError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(code=2) from None
 
@@ -242,6 +248,148 @@ def score(
     _run(action)
 
 
+@app.command("generate")
+def generate(
+    task: Annotated[str, typer.Option(help="Task id, e.g. borsch.origin_qa (see pipeline/tasks/*.toml).")],
+    lang: Annotated[str, typer.Option(help="Prompt language (ru, uk; WorldCuisines codes like en, ru_formal).")],
+    backend: Annotated[str, typer.Option(help="transformers | vllm | openai | replay")],
+    model: Annotated[str, typer.Option(help="Local model folder, hub id, or served model name.")],
+    limit: Annotated[int | None, typer.Option(help="First N dataset items, with all their prompt variants.")] = None,
+    images: Annotated[Path | None, typer.Option(help="Image folder laid out like BORSch (RU/images/ID/*).")] = None,
+    subset: Annotated[str, typer.Option(help="full | parallel (dishes with both a RU and a UK entry)")] = "full",
+    prompts: Annotated[Path | None, typer.Option(help="Prompt table (task, lang, variant, template; [DISH]).")] = None,
+    variants: Annotated[str | None, typer.Option(help="Only these prompt variants, e.g. 1,3.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Override the task's max_tokens.")] = None,
+    setting: Annotated[
+        list[str] | None, typer.Option("--setting", help="Backend setting KEY=VALUE (repeatable), e.g. batch_size=16.")
+    ] = None,
+    chunk_size: Annotated[int, typer.Option(help="Answers written per transaction.")] = 64,
+) -> None:
+    """Ask a model a task's questions; cached answers are skipped, a killed run resumes."""
+
+    def action() -> None:
+        spec = GenerationSpec(
+            task=task,
+            lang=lang,
+            backend=backend,
+            model=model,
+            limit=limit,
+            images=images,
+            subset=subset,
+            prompts=prompts,
+            variants=_split(variants),
+            max_tokens=max_tokens,
+            settings=_settings(setting or []),
+            chunk_size=chunk_size,
+        )
+        with State.warehouse.writer() as con:
+            _generate(con, spec)
+        _publish()
+
+    _run(action)
+
+
+@app.command("run")
+def run_config(config: Annotated[Path, typer.Argument(help="A TOML file of models, tasks and stages.")]) -> None:
+    """Several models x tasks x languages from one file, then score and publish (see README)."""
+
+    def action() -> None:
+        plan = runconfig.load(config)
+        with State.warehouse.writer() as con:
+            for spec in plan.generations:
+                _generate(con, spec)
+            if "score" in plan.stages:
+                _score(con)
+        if "publish" in plan.stages:
+            _publish()
+
+    _run(action)
+
+
+@app.command("tiny-model")
+def tiny_model(
+    kind: Annotated[str, typer.Option(help="text (Qwen2-style) or vision (LLaVA-style)")],
+    out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
+) -> None:
+    """Build a randomly initialised tiny model offline (for tests, smoke runs and GPU checks)."""
+    from pipeline.backends.tiny import build_tiny_model
+
+    def action() -> None:
+        path = build_tiny_model(kind, out)
+        console.print(f"tiny {kind} model saved to {path}")
+
+    _run(action)
+
+
+def _generate(con, spec: GenerationSpec) -> None:
+    from pipeline import generate as generating
+    from pipeline.backends import create_backend
+
+    task = get_task(spec.task)
+    if spec.prompts:
+        task = with_prompt_table(task, spec.prompts)
+    run_id = new_run_id()
+    items = generating.prepare_items(
+        con, task, spec.lang, limit=spec.limit, subset=spec.subset, images_dir=spec.images, run_id=run_id
+    )
+    skipped = scalar(
+        con, "SELECT count(*) FROM core.generation_failures WHERE run_id = ? AND stage = 'input'", [run_id]
+    )
+    if skipped:
+        console.print(
+            f"[yellow]{skipped} items skipped for missing or unreadable images[/] (reasons in core.generation_failures)"
+        )
+    engine = create_backend(spec.backend, spec.model, **spec.settings)
+    if hasattr(engine, "check"):  # a model server: fail fast when it is down
+        engine.check()
+    try:
+        with _progress(rate=True) as progress:
+            bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
+
+            def advance(done: int, tokens: int, total: int) -> None:
+                progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
+                if not console.is_terminal:  # logs and tests get one line per committed chunk
+                    progress.console.print(f"committed {int(progress.tasks[bar].completed)}/{total}")
+
+            summary = generating.run(
+                con,
+                task,
+                spec.lang,
+                engine,
+                items,
+                run_id=run_id,
+                variants=spec.variants,
+                chunk_size=spec.chunk_size,
+                max_tokens=spec.max_tokens,
+                on_progress=advance,
+            )
+    finally:
+        engine.close()
+    console.print(
+        f"{task.task_id} {spec.lang} with {spec.model}: {summary.generated} answers "
+        f"({summary.cached} cached, {summary.failed} failed) in {summary.seconds:.1f} s, "
+        f"{summary.items_per_second:.1f} items/s, {summary.tokens_per_second:.0f} tokens/s"
+    )
+
+
+def _split(value: str | None) -> tuple[str, ...] | None:
+    return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
+
+
+def _settings(pairs: list[str]) -> dict:
+    """KEY=VALUE pairs; values parsed as JSON when they are (numbers, true/false), else text."""
+    settings = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise DataError("--setting", f"expected KEY=VALUE, got {pair!r}")
+        try:
+            settings[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            settings[key.strip()] = value
+    return settings
+
+
 @app.command("countries")
 def countries(
     lang: Annotated[str, typer.Option(help="Answer language (ru, uk, en, a WorldCuisines code) or auto.")],
@@ -257,9 +405,11 @@ def countries(
 
 
 @app.command("publish")
-def publish() -> None:
+def publish(
+    force: Annotated[bool, typer.Option(help="Publish even if nothing changed since the last snapshot.")] = False,
+) -> None:
     """Rebuild marts and publish the working database as the new snapshot."""
-    _run(_publish)
+    _run(lambda: _publish(force=force))
 
 
 @app.command("demo")
@@ -295,10 +445,22 @@ def demo(
     _run(action)
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    )
+class ThroughputColumn(ProgressColumn):
+    """items/s and tokens/s of a generation run so far."""
+
+    def render(self, task) -> Text:
+        elapsed = task.elapsed or 0.0
+        if not elapsed:
+            return Text("")
+        tokens = task.fields.get("tokens", 0)
+        return Text(f"{task.completed / elapsed:,.1f} items/s, {tokens / elapsed:,.0f} tokens/s", style="cyan")
+
+
+def _progress(rate: bool = False) -> Progress:
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if rate:
+        columns.append(ThroughputColumn())
+    return Progress(*columns, console=console)
 
 
 def main() -> None:

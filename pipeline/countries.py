@@ -108,3 +108,40 @@ def country_table() -> list[dict]:
             }
         )
     return rows
+
+
+# Majority languages that CLDR files under another code or gives no official status.
+SPOKEN_ALSO = {
+    "yue": ("HK",),  # Cantonese: the majority language of Hong Kong
+    "zh": ("TW",),  # Mandarin is official in Taiwan (CLDR lists it as zh_Hant)
+    "nan": ("TW",),  # Hokkien (Taiwanese): the most common home language of Taiwan
+}
+
+
+def language_countries() -> list[dict]:
+    """(CLDR language, country) pairs: where a prompt language is spoken, for the language-pull
+    analysis. Official or de facto official languages of a territory count; a language official
+    nowhere (Javanese, Cantonese, Sardinian...) belongs to the territory where it is most widespread."""
+    from babel.core import get_global
+
+    territories = get_global("territory_languages")
+    official: dict[str, set[str]] = {}
+    # Russian has had no official status in Ukraine since the 2019 language law; CLDR still lists
+    # it as de facto official there, which would make every Ukrainian answer a "Russian pull".
+    excluded = {("ru", "UA")}
+    widest: dict[str, tuple[float, str]] = {}
+    for territory, languages in territories.items():
+        if not is_iso_alpha2(territory):
+            continue
+        for language, info in languages.items():
+            share = info.get("population_percent") or 0.0
+            if (language, territory) in excluded:
+                continue
+            if info.get("official_status") in ("official", "de_facto_official"):
+                official.setdefault(language, set()).add(territory)
+            if share > widest.get(language, (-1.0, ""))[0]:
+                widest[language] = (share, territory)
+    pairs = {(language, country) for language, countries in official.items() for country in countries}
+    pairs |= {(language, territory) for language, (_, territory) in widest.items() if language not in official}
+    pairs |= {(language, country) for language, countries in SPOKEN_ALSO.items() for country in countries}
+    return [{"lang": language, "country": country} for language, country in sorted(pairs)]

@@ -23,7 +23,7 @@ from pipeline.extract import get_extractor
 from pipeline.extract.language import answer_language
 from pipeline.ingest.common import insert, transaction
 from pipeline.metrics import get_metric
-from pipeline.tasks import registry
+from pipeline.tasks import Task, registry
 
 CHUNK = 20_000
 
@@ -38,21 +38,25 @@ class ScoreSummary:
         return self.scored / self.seconds if self.seconds else 0.0
 
 
-def pending(con: duckdb.DuckDBPyConnection, task_id: str, extractor: str, rescore: bool) -> list[tuple]:
-    """(generation_id, lang, response, gold countries) of what needs (re)scoring for one task."""
-    stale = (
-        ""
-        if rescore
-        else """
-        AND NOT EXISTS (SELECT 1 FROM core.extractions e WHERE e.generation_id = g.generation_id
-                        AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
-    )
-    params = [task_id] if rescore else [task_id, extractor]
+# What an answer is scored against, per answer kind: the item's gold countries, or every name of
+# the dish in the prompt's language (any of them counts as a match).
+GOLD_SQL = {
+    "countries": """coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
+                              WHERE c.item_id = g.item_id), [])""",
+    "dish_name": """coalesce((SELECT list(n.name ORDER BY n.name) FROM core.dish_names n
+                              WHERE n.dish_key = i.dish_key AND n.lang = split_part(g.lang, '_', 1)), [])""",
+    "text": "[]",
+}
+STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM core.extractions e WHERE e.generation_id = g.generation_id
+                               AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
+
+
+def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> list[tuple]:
+    """(generation_id, lang, response, gold) of what needs (re)scoring for one task."""
+    stale, params = ("", [task.task_id]) if rescore else (STALE_SQL, [task.task_id, extractor])
     return con.execute(
         f"""
-        SELECT g.generation_id, g.lang, g.response,
-               coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
-                         WHERE c.item_id = g.item_id), []) AS gold
+        SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold
         FROM core.generations g JOIN core.items i USING (item_id)
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
@@ -66,18 +70,18 @@ def score(
     rescore: bool = False,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> ScoreSummary:
-    """Extract and score every pending generation of every declared task with a countries answer."""
+    """Extract and score every pending generation of every task in the warehouse."""
     summary = ScoreSummary()
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
     for task in registry().values():
-        if task.task_id not in declared or task.answer_kind != "countries":
+        if task.task_id not in declared or task.answer_kind not in GOLD_SQL:
             continue
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
-        rows = pending(con, task.task_id, extractor_name, rescore)
+        rows = pending(con, task, extractor_name, rescore)
         for chunk in _chunks(rows, CHUNK):
-            _write(con, chunk, extractor_name, extract, metrics)
+            _write(con, chunk, extractor_name, extract, metrics, task.answer_kind)
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
@@ -85,7 +89,7 @@ def score(
     return summary
 
 
-def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict) -> None:
+def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
     extractions, spans, scores = [], [], []
     extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
@@ -115,7 +119,7 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict)
             }
             for s in result.spans
         )
-        predicted = list(result.countries)
+        predicted = list(result.dish_names if answer_kind == "dish_name" else result.countries)
         scores.extend(
             {"generation_id": generation_id, "metric": name, "value": float(fn(predicted, gold))}
             for name, fn in metrics.items()

@@ -35,3 +35,19 @@ def real_warehouse(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> 
     path = tmp_path_factory.mktemp("real") / "warehouse.duckdb"
     run_cli(path, "demo", "--data", str(data_dir))
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_text_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved tiny Qwen2 chat model with a ChatML template (random weights: any text comes out)."""
+    from pipeline.backends.tiny import build_tiny_model
+
+    return build_tiny_model("text", tmp_path_factory.mktemp("tiny-text"))
+
+
+@pytest.fixture(scope="session")
+def tiny_vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved tiny LLaVA model (small CLIP tower + tiny Qwen2) with its processor."""
+    from pipeline.backends.tiny import build_tiny_model
+
+    return build_tiny_model("vision", tmp_path_factory.mktemp("tiny-vision"))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import importlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -85,10 +87,15 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     return applied
 
 
-def run_sql_files(con: duckdb.DuckDBPyConnection, directory: Path) -> None:
-    for path in sorted(directory.glob("*.sql")):
+def build_marts(con: duckdb.DuckDBPyConnection, directory: Path = MARTS_DIR) -> None:
+    """Marts in file-name order: `NNN_name.sql` runs as SQL; `NNN_name.py` is a module whose
+    `build(con)` computes what SQL cannot say simply (bootstrap intervals)."""
+    for path in sorted([*directory.glob("*.sql"), *directory.glob("[0-9]*.py")]):
         try:
-            con.execute(path.read_text(encoding="utf-8"))
+            if path.suffix == ".sql":
+                con.execute(path.read_text(encoding="utf-8"))
+            else:
+                importlib.import_module(f"warehouse.marts.{path.stem}").build(con)
         except duckdb.Error as exc:
             raise WarehouseError(f"{path.relative_to(SQL_DIR)}: {exc}") from exc
 
@@ -149,8 +156,11 @@ class Warehouse:
             finally:
                 con.close()
 
-    def publish(self) -> Path:
-        """Copy the working database, build marts and checks into the copy, rename it into place."""
+    def publish(self, force: bool = False) -> bool:
+        """Copy the working database, build marts and checks into the copy, rename it into place.
+
+        Returns False (and does nothing) when the published snapshot already holds exactly this
+        content and this code's marts, unless `force`."""
         if not self.working_path.exists():
             raise WarehouseError(f"nothing to publish: {self.working_path} does not exist")
         tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
@@ -159,15 +169,19 @@ class Warehouse:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise WarehouseLocked(f"cannot publish while another command writes {self.working_path}") from None
+            fingerprint = self._working_fingerprint()
+            if not force and fingerprint == self._published_fingerprint():
+                return False
             try:
                 shutil.copyfile(self.working_path, tmp)
                 con = duckdb.connect(str(tmp))
                 try:
                     migrate(con)
-                    run_sql_files(con, MARTS_DIR)
+                    build_marts(con)
                     failures = failed_checks(con)
                     if failures:
                         raise WarehouseError("integrity checks failed, not published:\n" + "\n".join(failures))
+                    con.execute("CREATE OR REPLACE TABLE marts.fingerprint AS SELECT ? AS fingerprint", [fingerprint])
                     con.execute("CHECKPOINT")
                 finally:
                     con.close()
@@ -178,7 +192,42 @@ class Warehouse:
             finally:
                 tmp.unlink(missing_ok=True)
                 tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-        return self.path
+        return True
+
+    def _working_fingerprint(self) -> str:
+        """What the snapshot would be built from: every table's row count, loaded files, the newest
+        generation and extraction, and the SQL/Python that builds the marts."""
+        digest = hashlib.sha256()
+        for path in sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py")]):
+            digest.update(path.read_bytes())
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)]).fetchall()
+            tables = con.execute(
+                "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'work' "
+                "AND schema_name IN ('raw', 'core', 'meta') ORDER BY ALL"
+            ).fetchall()
+            for schema, table in tables:
+                digest.update(
+                    repr((schema, table, scalar(con, f"SELECT count(*) FROM work.{schema}.{table}"))).encode()
+                )
+            for sql in _FINGERPRINT_QUERIES:
+                digest.update(repr(con.execute(sql).fetchall()).encode())
+        finally:
+            con.close()
+        return digest.hexdigest()
+
+    def _published_fingerprint(self) -> str | None:
+        if not self.path.exists():
+            return None
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute("ATTACH ? AS pub (READ_ONLY)", [str(self.path)]).fetchall()
+            return scalar(con, "SELECT fingerprint FROM pub.marts.fingerprint")
+        except duckdb.Error:
+            return None
+        finally:
+            con.close()
 
     def reader(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the published snapshot."""
@@ -187,6 +236,14 @@ class Warehouse:
                 f"no published warehouse at {self.path}: run `make demo` or `python -m pipeline demo` first"
             )
         return duckdb.connect(str(self.path), read_only=True)
+
+
+_FINGERPRINT_QUERIES = (
+    "SELECT sha256, kind, scope FROM work.meta.source_files ORDER BY ALL",
+    "SELECT max(created_at) FROM work.core.generations",
+    "SELECT max(extracted_at) FROM work.core.extractions",
+    "SELECT max(version) FROM work.meta.schema_migrations",
+)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -1,14 +1,147 @@
-"""Overview: what the selected dataset contains and what the ingest had to work around."""
+"""Overview: the model leaderboard (when answers are scored), then what the selected dataset contains
+and what the ingest had to work around."""
 
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
+from warehouse.queries import answers as answer_queries
+
+ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
+METRICS = {"Jaccard": "jaccard", "accuracy": "accuracy"}
+
+
+def interval(low: pd.Series, high: pd.Series) -> pd.Series:
+    """Bootstrap 95% interval as text: "[0.41, 0.45]"."""
+    return "[" + low.map("{:.2f}".format) + ", " + high.map("{:.2f}".format) + "]"
+
+
+def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Readable leaderboard: one row per model and prompt language, best first by `metric`."""
+    table = pd.DataFrame(
+        {
+            "model": board["model"],
+            "prompt language": board["lang"].where(board["lang"] != ALL_LANGS, "all"),
+            "jaccard": board["jaccard"].round(3),
+            "jaccard 95% CI": interval(board["jaccard_low"], board["jaccard_high"]),
+            "accuracy": board["accuracy"].round(3),
+            "accuracy 95% CI": interval(board["accuracy_low"], board["accuracy_high"]),
+            "n": board["n"],
+            "no-country share": board["no_country_share"].round(3),
+        }
+    )
+    table = table.sort_values([metric, "model"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    table.insert(0, "rank", range(1, len(table) + 1))
+    return table
+
+
+def leaderboard_bars(pooled: pd.DataFrame, metric: str, label: str) -> None:
+    """Mean `metric` per model over all prompt languages, with the 95% interval as error bars."""
+    shown = pooled.sort_values(metric, ascending=True)
+    fig = go.Figure(
+        go.Bar(
+            x=shown[metric],
+            y=shown["model"],
+            orientation="h",
+            marker_color="#1f77b4",
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": shown[f"{metric}_high"] - shown[metric],
+                "arrayminus": shown[metric] - shown[f"{metric}_low"],
+                "color": "#555",
+            },
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=max(260, 28 * len(shown) + 60),
+        margin={"l": 0, "r": 0, "t": 10, "b": 0},
+        xaxis_title=f"mean {label}, all prompt languages (95% bootstrap interval)",
+    )
+    st.plotly_chart(fig, config={"displayModeBar": False})
+
+
+def leaderboard_heatmap(pivot: pd.DataFrame, label: str) -> None:
+    fig = px.imshow(
+        pivot,
+        color_continuous_scale="Viridis",
+        aspect="auto",
+        text_auto=".2f",
+        labels={"x": "prompt language", "y": "model", "color": label},
+    )
+    fig.update_layout(height=max(300, 30 * len(pivot) + 120), margin={"l": 0, "r": 0, "t": 10, "b": 0})
+    fig.update_xaxes(side="top", tickangle=-45)
+    st.plotly_chart(fig, config={"displayModeBar": False})
+
+
+def leaderboard(filters) -> None:
+    board = data.query(answer_queries.leaderboard, filters)
+    st.subheader("Leaderboard")
+    if board.empty:
+        st.info("No scored answers match the sidebar filters (task, models, prompt languages).")
+        return
+    controls = st.columns(2)
+    label = controls[0].selectbox("Rank by", list(METRICS), key="overview_rank_by")
+    metric = METRICS[label]
+    langs = [ALL_LANGS, *sorted(lang for lang in board["lang"].unique() if lang != ALL_LANGS)]
+    lang = controls[1].selectbox(
+        "Prompt language",
+        langs,
+        format_func=lambda code: "All languages (pooled)" if code == ALL_LANGS else code,
+        key="overview_leaderboard_lang",
+    )
+    table = leaderboard_table(board[board["lang"] == lang], metric)
+    st.dataframe(
+        table,
+        hide_index=True,
+        height=35 * (min(len(table), 20) + 1) + 3,  # every model visible without scrolling (up to 20)
+        column_config={
+            "rank": st.column_config.NumberColumn("rank", width=50),
+            "prompt language": st.column_config.TextColumn("language", width=80),
+            "jaccard": st.column_config.ProgressColumn(
+                "jaccard", format="%.3f", min_value=0.0, max_value=1.0, width=130
+            ),
+            "jaccard 95% CI": st.column_config.TextColumn("jaccard 95% CI", width=105),
+            "accuracy": st.column_config.ProgressColumn(
+                "accuracy", format="%.3f", min_value=0.0, max_value=1.0, width=130
+            ),
+            "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
+            "n": st.column_config.NumberColumn("n", format="%d", width=60),
+            "no-country share": st.column_config.NumberColumn("no-country share", format="percent", width=115),
+        },
+    )
+    st.caption(
+        f"Task `{filters.task}`. Mean per answer; 95% intervals from a bootstrap over answers. "
+        "No-country share: answers that name no country (incl. refusals and empty answers). "
+        "Click a column header to sort. The download holds every model × prompt language row."
+    )
+    ui.downloads(leaderboard_table(board, metric), f"{filters.dataset}_{filters.task}_leaderboard", key="leaderboard")
+
+    pooled = board[board["lang"] == ALL_LANGS]
+    per_lang = board[board["lang"] != ALL_LANGS]
+    chart, heat = st.tabs([f"{label} per model", f"{label}: models × prompt languages"])
+    with chart:
+        leaderboard_bars(pooled, metric, label)
+    with heat:
+        order = pooled.sort_values(metric, ascending=False)["model"].tolist()
+        pivot = per_lang.pivot_table(index="model", columns="lang", values=metric).reindex(order)
+        leaderboard_heatmap(pivot, label)
+        ui.downloads(pivot.reset_index(), f"{filters.dataset}_{filters.task}_{metric}_by_language", key="pivot")
+
 
 selected = ui.selection()
 summary = selected.summary
 
 st.title("Overview")
 st.caption(summary["title"])
+
+if selected.filters is not None:
+    leaderboard(selected.filters)
+    st.divider()
+    st.header("Dataset composition")
 
 metrics = st.columns(5)
 for column, (label, field, help_text) in zip(

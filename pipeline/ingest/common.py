@@ -16,8 +16,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.countries import country_table
+from pipeline.countries import country_table, language_countries
 from pipeline.errors import DataError
+from pipeline.geo import country_shapes
 from pipeline.text import display_name, norm_name
 from warehouse.db import scalar
 
@@ -195,9 +196,14 @@ _QUIRK_SCHEMA = {
 
 
 def ensure_reference_data(con: duckdb.DuckDBPyConnection, dataset: DatasetInfo) -> None:
-    """core.countries (from pycountry/babel) once, and the dataset's own row."""
+    """Reference tables once (countries, their outlines, where languages are spoken), and the
+    dataset's own row."""
     if not scalar(con, "SELECT count(*) FROM core.countries"):
         insert(con, "core.countries", country_table())
+    if not scalar(con, "SELECT count(*) FROM core.country_shapes"):
+        insert(con, "core.country_shapes", country_shapes())
+    if not scalar(con, "SELECT count(*) FROM core.language_countries"):
+        insert(con, "core.language_countries", language_countries())
     con.execute("DELETE FROM core.datasets WHERE dataset = ?", [dataset.dataset])
     insert(con, "core.datasets", [asdict(dataset)])
 

@@ -1,15 +1,18 @@
 """Task declarations: each `<dataset>.toml` here declares that dataset's tasks as data (what is
-asked, of what modality, which registered extractor and metrics score it). Every stage reads
-these declarations; the registry refuses two tasks with one name."""
+asked, of which inputs, in which languages, with which prompt variants, and the names of the
+registered extractor and metrics). Every stage reads these declarations; the registry refuses two
+tasks with one name."""
 
 from __future__ import annotations
 
+import csv
 import functools
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 TASKS_DIR = Path(__file__).parent
+INPUTS = ("name", "images", "images_and_name")
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,15 @@ class Task:
     extractor: str
     metrics: tuple[str, ...]
     description: str
+    inputs: str = "name"  # what fills the prompt: the dish name, its images, or both
+    langs: tuple[str, ...] = ()  # prompt languages the task is declared for
+    max_tokens: int = 64
+    prompt_source: str = "task"  # task: the templates below | dataset: questions shipped per item
+    prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # lang -> variant -> template
+
+    @property
+    def name(self) -> str:
+        return self.task_id.split(".", 1)[1]
 
     def row(self) -> dict:
         return {
@@ -32,6 +44,11 @@ class Task:
             "metrics": list(self.metrics),
             "description": self.description,
         }
+
+    def templates(self, lang: str) -> dict[str, str]:
+        if lang not in self.prompts:
+            raise KeyError(f"task {self.task_id} has no prompts in {lang!r}; it has {', '.join(sorted(self.prompts))}")
+        return self.prompts[lang]
 
 
 class DuplicateTask(ValueError):
@@ -47,6 +64,8 @@ def load_tasks(directory: Path = TASKS_DIR) -> dict[str, Task]:
             task_id = f"{dataset}.{name}"
             if task_id in registry:
                 raise DuplicateTask(f"task {task_id} declared twice ({path.name})")
+            if spec.get("inputs", "name") not in INPUTS:
+                raise ValueError(f"{path.name}: task {name}: inputs must be one of {INPUTS}")
             registry[task_id] = Task(
                 task_id=task_id,
                 dataset=dataset,
@@ -55,6 +74,13 @@ def load_tasks(directory: Path = TASKS_DIR) -> dict[str, Task]:
                 extractor=spec["extractor"],
                 metrics=tuple(spec["metrics"]),
                 description=spec["description"].strip(),
+                inputs=spec.get("inputs", "name"),
+                langs=tuple(spec.get("langs", ())),
+                max_tokens=int(spec.get("max_tokens", 64)),
+                prompt_source=spec.get("prompt_source", "task"),
+                prompts={
+                    lang: {str(k): v for k, v in variants.items()} for lang, variants in spec.get("prompts", {}).items()
+                },
             )
     return registry
 
@@ -69,3 +95,21 @@ def get_task(task_id: str) -> Task:
     if task_id not in tasks:
         raise KeyError(f"unknown task {task_id!r}; known: {', '.join(sorted(tasks))}")
     return tasks[task_id]
+
+
+def with_prompt_table(task: Task, path: Path) -> Task:
+    """The task with its templates replaced by a table in the papers' format
+    (`task, lang, variant, template`, tab-separated, [DISH] marking the dish name)."""
+    prompts: dict[str, dict[str, str]] = {}
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        missing = {"task", "lang", "variant", "template"} - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path}: missing columns {sorted(missing)}")
+        for row in reader:
+            if row["task"] == task.name:
+                template = row["template"].replace("{", "{{").replace("}", "}}").replace("[DISH]", "{dish}")
+                prompts.setdefault(row["lang"], {})[str(row["variant"])] = template
+    if not prompts:
+        raise ValueError(f"{path}: no prompts for task {task.name!r}")
+    return replace(task, prompts=prompts)

@@ -88,3 +88,12 @@ def test_data_fetch_command_offline(tmp_path: Path) -> None:
     result = run_cli(tmp_path / "w.duckdb", "data", "fetch", "--dest", str(tmp_path / "data"), check=False)
     assert result.returncode == 2
     assert "--source" in " ".join(result.stderr.split())
+
+
+def test_a_second_demo_with_nothing_new_changes_nothing(real_warehouse: Path, data_dir: Path) -> None:
+    stamp = real_warehouse.stat().st_mtime_ns
+    again = run_cli(real_warehouse, "demo", "--data", str(data_dir))
+    message = " ".join(again.stderr.split())
+    assert "nothing to do" in message and "already imported" not in message
+    assert "every answer is already scored" in message and "is up to date" in message
+    assert real_warehouse.stat().st_mtime_ns == stamp

@@ -119,3 +119,17 @@ def test_a_second_writer_gets_a_clear_message(tmp_path: Path) -> None:
     wh = Warehouse(tmp_path / "w.duckdb")
     with wh.writer(), pytest.raises(WarehouseLocked, match="another pipeline command"), wh.writer():
         pass
+
+
+def test_publishing_unchanged_content_is_a_no_op(tmp_path: Path) -> None:
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    assert wh.publish() is True
+    stamp = wh.path.stat().st_mtime_ns
+    assert wh.publish() is False
+    assert wh.path.stat().st_mtime_ns == stamp
+    assert wh.publish(force=True) is True
+    with wh.writer() as con:
+        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+    assert wh.publish() is True

@@ -1,0 +1,367 @@
+"""Helpers for the Live probe page (app/views/probe.py): the model config, input checks, the prompt,
+the fuzzy dish match, the streamed answer, highlighting and map colours, and the two mart queries.
+
+Everything here but `ProbeStream` is pure or a one-SELECT query, so tests call it directly. The
+models are declared in a TOML file (`DISH_ATLAS_PROBE_CONFIG`, default assets/probe.toml), one
+`[models.<name>]` table each: `backend` and `model`, optional `max_tokens`, and every other key
+passed on to the backend (`pipeline.backends.create_backend(backend, model, **settings)`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import os
+import re
+import time
+import tomllib
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pipeline.backends import BACKEND_MODULES, BackendError, Message, Request
+from pipeline.extract.countries import Span
+from pipeline.tasks import get_task
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG_ENV = "DISH_ATLAS_PROBE_CONFIG"
+DEFAULT_CONFIG = ROOT / "assets" / "probe.toml"
+
+LANGS = {"ru": "Русский", "uk": "Українська", "en": "English"}
+MAX_DISH_CHARS = 200
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+IMAGE_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}  # PIL format -> file suffix
+UPLOAD_TYPES = ["png", "jpg", "jpeg", "webp"]
+MATCH_THRESHOLD = 85.0  # rapidfuzz WRatio (0-100); below it the typed name matches no dish
+VARIANT = "1"  # the first prompt variant of the task declarations
+
+# English wording of origin_qa / origin_vqa / origin_vqa_with_name variant 1 (the task declarations
+# have Russian and Ukrainian prompts only).
+ENGLISH_PROMPTS = {
+    "borsch.origin_qa": "Which country does the dish “{dish}” come from? "
+    "Answer with the name of the country or countries.",
+    "borsch.origin_vqa": "Which country does the dish in the photos come from? "
+    "Answer with the name of the country or countries.",
+    "borsch.origin_vqa_with_name": "The photos show the dish “{dish}”. Which country is it from? "
+    "Answer with the name of the country or countries.",
+}
+
+# RGBA on the map; the marks in the answer use the same hues.
+GOLD_RGBA = [46, 160, 67, 210]
+NAMED_RGBA = [230, 120, 20, 210]
+BOTH_RGBA = [111, 66, 193, 210]
+MARK_NAMED = "background:#ffd3a8;border-radius:3px;padding:0 2px"
+MARK_BOTH = "background:#dcccf5;border-radius:3px;padding:0 2px"
+MARK_REGION = "background:#e9e4c8;border-radius:3px;padding:0 2px"
+MARK_NEGATED = "background:#e6e6e6;border-radius:3px;padding:0 2px;text-decoration:line-through"
+
+_TIMEOUT = re.compile(r"timed out|no answer within|timeout", re.I)
+
+
+class ProbeInputError(ValueError):
+    """Input the page refuses, with a message for the user."""
+
+
+# --- the model config ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One `[models.<name>]` table of the probe config."""
+
+    name: str
+    backend: str
+    model: str
+    settings: tuple[tuple[str, Any], ...] = ()  # passed to create_backend; hashable for st.cache_resource
+    max_tokens: int | None = None  # None: the task's max_tokens
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.backend}: {self.model})"
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    path: Path
+    models: tuple[ModelEntry, ...] = ()
+    problems: tuple[str, ...] = ()  # why the file or an entry was not usable
+
+
+def config_path() -> Path:
+    """$DISH_ATLAS_PROBE_CONFIG, else assets/probe.toml."""
+    raw = os.environ.get(CONFIG_ENV)
+    return Path(raw).expanduser() if raw else DEFAULT_CONFIG
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def parse_config(text: str, path: Path) -> ProbeConfig:
+    """The model entries of a probe config's text; bad entries become problems, never exceptions."""
+    try:
+        declaration = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return ProbeConfig(path, problems=(f"The probe config `{path}` is not valid TOML: {exc}",))
+    tables = declaration.get("models", {})
+    if not isinstance(tables, dict):
+        return ProbeConfig(path, problems=(f"`models` in `{path}` must be a table of `[models.<name>]` tables.",))
+    models, problems = [], []
+    for name, spec in tables.items():
+        if not isinstance(spec, dict):
+            problems.append(f"`models.{name}` in `{path}` must be a table.")
+            continue
+        backend, model = spec.get("backend"), spec.get("model")
+        if backend not in BACKEND_MODULES:
+            problems.append(
+                f"`models.{name}`: backend must be one of {', '.join(sorted(BACKEND_MODULES))} (got {backend!r})."
+            )
+            continue
+        if not isinstance(model, str) or not model.strip():
+            problems.append(f"`models.{name}`: `model` must be a model folder, hub id or served model name.")
+            continue
+        max_tokens = spec.get("max_tokens")
+        if max_tokens is not None and (not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096):
+            problems.append(f"`models.{name}`: `max_tokens` must be a whole number from 1 to 4096.")
+            continue
+        settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens")}
+        models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens))
+    return ProbeConfig(path, tuple(models), tuple(problems))
+
+
+def load_config(path: Path | None = None) -> ProbeConfig:
+    """The probe config at `path` (default: config_path()); a missing file is a config without models."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ProbeConfig(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return ProbeConfig(path, problems=(f"Cannot read the probe config `{path}`: {exc}",))
+    return parse_config(text, path)
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckedImage:
+    data: bytes
+    suffix: str  # .png / .jpg / .webp, from the decoded format (not the uploaded name)
+    sha256: str
+
+
+def check_dish(text: str | None, *, required: bool) -> str | None:
+    """The dish name, stripped; ProbeInputError when too long or missing where required."""
+    dish = " ".join((text or "").split())
+    if len(dish) > MAX_DISH_CHARS:
+        raise ProbeInputError(f"The dish name is {len(dish)} characters long; at most {MAX_DISH_CHARS} are allowed.")
+    if not dish and required:
+        raise ProbeInputError("Type a dish name (or upload a photo of the dish).")
+    return dish or None
+
+
+def check_image(data: bytes) -> CheckedImage:
+    """An uploaded photo, decoded with PIL: at most MAX_IMAGE_BYTES, and really a PNG, JPEG or WebP."""
+    from PIL import Image
+
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ProbeInputError(
+            f"The photo is {len(data) / 1024 / 1024:.1f} MB; at most {MAX_IMAGE_BYTES // 1024 // 1024} MB is allowed."
+        )
+    if not data:
+        raise ProbeInputError("The uploaded photo is empty.")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            kind = image.format
+            image.verify()
+    except Exception:  # PIL raises many types for broken files; the user needs one message
+        raise ProbeInputError("The uploaded file is not a readable PNG, JPEG or WebP image.") from None
+    if kind not in IMAGE_FORMATS:
+        raise ProbeInputError(f"The photo is a {kind} image; upload a PNG, JPEG or WebP image.")
+    return CheckedImage(data, IMAGE_FORMATS[kind], hashlib.sha256(data).hexdigest())
+
+
+# --- the prompt ----------------------------------------------------------------------------------------
+
+
+def task_id(has_name: bool, has_image: bool) -> str:
+    """The task a probe is: a name (origin_qa), photos (origin_vqa) or both (origin_vqa_with_name)."""
+    if has_image:
+        return "borsch.origin_vqa_with_name" if has_name else "borsch.origin_vqa"
+    return "borsch.origin_qa"
+
+
+def prompt_text(lang: str, dish: str | None, has_image: bool = False) -> str:
+    """Variant 1 of the task's prompt in `lang` (ru/uk from the task declarations, en from this module)."""
+    if lang not in LANGS:
+        raise ProbeInputError(f"Unknown language {lang!r}; pick one of {', '.join(LANGS)}.")
+    task = task_id(bool(dish), has_image)
+    template = ENGLISH_PROMPTS[task] if lang == "en" else get_task(task).templates(lang)[VARIANT]
+    return template.format(dish=dish) if "{dish}" in template else template
+
+
+def max_tokens(entry: ModelEntry, has_name: bool, has_image: bool) -> int:
+    return entry.max_tokens or get_task(task_id(has_name, has_image)).max_tokens
+
+
+def build_request(prompt: str, images: tuple[Path, ...] = (), limit: int = 64) -> Request:
+    return Request(key=f"probe-{time.time_ns()}", messages=(Message("user", prompt, images),), max_tokens=limit)
+
+
+# --- the fuzzy dish match ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match:
+    dish_key: str
+    matched_name: str  # the name (any language) the typed text matched
+    score: float
+
+    @property
+    def found(self) -> bool:
+        return self.score >= MATCH_THRESHOLD
+
+
+def match_dish(text: str, names: pd.DataFrame, lang: str | None = None) -> Match | None:
+    """The dataset dish whose name is closest to `text` (rapidfuzz WRatio, case and punctuation
+    ignored); names in `lang` win ties. None when there are no names at all."""
+    from rapidfuzz import fuzz, process, utils
+
+    if names.empty or not text.strip():
+        return None
+    ordered = names.assign(_first=names["lang"] != lang).sort_values(["_first", "dish_key"], kind="stable")
+    choices = ordered["name"].astype(str).tolist()
+    best = process.extractOne(text, choices, scorer=fuzz.WRatio, processor=utils.default_process)
+    if best is None:
+        return None
+    _, score, index = best
+    row = ordered.iloc[index]
+    return Match(str(row["dish_key"]), str(row["name"]), round(float(score), 1))
+
+
+# --- the answer ----------------------------------------------------------------------------------------
+
+
+class ProbeStream:
+    """The backend's text pieces for `st.write_stream`; a failure ends the stream and is kept in
+    `error` instead of being raised, so the page shows a message, never a traceback."""
+
+    def __init__(self, backend: Any, request: Request) -> None:
+        self.backend = backend
+        self.request = request
+        self.pieces: list[str] = []
+        self.error: str | None = None
+        self.latency_ms: float | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        started = time.perf_counter()
+        try:
+            for piece in self.backend.stream(self.request):
+                if piece:
+                    self.pieces.append(piece)
+                    yield piece
+        except BackendError as exc:
+            self.error = str(exc) or type(exc).__name__
+        except Exception as exc:  # a backend bug must not take the page down
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.latency_ms = (time.perf_counter() - started) * 1000
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+def failure_status(error: str) -> str:
+    """`timeout` for an error that says the server took too long, else `error`."""
+    return "timeout" if _TIMEOUT.search(error) else "error"
+
+
+def answer_status(text: str | None, error: str | None, extraction_status: str) -> str:
+    """The probe's status: error/timeout, empty (nothing but whitespace), else the extractor's."""
+    if error:
+        return failure_status(error)
+    if not (text or "").strip():
+        return "empty"
+    return extraction_status
+
+
+def highlight(text: str | None, spans: Iterable[Span], gold: Collection[str] = ()) -> str:
+    """The answer as safe HTML, each matched mention in a `<mark>`: violet for a gold origin the
+    model named, orange for another country, beige for a broad region, struck through when negated.
+    The text is escaped piece by piece, so span offsets refer to the raw answer."""
+    text = text or ""
+    parts, position = [], 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.start < position or span.end > len(text) or span.start >= span.end:
+            continue
+        code = span.country or span.region or ""
+        if span.negated:
+            style, title = MARK_NEGATED, f"negated: {code}"
+        elif span.country:
+            style, title = (MARK_BOTH if span.country in gold else MARK_NAMED), code
+        else:
+            style, title = MARK_REGION, f"region: {code}"
+        parts.append(html.escape(text[position : span.start]))
+        parts.append(
+            f'<mark style="{style}" title="{html.escape(title)}">{html.escape(text[span.start : span.end])}</mark>'
+        )
+        position = span.end
+    parts.append(html.escape(text[position:]))
+    return "".join(parts)
+
+
+def map_colours(gold: Iterable[str], named: Iterable[str]) -> dict[str, list[int]]:
+    """Country -> RGBA for `app.maps.origins_map`: gold green, named orange, both violet."""
+    gold, named = list(dict.fromkeys(gold)), list(dict.fromkeys(named))
+    colours = {code: list(GOLD_RGBA) for code in gold}
+    for code in named:
+        colours[code] = list(BOTH_RGBA if code in colours else NAMED_RGBA)
+    return colours
+
+
+def split_codes(value: Any) -> list[str]:
+    """'UA,RU' -> ['UA', 'RU'] (None/NaN/'' -> [])."""
+    if not isinstance(value, str):
+        return []
+    return [code for code in value.split(",") if code]
+
+
+def agreement(stored: pd.DataFrame, named: Collection[str]) -> int:
+    """How many stored answers named exactly the countries this probe named."""
+    target = set(named)
+    return sum(set(split_codes(value)) == target for value in stored["predicted"])
+
+
+@dataclass
+class ProbeResult:
+    """What the page shows after a probe, kept in session_state (plain values) across reruns."""
+
+    model: str
+    backend: str
+    lang: str
+    prompt: str
+    dish_text: str | None = None
+    image_sha256: str | None = None
+    match_key: str | None = None
+    match_name: str | None = None
+    match_score: float | None = None
+    answer: str | None = None
+    countries: list[str] = field(default_factory=list)
+    status: str = "error"
+    error: str | None = None
+    latency_ms: float | None = None
+    stage: str = "answer"  # where a failure happened: load | check | answer
+
+    @property
+    def matched(self) -> bool:
+        return self.match_score is not None and self.match_score >= MATCH_THRESHOLD

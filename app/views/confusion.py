@@ -1,0 +1,280 @@
+"""Confusion: which country the models name for dishes from each true origin country.
+
+A row-normalised true x predicted matrix over a chosen set of countries (the 15 Post-Soviet
+countries by default, as in the BORSch paper), with the answers behind any cell listed below it.
+"""
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import data, ui
+from warehouse.queries import confusion as queries
+from warehouse.queries.confusion import CELL_LIMIT, NONE, OTHER
+
+POST_SOVIET = ("AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "MD", "RU", "TJ", "TM", "UA", "UZ")
+SET_KEY = "confusion_countries"
+MIN_N_KEY = "confusion_min_n"
+TOP_N_KEY = "confusion_top_n"
+CLICK_KEY = "confusion_last_click"
+LABELS = {OTHER: "other", NONE: "—"}  # axis labels of the two extra predicted columns
+CODES = {label: code for code, label in LABELS.items()}
+
+
+def set_countries(countries: tuple[str, ...]) -> None:
+    st.session_state[SET_KEY] = list(countries)
+
+
+def country_set(options: list[str], names: dict[str, str], ranked: list[str]) -> tuple[str, ...]:
+    """The chosen countries, mirrored to `?countries=A,B` (absent: the Post-Soviet default)."""
+    if SET_KEY not in st.session_state:
+        raw = [v.strip().upper() for v in str(st.query_params.get("countries") or "").split(",") if v.strip()]
+        unknown = [value for value in raw if value not in options]
+        if unknown:
+            st.warning(f"Ignoring countries with no answers in this selection: {', '.join(unknown[:10])}")
+        st.session_state[SET_KEY] = [value for value in raw if value in options] or list(POST_SOVIET)
+    else:
+        st.session_state[SET_KEY] = [value for value in st.session_state[SET_KEY] if value in options]
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    chosen = left.multiselect(
+        "Countries",
+        options,
+        key=SET_KEY,
+        format_func=lambda code: f"{code} · {names.get(code, code)}",
+        placeholder="Choose countries",
+        help="Rows: answers about dishes from these countries. Columns: these countries, "
+        "then 'other' (any country outside the set) and '—' (no country named).",
+    )
+    with right.popover("Quick sets", icon=":material/tune:"):
+        st.button("The 15 Post-Soviet countries", on_click=set_countries, args=(POST_SOVIET,), width="stretch")
+        top_n = st.number_input("N", min_value=2, max_value=60, value=15, step=1, key=TOP_N_KEY)
+        st.button(
+            f"Top {top_n} countries by answers",
+            on_click=set_countries,
+            args=(tuple(ranked[:top_n]),),
+            key="confusion_top_button",
+            width="stretch",
+        )
+    if list(chosen) == list(POST_SOVIET):
+        if "countries" in st.query_params:
+            del st.query_params["countries"]
+    else:
+        st.query_params["countries"] = ",".join(chosen)
+    return tuple(chosen)
+
+
+def min_n_slider(largest: int) -> int:
+    """Rows with fewer answers than this are hidden; mirrored to `?min_n=`. A larger value in the link
+    is capped at the largest row, which therefore always shows."""
+    top = max(int(largest), 2)
+    if MIN_N_KEY not in st.session_state:
+        try:
+            st.session_state[MIN_N_KEY] = int(str(st.query_params.get("min_n") or 1))
+        except ValueError:
+            st.warning(f"Ignoring min_n `{str(st.query_params.get('min_n'))[:20]}` in the link: not a number.")
+            st.session_state[MIN_N_KEY] = 1
+    st.session_state[MIN_N_KEY] = min(max(int(st.session_state[MIN_N_KEY]), 1), top)
+    value = st.slider(
+        "Minimum answers per row",
+        min_value=1,
+        max_value=top,
+        key=MIN_N_KEY,
+        help="Hide true countries with fewer answers than this: their shares rest on too few answers.",
+    )
+    if value > 1:
+        st.query_params["min_n"] = str(value)
+    elif "min_n" in st.query_params:
+        del st.query_params["min_n"]
+    return value
+
+
+def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -> go.Figure:
+    """Shares as colour and text; an invisible marker per cell carries the hover and the click
+    (plotly heatmaps report no selection to Streamlit)."""
+    cells = shown.set_index(["true_country", "predicted"])
+    row_n = shown.groupby("true_country")["row_n"].first()
+    z, text, xs, ys, custom = [], [], [], [], []
+    for true in rows:
+        z_row, text_row = [], []
+        for code in columns:
+            n = int(cells["n"].get((true, code), 0))
+            share = n / int(row_n[true])
+            z_row.append(share)
+            text_row.append("" if not n else f"{share:.0%}" if share >= 0.005 else "<1%")
+            xs.append(LABELS.get(code, code))
+            ys.append(true)
+            predicted_name = {OTHER: "a country outside the set", NONE: "no country"}.get(code, names.get(code, code))
+            custom.append([names.get(true, true), predicted_name, n, int(row_n[true]), share])
+        z.append(z_row)
+        text.append(text_row)
+    x_labels = [LABELS.get(code, code) for code in columns]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=x_labels,
+            y=rows,
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 11},
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "share", "tickformat": ".0%"},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers",
+            marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)"},
+            selected={"marker": {"color": "rgba(214,39,40,0.35)", "size": 24}},
+            unselected={"marker": {"opacity": 0}},
+            customdata=custom,
+            hovertemplate="true: %{customdata[0]}<br>predicted: %{customdata[1]}<br>"
+            "%{customdata[4]:.1%} (%{customdata[2]:,} of %{customdata[3]:,} answers)<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_layout(
+        height=max(360, 30 * len(rows) + 140),
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        hovermode="closest",
+        hoverdistance=-1,
+        xaxis={"title": "predicted", "side": "top", "type": "category", "categoryarray": x_labels},
+        yaxis={"title": "true origin", "autorange": "reversed", "type": "category", "categoryarray": rows},
+        dragmode=False,
+    )
+    return fig
+
+
+def follow_click(event) -> None:
+    """A newly clicked cell sets the two cell selectors (a repeated event is not applied twice)."""
+    points = event.selection.points if event and event.selection else []
+    if not points:
+        st.session_state[CLICK_KEY] = None
+        return
+    click = (str(points[0]["y"]), str(points[0]["x"]))
+    if click != st.session_state.get(CLICK_KEY):
+        st.session_state[CLICK_KEY] = click
+        st.session_state["url_true"] = click[0]
+        st.session_state["url_pred"] = CODES.get(click[1], click[1])
+
+
+selected = ui.selection()
+filters = ui.require_answers(selected)
+
+st.title("Confusion")
+st.caption(
+    "For answers about dishes from each true origin country (rows), the share that named each "
+    "country (columns). Each row sums to 100%. An answer counts as the true country when it named "
+    "it among others, else as the first country it named."
+)
+
+countries = data.query(queries.countries, filters)
+if countries.empty:
+    st.info(
+        "No scored answers match the selected models and prompt languages. Clear the **Models** and "
+        "**Prompt languages** filters in the sidebar.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+names = dict(zip(countries["country"], countries["name"], strict=True))
+ranked = countries.loc[countries["n_answers"] > 0, "country"].tolist()
+options = sorted(set(countries["country"]) | set(POST_SOVIET))
+chosen = country_set(options, names, ranked)
+if not chosen:
+    st.info("Choose at least one country, or pick a quick set.", icon=":material/info:")
+    st.stop()
+
+matrix = data.query(queries.matrix, filters, chosen)
+if matrix.empty:
+    st.warning(
+        f"None of the {len(chosen)} chosen countries is the origin of a dish answered in this selection "
+        f"(the {selected.dataset} items include few dishes from some regions). Widen the set: add countries, "
+        "or use **Quick sets → Top N countries by answers**.",
+        icon=":material/filter_alt_off:",
+    )
+    st.stop()
+
+row_totals = matrix.groupby("true_country")["row_n"].first()
+min_n = min_n_slider(int(row_totals.max()))
+rows = [code for code in chosen if code in row_totals.index and row_totals[code] >= min_n]
+absent = [code for code in chosen if code not in row_totals.index]
+hidden = [code for code in chosen if code in row_totals.index and row_totals[code] < min_n]
+
+notes = []
+if hidden:
+    notes.append(
+        f"{len(hidden)} row{'s' if len(hidden) != 1 else ''} hidden with fewer than {min_n:,} answers: "
+        + ", ".join(f"{code} ({row_totals[code]:,})" for code in hidden)
+        + "."
+    )
+if absent:
+    notes.append(f"No answers about dishes from {', '.join(absent)}.")
+columns = [*chosen, OTHER, NONE]
+shown = matrix[matrix["true_country"].isin(rows)]
+event = st.plotly_chart(
+    heatmap(shown, rows, columns, names),
+    on_select="rerun",
+    selection_mode="points",
+    key="confusion_heatmap",
+    config={"displayModeBar": False},
+)
+st.caption(
+    " ".join(
+        [
+            f"{int(row_totals[rows].sum()):,} (answer, origin) pairs; an answer about a dish with several "
+            "origin countries counts once per origin. Click a cell to list its answers.",
+            *notes,
+        ]
+    )
+)
+
+table = shown.assign(
+    true_name=shown["true_country"].map(names),
+    predicted_name=shown["predicted"].map(lambda code: LABELS.get(code) or names.get(code, code)),
+)
+with st.expander("The matrix as a table"):
+    st.dataframe(table, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
+ui.downloads(table, f"{selected.dataset}_confusion", key="confusion_matrix")
+
+st.subheader("Answers behind a cell")
+follow_click(event)
+pick_true, pick_pred = st.columns(2)
+true_country = ui.url_select(
+    "True origin",
+    [ui.ALL, *rows],
+    param="true",
+    format_func=lambda code: "Choose…" if code == ui.ALL else f"{code} · {names.get(code, code)}",
+    what="true country",
+    container=pick_true,
+)
+predicted = ui.url_select(
+    "Predicted",
+    [ui.ALL, *columns],
+    param="pred",
+    format_func=lambda code: (
+        "Choose…"
+        if code == ui.ALL
+        else f"{LABELS.get(code, code)} · "
+        + {OTHER: "outside the set", NONE: "no country named"}.get(code, names.get(code, code))
+    ),
+    what="predicted country",
+    container=pick_pred,
+)
+if not (true_country and predicted):
+    st.caption("Click a cell of the matrix, or choose a true origin and a predicted column.")
+    st.stop()
+
+cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
+n_cell = int(cell["n"].iloc[0]) if not cell.empty else 0
+if not n_cell:
+    st.info(f"No answers about dishes from {names.get(true_country, true_country)} fall in this cell.")
+    st.stop()
+answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
+shown_note = f"first {len(answers):,} of {n_cell:,}" if n_cell > len(answers) else f"{n_cell:,}"
+st.caption(f"{shown_note} answers (models x prompt languages x items), with the countries each one named.")
+st.dataframe(answers, hide_index=True)
+ui.downloads(answers, f"{selected.dataset}_confusion_{true_country}_{predicted}", key="confusion_cell")

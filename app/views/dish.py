@@ -1,0 +1,279 @@
+"""Dish: one dish in depth, deep-linked as `?dish=<dish_key>` (e.g. `?dish=worldcuisines:en:949`).
+
+Names per language, gold origins on a small map, description and photo, then every model answer
+about the dish (global filters applied) with the matched country mentions highlighted, and the
+scores per model, prompt language and prompt variant.
+
+The page body runs only when Streamlit runs this file as a page (`__name__ == "__main__"`), so
+tests can import the pure helper `highlight()` without drawing anything.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection, Iterable, Mapping
+
+import pandas as pd
+import streamlit as st
+
+from app import data, maps, ui
+from warehouse.queries import dish as queries
+
+PARAM = "dish"
+KEY = "url_dish"
+GOLD_RGBA = [46, 160, 67, 200]
+WRONG_RGBA = [214, 39, 40, 200]
+ALL_LANGS = "All prompt languages"
+IMAGE_NOTE = "Image from Wikimedia (not reachable offline)"
+MARK_GOLD = "background:#c8f0cf;border-radius:3px;padding:0 2px"
+MARK_OTHER = "background:#ffe08a;border-radius:3px;padding:0 2px"
+MARK_NEGATED = "background:#e6e6e6;border-radius:3px;padding:0 2px;text-decoration:line-through"
+
+
+def highlight(text: str | None, spans: Iterable[Mapping], gold: Collection[str] = ()) -> str:
+    """The answer as safe HTML with each matched span wrapped in `<mark>`.
+
+    `spans` are mappings with `span_start`, `span_end` (offsets into `text`), `country`, `region`
+    and `negated`. The text is HTML-escaped piece by piece, so offsets refer to the raw answer and
+    markup in an answer (`<script>`) is shown, never run. Gold countries get a green mark, other
+    mentions a yellow one, negated mentions ("not Italy") are struck through. Spans that overlap
+    an earlier one or fall outside the text are skipped.
+    """
+    text = text or ""
+    parts, position = [], 0
+    for span in sorted(spans, key=lambda s: (int(s["span_start"]), -int(s["span_end"]))):
+        start, end = int(span["span_start"]), int(span["span_end"])
+        if start < position or end > len(text) or start >= end:
+            continue
+        code = span.get("country") or span.get("region") or ""
+        code = "" if pd.isna(code) else str(code)
+        negated = bool(span.get("negated"))
+        if negated:
+            style, title = MARK_NEGATED, f"negated: {code}"
+        else:
+            style, title = (MARK_GOLD if code in gold else MARK_OTHER), code
+        parts.append(html.escape(text[position:start]))
+        parts.append(f'<mark style="{style}" title="{html.escape(title)}">{html.escape(text[start:end])}</mark>')
+        position = end
+    parts.append(html.escape(text[position:]))
+    return "".join(parts)
+
+
+def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[str]) -> str:
+    """One HTML table row per answer: model, prompt language, variant, status, Jaccard, highlighted text."""
+    by_generation = {key: group.to_dict("records") for key, group in spans.groupby("generation_id")}
+    cell = "padding:4px 8px;border-bottom:1px solid rgba(128,128,128,.25);vertical-align:top"
+    head = "".join(
+        f'<th style="{cell};text-align:left">{label}</th>'
+        for label in ("model", "prompt", "variant", "status", "Jaccard", "answer")
+    )
+    rows = []
+    for row in answers.itertuples(index=False):
+        body = highlight(row.response, by_generation.get(row.generation_id, ()), gold)
+        jaccard = "" if pd.isna(row.jaccard) else f"{row.jaccard:.2f}"
+        rows.append(
+            "<tr>"
+            f'<td style="{cell};white-space:nowrap">{html.escape(str(row.model))}</td>'
+            f'<td style="{cell}">{html.escape(str(row.lang))}</td>'
+            f'<td style="{cell}">{html.escape(str(row.variant))}</td>'
+            f'<td style="{cell}">{html.escape(str(row.status))}</td>'
+            f'<td style="{cell}">{jaccard}</td>'
+            f'<td style="{cell}"><div style="white-space:pre-wrap;max-height:12em;overflow:auto">{body}</div></td>'
+            "</tr>"
+        )
+    return (
+        f'<table style="border-collapse:collapse;width:100%;font-size:0.9rem"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def pick_dish(selected: ui.Selection) -> str | None:
+    """The dish selectbox, mirrored to `?dish=`; an unknown key in the link falls back with a warning."""
+    dishes = data.query(queries.options, selected.dataset)
+    if dishes.empty:
+        return None
+    several = dishes["lang"].nunique() > 1
+    labels = {
+        row.dish_key: (f"[{row.lang}] " if several else "") + f"{row.display_name} ({row.dish_id})"
+        for row in dishes.itertuples(index=False)
+    }
+    keys = list(labels)
+    fallback = None
+    if selected.filters is not None:
+        fallback = data.query(queries.first_answered, selected.filters)
+    fallback = fallback if fallback in labels else keys[0]
+    if KEY not in st.session_state:
+        raw = st.query_params.get(PARAM)
+        if raw in labels:
+            st.session_state[KEY] = raw
+        else:
+            if raw:
+                shown = (raw if len(raw) <= 60 else raw[:60] + "…").replace("`", "'")
+                st.warning(
+                    f"Unknown dish `{shown}` in the link for dataset {selected.dataset}; "
+                    f"showing {labels[fallback]} instead."
+                )
+            st.session_state[KEY] = fallback
+    elif st.session_state[KEY] not in labels:  # another dataset was selected
+        st.session_state[KEY] = fallback
+    value = st.selectbox(
+        "Dish",
+        keys,
+        key=KEY,
+        format_func=lambda key: labels.get(key, key),
+        help="Type to search by name or id. The choice is kept in the link (`?dish=`).",
+    )
+    st.query_params[PARAM] = value
+    return value
+
+
+def names_table(names: pd.DataFrame) -> pd.DataFrame:
+    """lang -> its names joined by ' / ', primary language first."""
+    if names.empty:
+        return pd.DataFrame(columns=["lang", "names"])
+    grouped = names.groupby("lang", sort=False).agg(
+        names=("display_name", lambda values: " / ".join(dict.fromkeys(str(v) for v in values))),
+        primary=("is_primary", "max"),
+    )
+    grouped = grouped.reset_index().sort_values(["primary", "lang"], ascending=[False, True])
+    return grouped[["lang", "names"]]
+
+
+def origins_map(gold: list[str], wrong: str | None) -> None:
+    """Small map: gold origins in green, the most-named wrong country (if any) in red."""
+    highlight_colors = {code: GOLD_RGBA for code in gold}
+    if wrong and wrong not in highlight_colors:
+        highlight_colors[wrong] = WRONG_RGBA
+    maps.origins_map(maps.load_shapes(), highlight_colors, key="dish_origins_map", height=300)
+
+
+def show_image(images: pd.DataFrame) -> None:
+    if images.empty:
+        st.caption("No photo of this dish in the dataset.")
+        return
+    first = images.iloc[0]
+    url, license_ = str(first["url"]), first["license"]
+    license_ = "" if pd.isna(license_) else str(license_)
+    st.image(url, caption=license_ or None, width="stretch")  # fetched by the browser, never by the server
+    more = f" ({len(images)} photos in the dataset)" if len(images) > 1 else ""
+    st.caption(f"{IMAGE_NOTE}: [open the photo]({url}){more}" + (f", license {license_}" if license_ else ""))
+
+
+def render() -> None:
+    selected = ui.selection()
+    st.title("Dish")
+    dish_key = pick_dish(selected)
+    if dish_key is None:
+        st.info("This dataset has no dishes yet. Load one with `make demo` (or `python -m pipeline demo`).")
+        return
+    info = data.query(queries.dish, dish_key)
+    if info.empty:  # the snapshot changed under the picker
+        st.warning(f"Dish `{dish_key}` is not in the published warehouse; pick another one.")
+        return
+    row = info.iloc[0]
+    gold = [code for code in str(row["origins"] or "").split(",") if code]
+
+    st.header(str(row["display_name"] or row["name"]))
+    facts = [f"`{dish_key}`", f"{row['dataset']} {row['lang']} list, id {row['dish_id']}"]
+    if isinstance(row["category"], str) and row["category"]:
+        facts.append(f"category: {row['category']}")
+    if isinstance(row["source"], str) and row["source"]:
+        facts.append(f"collection round: {row['source']}")
+    st.caption(" · ".join(facts))
+
+    filters = selected.filters
+    wrong = None
+    if filters is not None:
+        wrong_frame = data.query(queries.wrong_countries, dish_key, filters)
+        wrong = None if wrong_frame.empty else str(wrong_frame["country"].iloc[0])
+
+    st.subheader("Gold origins")
+    codes = tuple(gold + ([wrong] if wrong and wrong not in gold else []))
+    country_names = dict(data.query(queries.countries, codes).itertuples(index=False)) if codes else {}
+
+    def named(code: str) -> str:
+        name = country_names.get(code)
+        return f"{name} ({code})" if isinstance(name, str) else code
+
+    badges = [f":green-badge[{named(code)}]" for code in gold] or ["The dataset names no origin country for this dish."]
+    if wrong:
+        badges.append(f"   most-named wrong country: :red-badge[{named(wrong)}]")
+    st.markdown(" ".join(badges))
+    origins_map(gold, wrong)  # full width: the whole world fits at the shared map's zoom
+    st.caption(
+        "Green: gold origins." + (f" Red: {named(wrong)}, the wrong country the answers name most." if wrong else "")
+    )
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Names")
+        names = names_table(data.query(queries.names, dish_key))
+        if names.empty:
+            st.caption("No names recorded for this dish.")
+        else:
+            st.dataframe(names, hide_index=True)
+            ui.downloads(names, f"{dish_key}_names", key="dish_names")
+    with right:
+        if isinstance(row["description"], str) and row["description"].strip():
+            st.subheader("Description")
+            st.text(row["description"])
+        st.subheader("Photo")
+        show_image(data.query(queries.images, dish_key))
+
+    st.subheader("Model answers")
+    if filters is None:
+        st.info(
+            "No model answers for this dataset yet, so nothing to show about this dish. " + ui.NO_ANSWERS,
+            icon=":material/info:",
+        )
+        return
+    answers = data.query(queries.answers, dish_key, filters)
+    if answers.empty:
+        st.info(
+            "No scored answers about this dish under the current filters (task, models, prompt languages). "
+            "Widen the sidebar filters, or pick a dish that is part of the benchmark items.",
+            icon=":material/info:",
+        )
+        return
+    metrics = st.columns(4)
+    metrics[0].metric("Answers", f"{len(answers):,}", border=True)
+    metrics[1].metric("Mean Jaccard", f"{answers['jaccard'].mean():.2f}", border=True)
+    metrics[2].metric("Accuracy", f"{answers['accuracy'].mean():.2f}", border=True)
+    metrics[3].metric(
+        "No country named", f"{(answers['status'] != 'ok').mean():.0%}", border=True,
+        help="Share of answers with status no_country, refusal or empty.",
+    )  # fmt: skip
+
+    langs = sorted(answers["lang"].unique())
+    options = [ALL_LANGS, *langs]
+    shown_lang = st.selectbox(
+        "Show the answers for prompt language",
+        options,
+        index=options.index("en") if "en" in options else 0,
+        key="dish_answer_lang",
+    )
+    shown = answers if shown_lang == ALL_LANGS else answers[answers["lang"] == shown_lang]
+    spans = data.query(queries.spans, dish_key, filters)
+    spans = spans[spans["generation_id"].isin(shown["generation_id"])]
+    st.caption(
+        "Matched mentions: green = a gold origin, yellow = another country or region, "
+        "struck through = negated (\u201cnot from Italy\u201d). Hover a mark for its code."
+    )
+    st.html(answers_html(shown, spans, set(gold)))
+    ui.downloads(answers.drop(columns=["generation_id"]), f"{dish_key}_answers", key="dish_answers")
+
+    st.subheader("Scores per prompt variant")
+    scores = data.query(queries.scores, dish_key, filters)
+    st.dataframe(
+        scores,
+        hide_index=True,
+        column_config={
+            "jaccard": st.column_config.NumberColumn("jaccard", format="%.2f"),
+            "accuracy": st.column_config.NumberColumn("accuracy", format="%.2f"),
+        },
+    )
+    ui.downloads(scores, f"{dish_key}_scores", key="dish_scores")
+
+
+if __name__ == "__main__":  # run as a page by st.navigation (see the module docstring)
+    render()

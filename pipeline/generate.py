@@ -1,0 +1,465 @@
+"""The generate stage: render a task's prompts for its items, skip what is already cached, ask the
+backend, and write the answers chunk by chunk.
+
+Every request is keyed by the model (id, revision, weights hash), the backend and its settings, the
+rendered messages and the images' content hashes: rerunning skips what is done. Each chunk is one
+transaction, so `kill -9` loses at most the chunk in flight and the rerun completes the rest with no
+duplicates. Items whose images are missing or unreadable are skipped with the reason recorded in
+core.generation_failures, never silently; so are requests the model failed on (they are retried by
+the next run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipeline.backends import Backend, Message, Request, Response
+from pipeline.ingest.common import insert, transaction
+from pipeline.tasks import Task
+from warehouse.db import scalar
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".bmp")
+MAX_IMAGES = 10
+BORSCH_IMAGE_DIRS = {"ru": "RU", "uk": "UK"}
+
+
+@dataclass(frozen=True)
+class ItemInput:
+    """One dataset item as a task sees it: the dish name to fill in and its images."""
+
+    item_id: str
+    dish_key: str
+    dish_name: str
+    images: tuple[Path, ...] = ()
+    image_hashes: tuple[str, ...] = ()
+    questions: dict[str, str] = field(default_factory=dict)  # variant -> text, for dataset-shipped prompts
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A request with the item it answers, before the cache is consulted."""
+
+    request: Request
+    item_id: str
+    lang: str
+    variant: str
+    messages_json: str
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    requested: int = 0
+    cached: int = 0
+    generated: int = 0
+    failed: int = 0
+    skipped_items: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+    @property
+    def items_per_second(self) -> float:
+        return self.generated / self.seconds if self.seconds else 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_out / self.seconds if self.seconds else 0.0
+
+
+# --- items -----------------------------------------------------------------------------------
+
+
+def prepare_items(
+    con: duckdb.DuckDBPyConnection,
+    task: Task,
+    lang: str,
+    *,
+    limit: int | None = None,
+    subset: str = "full",
+    images_dir: Path | None = None,
+    run_id: str = "",
+) -> list[ItemInput]:
+    """The task's items in `lang` (creating core.items rows for dataset dishes), first `limit` of them.
+
+    For image tasks, images are read from `images_dir`; an item without a readable image is left
+    out and the reason recorded."""
+    if task.dataset == "borsch":
+        items = _borsch_items(con, task, lang, limit, subset)
+    elif task.dataset == "worldcuisines":
+        items = _worldcuisines_items(con, task, lang, limit)
+    else:
+        raise ValueError(f"generation for dataset {task.dataset!r} is not declared")
+    if task.inputs == "name":
+        return items
+    ready = []
+    for item in items:
+        folder = _image_folder(task, lang, item, images_dir)
+        images, problem = _read_images(folder)
+        if problem:
+            record_failure(con, run_id, task, item.item_id, lang, None, "input", problem)
+            continue
+        ready.append(_with_images(con, item, images))
+    return ready
+
+
+def _borsch_items(con, task: Task, lang: str, limit: int | None, subset: str) -> list[ItemInput]:
+    if lang not in ("ru", "uk"):
+        raise ValueError(f"BORSch tasks are asked in ru or uk, not {lang!r}")
+    side = "ru_dish_key" if lang == "ru" else "uk_dish_key"
+    rows = con.execute(
+        f"""
+        SELECT d.dish_key, d.dish_id, d.name,
+               EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{side} = d.dish_key
+                       AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL) AS parallel
+        FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ?
+        ORDER BY try_cast(d.dish_id AS BIGINT)
+        """,
+        [lang],
+    ).fetchall()
+    if not rows:
+        raise ValueError("no BORSch dishes in the warehouse: run `python -m pipeline ingest borsch --source DIR` first")
+    if subset == "parallel":
+        rows = [row for row in rows if row[3]]
+    rows = rows[:limit] if limit else rows
+    with transaction(con):
+        insert(con, "core.tasks", _missing_task(con, task))
+        for dish_key, dish_id, _name, parallel in rows:
+            item_id = f"{task.task_id}:{lang}:{dish_id}"
+            con.execute(
+                "INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref, subset) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [item_id, task.task_id, dish_key, f"{lang}:{dish_id}", "parallel" if parallel else "full"],
+            )
+            if task.answer_kind == "countries":
+                con.execute(
+                    "INSERT OR IGNORE INTO core.item_gold_countries SELECT ?, country FROM core.dish_origins "
+                    "WHERE dish_key = ?",
+                    [item_id, dish_key],
+                )
+    return [ItemInput(f"{task.task_id}:{lang}:{dish_id}", dish_key, name) for dish_key, dish_id, name, _ in rows]
+
+
+def _worldcuisines_items(con, task: Task, lang: str, limit: int | None) -> list[ItemInput]:
+    rows = con.execute(
+        """
+        SELECT i.item_id, i.dish_key, d.name, i.source_ref, p.variant, p.text
+        FROM core.items i JOIN core.dishes d USING (dish_key)
+        JOIN core.item_prompts p ON p.item_id = i.item_id AND p.lang = ?
+        WHERE i.task_id = ? ORDER BY try_cast(i.source_ref AS BIGINT)
+        """,
+        [lang, task.task_id],
+    ).fetchall()
+    if not rows:
+        raise ValueError(
+            f"no WorldCuisines questions in {lang!r}: run `python -m pipeline ingest worldcuisines --source DIR` "
+            "first (prompt languages are the dataset's codes: en, ru_formal, zh_cn, ...)"
+        )
+    rows = rows[:limit] if limit else rows
+    return [
+        ItemInput(item_id, dish_key, name, questions={variant: text})
+        for item_id, dish_key, name, _, variant, text in rows
+    ]
+
+
+def _missing_task(con, task: Task) -> list[dict]:
+    present = scalar(con, "SELECT count(*) FROM core.tasks WHERE task_id = ?", [task.task_id])
+    return [] if present else [task.row()]
+
+
+def _image_folder(task: Task, lang: str, item: ItemInput, images_dir: Path | None) -> Path | None:
+    """BORSch: DIR/RU/images/ID/* (the public repository's layout). WorldCuisines: DIR/<food_id>/*."""
+    if images_dir is None:
+        return None
+    dish_id = item.dish_key.rsplit(":", 1)[1]
+    if task.dataset == "borsch":
+        return images_dir / BORSCH_IMAGE_DIRS[lang] / "images" / dish_id
+    return images_dir / dish_id
+
+
+def _read_images(folder: Path | None) -> tuple[list[tuple[Path, str]], str | None]:
+    """Up to 10 readable images with their content hashes, or the reason there are none."""
+    from PIL import Image, UnidentifiedImageError
+
+    if folder is None:
+        return [], "no image folder given: pass --images DIR (laid out like the BORSch repository)"
+    if not folder.is_dir():
+        return [], f"no images: {folder} does not exist"
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)[:MAX_IMAGES]
+    images, problems = [], []
+    for path in files:
+        try:
+            with Image.open(path) as image:
+                image.verify()
+        except (OSError, UnidentifiedImageError) as exc:
+            problems.append(f"{path.name}: {exc}")
+            continue
+        images.append((path, hashlib.sha256(path.read_bytes()).hexdigest()))
+    if not images:
+        why = "; ".join(problems) if problems else "no image files"
+        return [], f"no readable image in {folder} ({why})"
+    return images, None
+
+
+def _with_images(con, item: ItemInput, images: list[tuple[Path, str]]) -> ItemInput:
+    with transaction(con):
+        for position, (path, digest) in enumerate(images):
+            image_id = digest[:32]
+            con.execute(
+                "INSERT OR IGNORE INTO core.images (image_id, kind, dish_key, position, local_path, sha256) "
+                "VALUES (?, 'real', ?, ?, ?, ?)",
+                [image_id, item.dish_key, position, str(path), digest],
+            )
+            con.execute(
+                "INSERT OR REPLACE INTO core.item_images (item_id, position, image_id) VALUES (?, ?, ?)",
+                [item.item_id, position, image_id],
+            )
+    return ItemInput(
+        item.item_id,
+        item.dish_key,
+        item.dish_name,
+        tuple(p for p, _ in images),
+        tuple(d for _, d in images),
+        item.questions,
+    )
+
+
+# --- requests --------------------------------------------------------------------------------
+
+
+def render(task: Task, item: ItemInput, template: str) -> tuple[Message, ...]:
+    """The chat messages for one item and prompt variant."""
+    text = template.format(dish=item.dish_name) if "{dish}" in template else template
+    images = item.images if task.inputs in ("images", "images_and_name") else ()
+    return (Message("user", text, images),)
+
+
+def cache_key(backend: Backend, messages: tuple[Message, ...], image_hashes: tuple[str, ...]) -> str:
+    """What makes two requests the same: model identity, backend settings, messages, image bytes."""
+    identity = backend.identity()
+    payload = {
+        "model": [identity.model_id, identity.revision, identity.weights_hash],
+        "backend": backend.name,
+        "settings": backend.settings(),
+        "messages": [[m.role, m.text] for m in messages],
+        "images": list(image_hashes),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def plan(
+    task: Task,
+    lang: str,
+    items: list[ItemInput],
+    backend: Backend,
+    variants: tuple[str, ...] | None,
+    max_tokens: int | None = None,
+) -> list[Planned]:
+    """Every (item, variant) request, keyed; prompts from the task or shipped with the dataset."""
+    planned = []
+    for item in items:
+        templates = item.questions if task.prompt_source == "dataset" else task.templates(lang)
+        for variant, template in templates.items():
+            if variants and variant not in variants:
+                continue
+            messages = render(task, item, template)
+            hashes = item.image_hashes if messages[0].images else ()
+            key = cache_key(backend, messages, hashes)
+            messages_json = json.dumps(
+                [{"role": m.role, "text": m.text, "images": list(hashes)} for m in messages], ensure_ascii=False
+            )
+            planned.append(
+                Planned(
+                    Request(key, messages, max_tokens or task.max_tokens), item.item_id, lang, variant, messages_json
+                )
+            )
+    return planned
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def run(
+    con: duckdb.DuckDBPyConnection,
+    task: Task,
+    lang: str,
+    backend: Backend,
+    items: list[ItemInput],
+    *,
+    run_id: str,
+    variants: tuple[str, ...] | None = None,
+    chunk_size: int = 64,
+    max_tokens: int | None = None,
+    on_progress: Callable[[int, int, int], None] | None = None,
+) -> RunSummary:
+    """Generate what is not cached yet, in chunks that are each one transaction."""
+    summary = RunSummary(run_id=run_id)
+    planned = plan(task, lang, items, backend, variants, max_tokens)
+    summary.requested = len(planned)
+    done = _existing(con, [p.request.key for p in planned])
+    todo = [p for p in planned if p.request.key not in done]
+    summary.cached = len(planned) - len(todo)
+    identity = backend.identity()
+    started = datetime.now(UTC).replace(tzinfo=None)
+    with transaction(con):
+        _upsert_model(con, backend)
+        insert(con, "core.tasks", _missing_task(con, task))
+        insert(
+            con,
+            "core.generation_runs",
+            [
+                {
+                    "run_id": run_id,
+                    "model_id": identity.model_id,
+                    "task_id": task.task_id,
+                    "backend": backend.name,
+                    "settings": json.dumps({**backend.settings(), "lang": lang}, default=str),
+                    "n_requested": summary.requested,
+                    "started_at": started,
+                }
+            ],
+        )
+    clock = time.perf_counter()
+    for chunk in _chunks(todo, chunk_size):
+        by_key = {p.request.key: p for p in chunk}
+        responses = list(backend.generate([p.request for p in chunk]))
+        _write_chunk(con, task, run_id, identity.model_id, backend.name, by_key, responses, summary)
+        summary.seconds = time.perf_counter() - clock
+        if on_progress:
+            on_progress(len(chunk), sum(r.tokens_out or 0 for r in responses), len(todo))
+    summary.seconds = time.perf_counter() - clock
+    with transaction(con):
+        con.execute(
+            """UPDATE core.generation_runs SET n_generated = ?, n_skipped = ?, n_failed = ?, tokens_in = ?,
+               tokens_out = ?, wall_seconds = ?, finished_at = ? WHERE run_id = ?""",
+            [
+                summary.generated,
+                summary.cached,
+                summary.failed,
+                summary.tokens_in,
+                summary.tokens_out,
+                summary.seconds,
+                datetime.now(UTC).replace(tzinfo=None),
+                run_id,
+            ],
+        )
+    return summary
+
+
+def _write_chunk(
+    con,
+    task: Task,
+    run_id: str,
+    model_id: str,
+    backend_name: str,
+    by_key: dict[str, Planned],
+    responses: list[Response],
+    summary: RunSummary,
+) -> None:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    rows, failures = [], []
+    for response in responses:
+        planned = by_key[response.key]
+        if response.error is not None:
+            failures.append((planned, response.error))
+            continue
+        rows.append(
+            {
+                "generation_id": response.key,
+                "run_id": run_id,
+                "model_id": model_id,
+                "item_id": planned.item_id,
+                "lang": planned.lang,
+                "variant": planned.variant,
+                "messages": planned.messages_json,
+                "response": response.text,
+                "finish_reason": response.finish_reason,
+                "tokens_in": response.tokens_in,
+                "tokens_out": response.tokens_out,
+                "latency_ms": response.latency_ms,
+                "origin": backend_name,
+                "created_at": now,
+            }
+        )
+        summary.tokens_in += response.tokens_in or 0
+        summary.tokens_out += response.tokens_out or 0
+    missing = set(by_key) - {r.key for r in responses}
+    failures += [(by_key[key], "the backend returned no answer") for key in sorted(missing)]
+    with transaction(con):
+        insert(con, "core.generations", pl.DataFrame(rows, schema=_GENERATION_SCHEMA))
+        for planned, reason in failures:
+            record_failure(con, run_id, task, planned.item_id, planned.lang, planned.variant, "model", reason)
+    summary.generated += len(rows)
+    summary.failed += len(failures)
+
+
+def record_failure(
+    con, run_id: str, task: Task, item_id: str | None, lang: str, variant: str | None, stage: str, reason: str
+) -> None:
+    con.execute(
+        "INSERT INTO core.generation_failures (run_id, task_id, item_id, lang, variant, stage, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [run_id, task.task_id, item_id, lang, variant, stage, reason[:1000]],
+    )
+
+
+def _existing(con, keys: list[str]) -> set[str]:
+    if not keys:
+        return set()
+    rows = con.execute(
+        "SELECT generation_id FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [keys]
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
+def _upsert_model(con, backend: Backend) -> None:
+    identity = backend.identity()
+    con.execute("DELETE FROM core.models WHERE model_id = ?", [identity.model_id])
+    path = identity.model_id if Path(identity.model_id).exists() else None
+    insert(
+        con,
+        "core.models",
+        [
+            {
+                "model_id": identity.model_id,
+                "display_name": Path(identity.model_id).name or identity.model_id,
+                "backend": backend.name,
+                "path": path,
+                "revision": identity.revision,
+                "weights_hash": identity.weights_hash,
+                "is_vision": identity.is_vision,
+            }
+        ],
+    )
+
+
+def _chunks(rows: list, size: int) -> Iterator[list]:
+    for start in range(0, len(rows), max(1, size)):
+        yield rows[start : start + size]
+
+
+_GENERATION_SCHEMA = {
+    "generation_id": pl.String,
+    "run_id": pl.String,
+    "model_id": pl.String,
+    "item_id": pl.String,
+    "lang": pl.String,
+    "variant": pl.String,
+    "messages": pl.String,
+    "response": pl.String,
+    "finish_reason": pl.String,
+    "tokens_in": pl.Int32,
+    "tokens_out": pl.Int32,
+    "latency_ms": pl.Float64,
+    "origin": pl.String,
+    "created_at": pl.Datetime("us"),
+}

@@ -1,0 +1,93 @@
+"""`python -m pipeline run CONFIG.toml`: several models, tasks and languages from one file.
+
+stages = ["generate", "score", "publish"]      # default: all three
+
+[models.tiny]                                  # a name used below
+backend = "transformers"
+model = "/models/tiny-text"
+settings = { batch_size = 16 }
+
+[[runs]]
+task = "borsch.origin_qa"
+langs = ["ru", "uk"]
+models = ["tiny"]
+limit = 20                                     # optional, as --limit
+images = "/data/borsch"                        # optional, as --images
+subset = "full"                                # optional
+variants = ["1", "2"]                          # optional
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import DataError
+
+STAGES = ("generate", "score", "publish")
+
+
+@dataclass(frozen=True)
+class GenerationSpec:
+    """One `generate` call: what `generate` takes on the command line."""
+
+    task: str
+    lang: str
+    backend: str
+    model: str
+    limit: int | None = None
+    images: Path | None = None
+    subset: str = "full"
+    prompts: Path | None = None
+    variants: tuple[str, ...] | None = None
+    max_tokens: int | None = None
+    settings: dict = field(default_factory=dict)
+    chunk_size: int = 64
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    generations: list[GenerationSpec]
+    stages: tuple[str, ...]
+
+
+def load(path: Path) -> RunPlan:
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(path, f"cannot read the run configuration: {exc}") from exc
+    stages = tuple(config.get("stages", STAGES))
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise DataError(path, f"unknown stages {unknown}; known: {list(STAGES)}")
+    models = config.get("models", {})
+    specs = []
+    for index, run in enumerate(config.get("runs", []), start=1):
+        for key in ("task", "langs", "models"):
+            if key not in run:
+                raise DataError(path, f"[[runs]] number {index} needs `{key}`")
+        for name in run["models"]:
+            if name not in models:
+                raise DataError(path, f"[[runs]] number {index} names model {name!r}, not defined under [models]")
+            model = models[name]
+            for lang in run["langs"]:
+                specs.append(
+                    GenerationSpec(
+                        task=run["task"],
+                        lang=lang,
+                        backend=model["backend"],
+                        model=str(model["model"]),
+                        limit=run.get("limit"),
+                        images=Path(run["images"]) if run.get("images") else None,
+                        subset=run.get("subset", "full"),
+                        prompts=Path(run["prompts"]) if run.get("prompts") else None,
+                        variants=tuple(str(v) for v in run["variants"]) if run.get("variants") else None,
+                        max_tokens=run.get("max_tokens"),
+                        settings=dict(model.get("settings", {})),
+                        chunk_size=int(run.get("chunk_size", 64)),
+                    )
+                )
+    if "generate" not in stages:
+        specs = []
+    return RunPlan(specs, stages)

@@ -1,0 +1,86 @@
+"""The language-pull page, run headless with AppTest against the real demo warehouse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers import REPO
+
+MAIN = REPO / "app" / "main.py"
+PAGE = "views/language_pull.py"
+TIMEOUT = 60
+GPT4O = "gpt-4o-2024-08-06"
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def warehouse_path(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
+    return real_warehouse
+
+
+def open_page(**params: str) -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "worldcuisines"
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [str(element.value) for element in elements]
+
+
+def test_one_model_shows_the_pull_chart_and_table(warehouse_path: Path):
+    at = open_page(models=GPT4O)
+    assert at.sidebar.multiselect(key="url_models").value == [GPT4O]
+    assert len(at.get("plotly_chart")) == 2  # language pull, Russia vs Ukraine
+    pull = at.dataframe[0].value
+    assert len(pull) == 30
+    assert ((pull["pull_share"] - pull["n_pulled"] / pull["n_wrong"]).abs() < 1e-12).all()
+    assert list(pull["lift"]) == sorted(pull["lift"], reverse=True)
+    assert any("pull" in text and "English" in text for text in texts(at.markdown))
+    assert {button.label for button in at.get("download_button")} >= {"CSV", "Parquet"}
+
+
+def test_russia_vs_ukraine_per_prompt_language(warehouse_path: Path):
+    at = open_page()
+    ru_ua = at.dataframe[1].value
+    assert len(ru_ua) == 30
+    named = ru_ua[ru_ua["n_either"] > 0]
+    assert ((named["ru_share"] - named["n_ru"] / named["n_either"]).abs() < 1e-12).all()
+    assert any("dishes from both countries" in text and "Few dishes" in text for text in texts(at.caption))
+
+
+def test_prompt_language_filter_and_empty_states(warehouse_path: Path):
+    at = open_page(langs="ru_formal,en")
+    assert set(at.dataframe[0].value["lang"]) == {"ru_formal", "en"}
+
+    at = open_page(langs="nan_spoken")  # no answer in this language names Russia or Ukraine for these dishes
+    assert any("names Russia or Ukraine" in text for text in texts(at.info))
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_a_dataset_without_answers_shows_the_empty_state(warehouse_path: Path):
+    at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "borsch"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert any("No scored model answers" in text for text in texts(at.info))
+    assert not at.get("plotly_chart")

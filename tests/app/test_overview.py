@@ -1,0 +1,81 @@
+"""The Overview page on the real demo warehouse: the model leaderboard above the dataset composition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers import REPO
+
+MAIN = REPO / "app" / "main.py"
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def app(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
+    return AppTest.from_file(MAIN, default_timeout=TIMEOUT)
+
+
+def leaderboard(at: AppTest):
+    tables = [frame.value for frame in at.dataframe if "jaccard 95% CI" in frame.value.columns]
+    assert tables, "no leaderboard table on the page"
+    return tables[0]
+
+
+def test_leaderboard_ranks_the_twelve_models_with_intervals(app: AppTest):
+    app.query_params["dataset"] = "worldcuisines"
+    at = app.run()
+    assert not at.exception
+    assert "Leaderboard" in [header.value for header in at.subheader]
+    board = leaderboard(at)
+    assert len(board) == 12 and board["model"].is_unique
+    assert set(board["prompt language"]) == {"all"}
+    assert board["jaccard"].is_monotonic_decreasing  # ranked by Jaccard by default
+    assert board["jaccard 95% CI"].str.fullmatch(r"\[0\.\d\d, 0\.\d\d\]").all()
+    assert {"accuracy", "accuracy 95% CI", "n", "no-country share"} <= set(board.columns)
+    assert board.iloc[0]["model"] == "gpt-4o-2024-08-06"
+    assert len(at.get("plotly_chart")) >= 2  # bars with error bars + the models x languages heatmap
+    downloads = [button.label for button in at.get("download_button")]
+    assert downloads.count("CSV") >= 3 and downloads.count("Parquet") >= 3  # leaderboard, pivot, composition
+    assert "Dishes per origin country" in [header.value for header in at.subheader]  # composition stays
+
+
+def test_rank_by_accuracy_and_one_prompt_language(app: AppTest):
+    app.query_params["dataset"] = "worldcuisines"
+    at = app.run()
+    at.selectbox(key="overview_rank_by").select("accuracy").run()
+    at.selectbox(key="overview_leaderboard_lang").select("ru_formal").run()
+    assert not at.exception
+    board = leaderboard(at)
+    assert len(board) == 12 and set(board["prompt language"]) == {"ru_formal"}
+    assert board["accuracy"].is_monotonic_decreasing
+    assert board["rank"].tolist() == list(range(1, 13))
+
+
+def test_leaderboard_follows_the_model_filter(app: AppTest):
+    app.query_params["dataset"] = "worldcuisines"
+    app.query_params["models"] = "molmoe-1b,gpt-4o-2024-08-06"
+    at = app.run()
+    assert not at.exception
+    assert set(leaderboard(at)["model"]) == {"molmoe-1b", "gpt-4o-2024-08-06"}
+
+
+def test_dataset_without_answers_has_no_leaderboard(app: AppTest):
+    app.query_params["dataset"] = "borsch"
+    at = app.run()
+    assert not at.exception
+    assert "Leaderboard" not in [header.value for header in at.subheader]
+    assert "Dishes per origin country" in [header.value for header in at.subheader]

@@ -1,0 +1,224 @@
+"""The generate stage end to end on real tiny models: transformers backend -> warehouse -> score ->
+publish; the cache; missing images; and a run killed with SIGKILL that resumes without duplicates."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pipeline.backends import Message, ModelIdentity
+from pipeline.generate import ItemInput, cache_key, render
+from pipeline.tasks import get_task, with_prompt_table
+from tests.helpers import REPO, query, run_cli
+
+
+@pytest.fixture
+def borsch_warehouse(warehouse: Path, data_dir: Path) -> Path:
+    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    return warehouse
+
+
+def test_prompts_are_rendered_from_the_task_declaration() -> None:
+    task = get_task("borsch.origin_qa")
+    item = ItemInput("borsch.origin_qa:ru:39", "borsch:ru:39", "ПЛОВ")
+    (message,) = render(task, item, task.templates("ru")["1"])
+    assert "«ПЛОВ»" in message.text and message.role == "user" and message.images == ()
+    assert set(task.templates("uk")) == {"1", "2", "3", "4", "5"}
+
+
+def test_the_papers_prompt_table_can_replace_the_wording(data_dir: Path) -> None:
+    task = with_prompt_table(get_task("borsch.origin_qa"), data_dir / "seed_prompts" / "borsch_prompts.tsv")
+    item = ItemInput("i", "borsch:ru:39", "ПЛОВ")
+    (message,) = render(task, item, task.templates("ru")["1"])
+    assert message.text == "Из какой страны или стран происходит блюдо ПЛОВ?"
+
+
+class _Fixed:
+    """Just enough of a backend for cache keys: identity and settings."""
+
+    name = "transformers"
+
+    def __init__(self, weights: str, temperature: float = 0.0) -> None:
+        self.weights, self.temperature = weights, temperature
+
+    def identity(self) -> ModelIdentity:
+        return ModelIdentity("m", None, self.weights)
+
+    def settings(self) -> dict:
+        return {"temperature": self.temperature}
+
+
+def test_cache_key_changes_with_model_settings_messages_and_image_bytes() -> None:
+    messages = (Message("user", "Из какой страны блюдо?"),)
+    base = cache_key(_Fixed("w1"), messages, ("aaa",))
+    assert base == cache_key(_Fixed("w1"), messages, ("aaa",))
+    assert base != cache_key(_Fixed("w2"), messages, ("aaa",))
+    assert base != cache_key(_Fixed("w1", 0.7), messages, ("aaa",))
+    assert base != cache_key(_Fixed("w1"), (Message("user", "Откуда блюдо?"),), ("aaa",))
+    assert base != cache_key(_Fixed("w1"), messages, ("bbb",))
+
+
+def test_text_task_end_to_end_with_the_transformers_backend(borsch_warehouse: Path, tiny_text_model: Path) -> None:
+    args = [
+        "generate",
+        "--task",
+        "borsch.origin_qa",
+        "--lang",
+        "ru",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tiny_text_model),
+        "--limit",
+        "3",
+        "--max-tokens",
+        "8",
+    ]
+    first = run_cli(borsch_warehouse, *args)
+    assert "15 answers (0 cached, 0 failed)" in " ".join(first.stderr.split())
+    work = borsch_warehouse.with_name("warehouse.work.duckdb")
+    rows = query(work, "SELECT item_id, variant, origin FROM core.generations ORDER BY item_id, variant")
+    assert len(rows) == 15 and {r[2] for r in rows} == {"transformers"}
+    assert {r[0] for r in rows} == {"borsch.origin_qa:ru:1", "borsch.origin_qa:ru:2", "borsch.origin_qa:ru:3"}
+    summary = query(
+        work, "SELECT n_requested, n_generated, n_skipped, tokens_out > 0, wall_seconds > 0 FROM core.generation_runs"
+    )
+    assert summary == [(15, 15, 0, True, True)]
+
+    again = run_cli(borsch_warehouse, *args)
+    assert "0 answers (15 cached, 0 failed)" in " ".join(again.stderr.split())
+
+    run_cli(borsch_warehouse, "score")
+    scored = query(
+        borsch_warehouse,
+        """SELECT count(*), count(DISTINCT item_id), min(gold)
+        FROM marts.origin_scores WHERE dataset = 'borsch' AND task = 'origin_qa'""",
+    )
+    assert scored == [(15, 3, "GR")]  # ID 1 ДАКОС is Greek
+
+
+def make_images(root: Path, lang_dir: str, dish_id: int, count: int) -> None:
+    folder = root / lang_dir / "images" / str(dish_id)
+    folder.mkdir(parents=True)
+    for index in range(count):
+        Image.new("RGB", (40, 30), (30 * index, 120, 200)).save(folder / f"image_{index}.png")
+
+
+def test_image_task_skips_items_without_readable_images(
+    borsch_warehouse: Path, tiny_vision_model: Path, tmp_path: Path
+) -> None:
+    images = tmp_path / "borsch"
+    make_images(images, "UK", 1, 3)
+    make_images(images, "UK", 2, 1)
+    broken = images / "UK" / "images" / "3"
+    broken.mkdir(parents=True)
+    (broken / "photo.jpg").write_bytes(b"not a jpeg")
+    result = run_cli(
+        borsch_warehouse,
+        "generate",
+        "--task",
+        "borsch.origin_vqa",
+        "--lang",
+        "uk",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tiny_vision_model),
+        "--limit",
+        "4",
+        "--images",
+        str(images),
+        "--variants",
+        "1,2",
+        "--max-tokens",
+        "6",
+    )
+    assert "2 items skipped" in " ".join(result.stderr.split())
+    work = borsch_warehouse.with_name("warehouse.work.duckdb")
+    assert query(work, "SELECT count(*) FROM core.generations") == [(4,)]
+    reasons = dict(query(work, "SELECT item_id, reason FROM core.generation_failures ORDER BY item_id"))
+    assert "no readable image" in reasons["borsch.origin_vqa:uk:3"]
+    assert "does not exist" in reasons["borsch.origin_vqa:uk:4"]
+    assert query(work, "SELECT item_id, count(*) FROM core.item_images GROUP BY ALL ORDER BY 1") == [
+        ("borsch.origin_vqa:uk:1", 3),
+        ("borsch.origin_vqa:uk:2", 1),
+    ]
+
+
+def test_dish_name_answers_are_scored_by_name_match(
+    borsch_warehouse: Path, tiny_vision_model: Path, tmp_path: Path
+) -> None:
+    images = tmp_path / "borsch"
+    make_images(images, "RU", 1, 2)
+    run_cli(
+        borsch_warehouse,
+        "generate",
+        "--task",
+        "borsch.dish_name_vqa",
+        "--lang",
+        "ru",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tiny_vision_model),
+        "--limit",
+        "1",
+        "--images",
+        str(images),
+        "--max-tokens",
+        "4",
+    )
+    run_cli(borsch_warehouse, "score")
+    metrics = query(borsch_warehouse.with_name("warehouse.work.duckdb"), "SELECT DISTINCT metric FROM core.scores")
+    assert metrics == [("name_match",)]
+
+
+def test_a_killed_run_resumes_without_duplicates(borsch_warehouse: Path, tiny_text_model: Path) -> None:
+    args = [
+        sys.executable,
+        "-m",
+        "pipeline",
+        "--warehouse",
+        str(borsch_warehouse),
+        "generate",
+        "--task",
+        "borsch.origin_qa",
+        "--lang",
+        "uk",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tiny_text_model),
+        "--limit",
+        "30",
+        "--max-tokens",
+        "6",
+        "--chunk-size",
+        "10",
+    ]
+    process = subprocess.Popen(
+        args,
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    for line in process.stderr:
+        if line.startswith("committed 20/"):
+            break
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    work = borsch_warehouse.with_name("warehouse.work.duckdb")
+    partial = query(work, "SELECT count(*) FROM core.generations")[0][0]
+    assert 20 <= partial < 150 and partial % 10 == 0  # whole chunks only
+    subprocess.run(args, cwd=REPO, check=True, capture_output=True)
+    assert query(
+        work, "SELECT count(*), count(DISTINCT generation_id), count(DISTINCT (item_id, variant)) FROM core.generations"
+    ) == [(150, 150, 150)]

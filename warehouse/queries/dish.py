@@ -1,0 +1,166 @@
+"""Queries for the per-dish page: one dish's names, images, origins and every model answer about it.
+
+Each function is one short SELECT on `marts.*` with bound parameters. The answer queries take the
+global `Filters` (dataset, task, models, prompt languages) so the page follows the sidebar.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from warehouse.queries import Source, _frame
+from warehouse.queries.answers import Filters
+
+ANSWER_COLUMNS = (
+    "model", "lang", "variant", "item_id", "status", "gold", "predicted", "jaccard", "accuracy", "answer_lang",
+    "response", "generation_id",
+)  # fmt: skip
+
+
+def options(source: Source, dataset: str) -> pd.DataFrame:
+    """Every dish of the dataset for the dish picker, in catalogue order: dish_key, lang, dish_id, display_name."""
+    return _frame(
+        source,
+        """
+        SELECT dish_key, lang, dish_id, display_name
+        FROM marts.dishes
+        WHERE dataset = $dataset
+        ORDER BY lang, try_cast(dish_id AS BIGINT) NULLS LAST, dish_id
+        """,
+        {"dataset": dataset},
+    )
+
+
+def first_answered(source: Source, filters: Filters) -> str | None:
+    """The first dish (catalogue order) with at least one scored answer under `filters`; None if none."""
+    where, params = filters.where("s")
+    frame = _frame(
+        source,
+        f"""
+        SELECT d.dish_key
+        FROM marts.dishes d
+        WHERE d.dataset = $dataset
+          AND EXISTS (SELECT 1 FROM marts.origin_scores s WHERE s.dish_key = d.dish_key AND {where})
+        ORDER BY d.lang, try_cast(d.dish_id AS BIGINT) NULLS LAST, d.dish_id
+        LIMIT 1
+        """,
+        params,
+    )
+    return None if frame.empty else str(frame["dish_key"].iloc[0])
+
+
+def dish(source: Source, dish_key: str) -> pd.DataFrame:
+    """The marts.dishes row of one dish (empty when the key is unknown)."""
+    return _frame(
+        source,
+        """
+        SELECT dataset, lang, dish_id, name, display_name, dish_key, origins, n_origins, description, category,
+               source, n_images, is_sample
+        FROM marts.dishes
+        WHERE dish_key = $dish_key
+        """,
+        {"dish_key": dish_key},
+    )
+
+
+def names(source: Source, dish_key: str) -> pd.DataFrame:
+    """The dish's names per language, primary name first: lang, name, display_name, is_primary."""
+    return _frame(
+        source,
+        """
+        SELECT lang, name, display_name, is_primary
+        FROM marts.dish_names
+        WHERE dish_key = $dish_key
+        ORDER BY is_primary DESC, lang, display_name
+        """,
+        {"dish_key": dish_key},
+    )
+
+
+def images(source: Source, dish_key: str) -> pd.DataFrame:
+    """The dish's photos (remote URLs, in dataset order) with their licenses."""
+    return _frame(
+        source,
+        "SELECT position, url, license FROM marts.dish_images WHERE dish_key = $dish_key ORDER BY position",
+        {"dish_key": dish_key},
+    )
+
+
+def countries(source: Source, codes: tuple[str, ...]) -> pd.DataFrame:
+    """English names of alpha-2 codes, in the order given (unknown codes get a null name)."""
+    return _frame(
+        source,
+        """
+        SELECT c.country, s.name_en AS country_name
+        FROM unnest($codes) WITH ORDINALITY AS c(country, position)
+        LEFT JOIN marts.country_shapes s USING (country)
+        ORDER BY c.position
+        """,
+        {"codes": list(codes)},
+    )
+
+
+def answers(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
+    """Every scored answer about the dish under `filters`, by model, prompt language and variant."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT {", ".join(ANSWER_COLUMNS)}
+        FROM marts.origin_scores
+        WHERE dish_key = $dish_key AND {where}
+        ORDER BY model, lang, variant, item_id
+        """,
+        {**params, "dish_key": dish_key},
+    )
+
+
+def spans(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
+    """The matched country/region mentions in those answers, with offsets into the answer text."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT generation_id, span_start, span_end, text, country, region, negated
+        FROM marts.answer_spans
+        WHERE generation_id IN (SELECT generation_id FROM marts.origin_scores WHERE dish_key = $dish_key AND {where})
+        ORDER BY generation_id, span_start
+        """,
+        {**params, "dish_key": dish_key},
+    )
+
+
+def scores(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
+    """Mean Jaccard and accuracy per model, prompt language and prompt variant for the dish."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT model, lang, variant, count(*) AS n, avg(jaccard) AS jaccard, avg(accuracy) AS accuracy,
+               string_agg(DISTINCT nullif(predicted, ''), ' | ') AS predicted,
+               string_agg(DISTINCT status, ',') AS status
+        FROM marts.origin_scores
+        WHERE dish_key = $dish_key AND {where}
+        GROUP BY model, lang, variant
+        ORDER BY model, lang, variant
+        """,
+        {**params, "dish_key": dish_key},
+    )
+
+
+def wrong_countries(source: Source, dish_key: str, filters: Filters, limit: int = 5) -> pd.DataFrame:
+    """Countries the answers name that are not among the gold origins, most often named first."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT country, count(*) AS n_answers
+        FROM (SELECT unnest(string_split(predicted, ',')) AS country, string_split(gold, ',') AS gold
+              FROM marts.origin_scores WHERE dish_key = $dish_key AND {where})
+        WHERE country <> '' AND NOT list_contains(gold, country)
+        GROUP BY country
+        ORDER BY n_answers DESC, country
+        LIMIT $limit
+        """,
+        {**params, "dish_key": dish_key, "limit": limit},
+    )

@@ -1,0 +1,126 @@
+"""Queries for the map: country outlines, per-country recall and over-prediction, error arcs,
+and the answers about one country's dishes.
+
+Every function aggregates over the global selection (`Filters`: dataset, task, models, prompt
+languages), so several models or languages give one row per country, with the counts added up
+before the share is taken (never an average of shares).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from warehouse.queries import Source, _frame
+from warehouse.queries.answers import Filters
+
+DEFAULT_ARCS = 150
+DEFAULT_ANSWER_LIMIT = 2_000
+
+
+def country_shapes(source: Source) -> pd.DataFrame:
+    """One row per country: alpha-2 code, English name, post_soviet, GeoJSON geometry text and a
+    label point (lon, lat). Natural Earth outlines; Crimea is drawn as part of Ukraine."""
+    return _frame(
+        source,
+        "SELECT country, name_en, post_soviet, geojson, lon, lat FROM marts.country_shapes ORDER BY country",
+    )
+
+
+def country_recall(source: Source, filters: Filters) -> pd.DataFrame:
+    """Per gold origin country: answers about its dishes, how many named it, recall = hits / answers."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT country, any_value(country_name) AS country_name,
+               sum(n_answers)::BIGINT AS n_answers, sum(n_hits)::BIGINT AS n_hits,
+               sum(n_hits) / sum(n_answers) AS recall
+        FROM marts.country_recall
+        WHERE {where}
+        GROUP BY country
+        ORDER BY n_answers DESC, country
+        """,
+        params,
+    )
+
+
+def country_overprediction(source: Source, filters: Filters) -> pd.DataFrame:
+    """Per country: how often it is named for a dish that is not from there, as a share of all
+    the selected answers.
+
+    The mart repeats each (model, language)'s answer count on every country row; the denominator
+    is the total over the selected (model, language) pairs, so a country that only some models
+    name wrongly is not divided by the other models' answers only.
+    """
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        WITH selected AS (
+            SELECT * FROM marts.country_overprediction WHERE {where}
+        ), total AS (
+            SELECT sum(n_answers)::BIGINT AS n_answers
+            FROM (SELECT DISTINCT dataset, task, model, lang, n_answers FROM selected)
+        )
+        SELECT s.country, any_value(s.country_name) AS country_name, sum(s.n_wrong)::BIGINT AS n_wrong,
+               any_value(t.n_answers) AS n_answers, sum(s.n_wrong) / any_value(t.n_answers) AS share
+        FROM selected s CROSS JOIN total t
+        GROUP BY s.country
+        ORDER BY n_wrong DESC, s.country
+        """,
+        params,
+    )
+
+
+def error_arcs(source: Source, filters: Filters, top: int = DEFAULT_ARCS) -> pd.DataFrame:
+    """The `top` most frequent (true origin -> wrongly named country) pairs of the selection.
+
+    Pairs where the model named the gold country, or no country at all ('-'), are left out.
+    """
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT true_country, predicted_country, sum(n)::BIGINT AS n
+        FROM marts.confusion
+        WHERE {where} AND predicted_country NOT IN (true_country, '-')
+        GROUP BY true_country, predicted_country
+        ORDER BY n DESC, true_country, predicted_country
+        LIMIT $top
+        """,
+        {**params, "top": int(top)},
+    )
+
+
+def country_answers(
+    source: Source, filters: Filters, country: str, limit: int | None = DEFAULT_ANSWER_LIMIT
+) -> pd.DataFrame:
+    """Every selected answer about a dish whose gold origins include `country` (alpha-2), by dish,
+    model and prompt language. `n_total` is the number of rows before the limit."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT item_id, dish_key, gold, model, lang, response, predicted, status, jaccard,
+               count(*) OVER () AS n_total
+        FROM marts.origin_scores
+        WHERE {where} AND list_contains(string_split(gold, ','), $country)
+        ORDER BY try_cast(item_id AS BIGINT) NULLS LAST, item_id, model, lang
+        LIMIT $limit
+        """,
+        {**params, "country": country.upper(), "limit": limit},
+    )
+
+
+def dish_labels(source: Source, dish_keys: tuple[str, ...]) -> pd.DataFrame:
+    """Display name of each dish key (one row per key found in marts.dishes)."""
+    return _frame(
+        source,
+        """
+        SELECT dish_key, any_value(display_name) AS dish
+        FROM marts.dishes
+        WHERE list_contains($keys, dish_key)
+        GROUP BY dish_key
+        """,
+        {"keys": list(dish_keys)},
+    )
