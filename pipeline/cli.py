@@ -179,12 +179,16 @@ def import_responses(
 @data_app.command("fetch")
 def data_fetch(
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
+    images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
 ) -> None:
     """Download BORSch and WorldCuisines at their pinned commits (needs internet)."""
 
     def action() -> None:
         target = dest or default_data_dir()
         written = fetching.fetch(target)
+        if images:
+            photos = fetching.borsch_image_manifest() + fetching.worldcuisines_image_manifest(target)
+            written += fetching.fetch(target, photos)
         console.print(f"{len(written)} files downloaded into {target}")
 
     _run(action)

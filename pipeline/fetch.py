@@ -6,6 +6,7 @@ fetch next year give the same bytes. Offline, it fails fast and says how to proc
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import urllib.error
@@ -58,6 +59,47 @@ def manifest() -> list[RemoteFile]:
         )
         for model in WORLDCUISINES_MODELS
     ]
+    return files
+
+
+BORSCH_REPO = "alavrouk/BORSch"
+BORSCH_COMMIT = "e697041065f09dcf120ffb7ba622b112f3611816"
+GITHUB_TREE = f"https://api.github.com/repos/{BORSCH_REPO}/git/trees/{BORSCH_COMMIT}?recursive=1"
+# The BORSch photos are stored with Git LFS: their bytes are served from the media host.
+GITHUB_MEDIA = f"https://media.githubusercontent.com/media/{BORSCH_REPO}/{BORSCH_COMMIT}"
+
+
+def borsch_image_manifest(timeout: float = 60.0) -> list[RemoteFile]:
+    """Every dish photo of the BORSch repository (data/RU|UK/images/ID/*), laid out as `generate
+    --images DIR/borsch` expects (DIR/borsch/RU/images/ID/file)."""
+    check_online(GITHUB_TREE)
+    try:
+        with urllib.request.urlopen(GITHUB_TREE, timeout=timeout) as response:
+            tree = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise OfflineError(f"cannot list the BORSch images at {GITHUB_TREE}: {exc}") from exc
+    return [
+        RemoteFile(f"{GITHUB_MEDIA}/{entry['path']}", "borsch/" + entry["path"].removeprefix("data/"))
+        for entry in tree.get("tree", [])
+        if entry.get("type") == "blob" and entry["path"].startswith(("data/RU/images/", "data/UK/images/"))
+    ]
+
+
+def worldcuisines_image_manifest(data_dir: Path) -> list[RemoteFile]:
+    """The photo of each task-2 item (eval/large_eval_task2.csv image_url) as DIR/worldcuisines/images/
+    FOOD_ID/QA_ID.ext, the layout `generate --images DIR/worldcuisines/images` reads."""
+    import csv
+
+    path = data_dir / "worldcuisines" / "eval" / "large_eval_task2.csv"
+    if not path.is_file():
+        return []
+    files = []
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            url = (row.get("image_url") or "").strip()
+            if url:
+                suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
+                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
     return files
 
 

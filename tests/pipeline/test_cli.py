@@ -97,3 +97,8 @@ def test_a_second_demo_with_nothing_new_changes_nothing(real_warehouse: Path, da
     assert "nothing to do" in message and "already imported" not in message
     assert "every answer is already scored" in message and "is up to date" in message
     assert real_warehouse.stat().st_mtime_ns == stamp
+
+
+def test_image_fetch_fails_fast_offline(tmp_path: Path) -> None:
+    result = run_cli(tmp_path / "w.duckdb", "data", "fetch", "--images", "--dest", str(tmp_path / "data"), check=False)
+    assert result.returncode == 2 and "DATA=" in " ".join(result.stderr.split())

@@ -222,3 +222,63 @@ def test_a_killed_run_resumes_without_duplicates(borsch_warehouse: Path, tiny_te
     assert query(
         work, "SELECT count(*), count(DISTINCT generation_id), count(DISTINCT (item_id, variant)) FROM core.generations"
     ) == [(150, 150, 150)]
+
+
+def test_a_run_configuration_generates_scores_and_publishes(
+    borsch_warehouse: Path, tiny_text_model: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f"""
+stages = ["generate", "score", "publish"]
+[models.tiny]
+backend = "transformers"
+model = "{tiny_text_model}"
+settings = {{ batch_size = 4 }}
+[[runs]]
+task = "borsch.origin_qa"
+langs = ["ru", "uk"]
+models = ["tiny"]
+limit = 1
+variants = ["1", "2"]
+max_tokens = 5
+""",
+        encoding="utf-8",
+    )
+    run_cli(borsch_warehouse, "run", str(config))
+    rows = query(borsch_warehouse, "SELECT lang, count(*) FROM marts.origin_scores GROUP BY ALL ORDER BY 1")
+    assert rows == [("ru", 2), ("uk", 2)]
+
+
+def test_a_run_configuration_naming_an_unknown_model_is_refused(borsch_warehouse: Path, tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text('[[runs]]\ntask = "borsch.origin_qa"\nlangs = ["ru"]\nmodels = ["ghost"]\n', encoding="utf-8")
+    result = run_cli(borsch_warehouse, "run", str(config), check=False)
+    assert result.returncode == 2 and "ghost" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_tiny_model_command_saves_a_loadable_model(tmp_path: Path) -> None:
+    result = run_cli(tmp_path / "w.duckdb", "tiny-model", "--kind", "text", "--out", str(tmp_path / "tiny"))
+    assert "tiny text model saved" in result.stderr
+    assert (tmp_path / "tiny" / "config.json").is_file() and list((tmp_path / "tiny").glob("*.safetensors"))
+
+
+def test_a_dead_model_server_fails_fast_with_a_clear_message(borsch_warehouse: Path) -> None:
+    result = run_cli(
+        borsch_warehouse,
+        "generate",
+        "--task",
+        "borsch.origin_qa",
+        "--lang",
+        "ru",
+        "--backend",
+        "openai",
+        "--model",
+        "ghost",
+        "--limit",
+        "1",
+        "--setting",
+        "base_url=http://127.0.0.1:9/v1",
+        check=False,
+    )
+    assert result.returncode == 2 and "cannot reach the model server" in " ".join(result.stderr.split())

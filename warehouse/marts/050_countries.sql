@@ -2,14 +2,17 @@
 
 -- One row per (answer, gold country): what the model said for that country. The predicted label
 -- is the gold country itself when the answer named it, else the first country it named, else '-'.
+-- The answer's text and scores ride along and rows are sorted by country, so the map's and the
+-- confusion matrix's "answers behind this" lists read one pruned range without a join.
 CREATE OR REPLACE TABLE marts.answer_pairs AS
 SELECT s.dataset, s.task, s.model, s.lang, g.country AS true_country,
        CASE WHEN list_contains(e.countries, g.country) THEN g.country
             ELSE coalesce(e.countries[1], '-') END AS predicted_country,
-       s.item_id, s.dish_key, s.generation_id
+       s.item_id, s.dish_key, s.generation_id, s.gold, s.predicted, s.status, s.jaccard, s.response
 FROM marts.origin_scores s
 JOIN core.extractions e USING (generation_id)
-JOIN core.item_gold_countries g ON g.item_id = s.item_key;
+JOIN core.item_gold_countries g ON g.item_id = s.item_key
+ORDER BY s.dataset, true_country, predicted_country, s.model, s.lang;
 
 CREATE OR REPLACE TABLE marts.confusion AS
 SELECT dataset, task, model, lang, true_country, predicted_country, count(*) AS n

@@ -10,3 +10,8 @@ WHERE kind = 'real' AND dish_key IS NOT NULL ORDER BY dish_key, position;
 CREATE OR REPLACE TABLE marts.answer_spans AS
 SELECT sp.generation_id, sp.span_start, sp.span_end, sp.text, sp.country, sp.region, sp.negated
 FROM core.extraction_spans sp ORDER BY sp.generation_id, sp.span_start;
+
+-- The scored answers again, sorted by dish: the Dish and Live probe pages read one dish's answers
+-- from a pruned range instead of scanning every answer.
+CREATE OR REPLACE TABLE marts.dish_answers AS
+SELECT * FROM marts.origin_scores ORDER BY dataset, dish_key, model, lang, variant;

@@ -82,9 +82,8 @@ def cell_answers(
         source,
         f"""
         SELECT p.item_id, p.dish_key, p.model, p.lang, p.true_country, p.predicted_country,
-               s.predicted, s.status, s.response
+               p.predicted, p.status, p.response
         FROM marts.answer_pairs p
-        JOIN marts.origin_scores s USING (generation_id)
         WHERE {where} AND p.true_country = $true_country
           AND CASE $predicted WHEN '{NONE}' THEN p.predicted_country = '-'
                               WHEN '{OTHER}' THEN p.predicted_country <> '-'

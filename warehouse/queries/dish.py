@@ -40,7 +40,7 @@ def first_answered(source: Source, filters: Filters) -> str | None:
         SELECT d.dish_key
         FROM marts.dishes d
         WHERE d.dataset = $dataset
-          AND EXISTS (SELECT 1 FROM marts.origin_scores s WHERE s.dish_key = d.dish_key AND {where})
+          AND EXISTS (SELECT 1 FROM marts.dish_answers s WHERE s.dish_key = d.dish_key AND {where})
         ORDER BY d.lang, try_cast(d.dish_id AS BIGINT) NULLS LAST, d.dish_id
         LIMIT 1
         """,
@@ -107,7 +107,7 @@ def answers(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
         source,
         f"""
         SELECT {", ".join(ANSWER_COLUMNS)}
-        FROM marts.origin_scores
+        FROM marts.dish_answers
         WHERE dish_key = $dish_key AND {where}
         ORDER BY model, lang, variant, item_id
         """,
@@ -123,7 +123,7 @@ def spans(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
         f"""
         SELECT generation_id, span_start, span_end, text, country, region, negated
         FROM marts.answer_spans
-        WHERE generation_id IN (SELECT generation_id FROM marts.origin_scores WHERE dish_key = $dish_key AND {where})
+        WHERE generation_id IN (SELECT generation_id FROM marts.dish_answers WHERE dish_key = $dish_key AND {where})
         ORDER BY generation_id, span_start
         """,
         {**params, "dish_key": dish_key},
@@ -139,7 +139,7 @@ def scores(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
         SELECT model, lang, variant, count(*) AS n, avg(jaccard) AS jaccard, avg(accuracy) AS accuracy,
                string_agg(DISTINCT nullif(predicted, ''), ' | ') AS predicted,
                string_agg(DISTINCT status, ',') AS status
-        FROM marts.origin_scores
+        FROM marts.dish_answers
         WHERE dish_key = $dish_key AND {where}
         GROUP BY model, lang, variant
         ORDER BY model, lang, variant
@@ -156,7 +156,7 @@ def wrong_countries(source: Source, dish_key: str, filters: Filters, limit: int 
         f"""
         SELECT country, count(*) AS n_answers
         FROM (SELECT unnest(string_split(predicted, ',')) AS country, string_split(gold, ',') AS gold
-              FROM marts.origin_scores WHERE dish_key = $dish_key AND {where})
+              FROM marts.dish_answers WHERE dish_key = $dish_key AND {where})
         WHERE country <> '' AND NOT list_contains(gold, country)
         GROUP BY country
         ORDER BY n_answers DESC, country

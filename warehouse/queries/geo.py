@@ -102,9 +102,9 @@ def country_answers(
         source,
         f"""
         SELECT item_id, dish_key, gold, model, lang, response, predicted, status, jaccard,
-               count(*) OVER () AS n_total
-        FROM marts.origin_scores
-        WHERE {where} AND list_contains(string_split(gold, ','), $country)
+               (SELECT count(*) FROM marts.answer_pairs WHERE {where} AND true_country = $country) AS n_total
+        FROM marts.answer_pairs
+        WHERE {where} AND true_country = $country
         ORDER BY try_cast(item_id AS BIGINT) NULLS LAST, item_id, model, lang
         LIMIT $limit
         """,

@@ -39,7 +39,7 @@ def stored_answers(source: Source, dish_key: str, lang: str, limit: int = STORED
         source,
         """
         SELECT model, lang, task, status, predicted, gold, response
-        FROM marts.origin_scores
+        FROM marts.dish_answers
         WHERE dish_key = $dish_key
         ORDER BY split_part(lang, '_', 1) <> $lang, model, lang, variant, item_id
         LIMIT $limit

@@ -1,0 +1,156 @@
+"""End to end through a real browser: every dashboard page served by `streamlit run` over the real
+warehouse, opened in headless Chromium.
+
+For each page the test waits for the script run to finish and for its charts and maps to draw, then
+requires that:
+
+- no Streamlit exception box is shown;
+- every request the page made went to the local server (127.0.0.1 / localhost) or stayed inside the
+  browser (data: and blob: URLs). The one allowed exception is the dish photo: the Dish page shows
+  the dataset's photo by its remote URL, for the browser to fetch when it can reach it; so image
+  requests to upload.wikimedia.org, and only those, are allowed. No map tiles, fonts, scripts or
+  topojson may come from elsewhere;
+- maps (deck.gl canvases) actually drew something.
+
+Screenshots of each page (1400 px wide, full page) are saved to docs/screenshots/<page>.png; the map
+screenshot is the one in the README.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import pytest
+from PIL import Image
+
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.e2e
+
+SCREENSHOTS = REPO / "docs" / "screenshots"
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+IMAGE_HOST = "upload.wikimedia.org"  # the dish photos, by the dataset's own URLs
+WIDTH, HEIGHT = 1400, 1000
+MAX_HEIGHT = 8_000
+CONTENT_HEIGHT = """() => {
+    const block = document.querySelector("[data-testid='stMainBlockContainer']");
+    if (!block) return document.documentElement.scrollHeight;
+    return block.getBoundingClientRect().top + block.scrollHeight + 48;
+}"""
+RUN_TIMEOUT_MS = 90_000
+PLOTLY = "[data-testid='stPlotlyChart'] .js-plotly-plot"
+DECK = "[data-testid='stDeckGlJsonChart'] canvas"
+EXCEPTION = "[data-testid='stException']"
+WORLDCUISINES = "dataset=worldcuisines"
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str  # the screenshot's file name
+    title: str  # as in the navigation (app/main.py)
+    path: str  # URL path and query
+    draws: tuple[str, ...] = ()  # selectors that must appear (charts, maps)
+    optional: bool = False
+
+
+PAGES = (
+    Page("overview", "Overview", f"/?{WORLDCUISINES}", (PLOTLY,)),
+    Page("map", "Map", f"/map?{WORLDCUISINES}", (DECK,)),
+    Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (PLOTLY,)),
+    Page("language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,)),
+    Page("dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,)),
+    Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}"),
+    Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", optional=True),
+)
+
+
+@dataclass
+class Requests:
+    """What a page asked the network for, sorted into allowed and not."""
+
+    local: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)  # the allowed exception: photos from IMAGE_HOST
+    foreign: list[str] = field(default_factory=list)
+
+    def record(self, url: str, resource_type: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob") or parts.hostname in LOCAL_HOSTS:
+            self.local.append(url)
+        elif parts.hostname == IMAGE_HOST and resource_type == "image":
+            self.images.append(url)
+        else:
+            self.foreign.append(f"{resource_type} {url}")
+
+
+def wait_for_run(page) -> None:
+    """Until Streamlit reports the script run finished (the app frame and the page both ran)."""
+    page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector("[data-testid='stSidebarNav'], [data-testid='stSidebar']", timeout=RUN_TIMEOUT_MS)
+
+
+def colours(png: bytes) -> int:
+    """How many distinct colours a screenshot holds (a blank canvas has one or two)."""
+    with Image.open(io.BytesIO(png)) as image:
+        return len(image.convert("RGB").getcolors(maxcolors=image.width * image.height))
+
+
+def screenshot(page, name: str) -> None:
+    """The whole page at WIDTH px. Streamlit scrolls inside its main container, not the document, so
+    the viewport is first grown to the content's height (a plain full-page shot would stop at HEIGHT)."""
+    height = page.evaluate(CONTENT_HEIGHT)
+    page.set_viewport_size({"width": WIDTH, "height": max(HEIGHT, min(int(height), MAX_HEIGHT))})
+    page.wait_for_timeout(1_500)  # let charts and maps redraw at the new size
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def nav_titles(page) -> set[str]:
+    """Page titles in the navigation (each link's text also holds its icon's ligature name, first)."""
+    links = page.locator("[data-testid='stSidebarNavLink']").all_inner_texts()
+    return {text.strip().splitlines()[-1].strip() for text in links if text.strip()}
+
+
+def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browser) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
+    context.set_default_timeout(RUN_TIMEOUT_MS)
+    checked = []
+    try:
+        titles: set[str] | None = None
+        for spec in PAGES:
+            page = context.new_page()
+            requests = Requests()
+            page.on("request", lambda request, seen=requests: seen.record(request.url, request.resource_type))
+            page.on("websocket", lambda socket, seen=requests: seen.record(socket.url, "websocket"))
+            page.goto(app_url + spec.path, wait_until="domcontentloaded")
+            wait_for_run(page)
+            if titles is None:
+                titles = nav_titles(page)
+                missing = {p.title for p in PAGES if not p.optional} - titles
+                assert not missing, f"pages missing from the navigation: {missing} (found {titles})"
+            if spec.title not in titles:
+                assert spec.optional, f"{spec.title} is not in the navigation"
+                page.close()
+                continue
+            for selector in spec.draws:
+                page.locator(selector).first.wait_for(state="visible", timeout=RUN_TIMEOUT_MS)
+            if DECK in spec.draws:
+                page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
+                canvas = page.locator(DECK).first.screenshot()
+                assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
+            wait_for_run(page)
+            page.wait_for_load_state("networkidle")
+            screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
+
+            errors = page.locator(EXCEPTION)
+            assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
+            assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
+            assert requests.local, f"{spec.name}: no request reached the local server"
+            if spec.name != "dish":
+                assert not requests.images, f"{spec.name}: remote images outside the Dish page: {requests.images}"
+            checked.append(spec.name)
+            page.close()
+    finally:
+        context.close()
+    assert {"overview", "map", "confusion", "language_pull", "dish", "dishes"} <= set(checked)
