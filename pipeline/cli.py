@@ -21,7 +21,7 @@ from pipeline import fetch as fetching
 from pipeline import responses, runconfig
 from pipeline import score as scoring
 from pipeline.backends.base import BackendError
-from pipeline.errors import DataError, OfflineError
+from pipeline.errors import CorpusError, DataError, OfflineError
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.language import answer_language
 from pipeline.ingest import borsch, sample, worldcuisines
@@ -38,6 +38,8 @@ export_app = typer.Typer(no_args_is_help=True, help="Write published tables as C
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(data_app, name="data")
 app.add_typer(export_app, name="export")
+corpus_app = typer.Typer(no_args_is_help=True, help="Dish and country mentions in a text corpus.")
+app.add_typer(corpus_app, name="corpus")
 
 console = Console(stderr=True)
 
@@ -89,7 +91,16 @@ def _run(action: Callable[[], None]) -> None:
     """Clear one-line errors instead of tracebacks for bad input and known failures."""
     try:
         action()
-    except (DataError, WarehouseError, OfflineError, FileNotFoundError, BackendError, ValueError, KeyError) as exc:
+    except (
+        DataError,
+        WarehouseError,
+        OfflineError,
+        CorpusError,
+        FileNotFoundError,
+        BackendError,
+        ValueError,
+        KeyError,
+    ) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(code=2) from None
 
@@ -221,6 +232,79 @@ def export_origin_scores(format: FormatOption = "csv", out: OutOption = None) ->
     """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
     dice, overlap, status (+ more columns after)."""
     _export("origin-scores", format, out)
+
+
+@export_app.command("cooccurrence")
+def export_cooccurrence(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per (corpus language, dish): lang, dataset, dish_id, name, docs_with_dish,
+    docs_with_true_country, docs_with_any_country (+ more columns after)."""
+    _export("cooccurrence", format, out)
+
+
+@export_app.command("codemix")
+def export_codemix(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per parallel dish: dish_id, uk_name, ru_name, docs_uk_name, docs_ru_name (+ more after)."""
+    _export("codemix", format, out)
+
+
+@corpus_app.command("scan")
+def corpus_scan(
+    lang: Annotated[str, typer.Option(help="Corpus language: uk, ru or en.")],
+    source: Annotated[str, typer.Option(help="File, folder or glob of JSONL / Parquet / text shards (.gz too).")],
+    text_field: Annotated[str, typer.Option(help="The text column of JSONL / Parquet shards.")] = "text",
+) -> None:
+    """Count dish mentions, their co-occurrence with true and other countries, and RU/UK name use."""
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _scan(con, lang, source, text_field)
+        _publish()
+
+    _run(action)
+
+
+@corpus_app.command("uagec")
+def corpus_uagec(
+    dest: Annotated[Path | None, typer.Option(help="Where to write the JSONL shard (default: the user cache).")] = None,
+) -> None:
+    """Scan UA-GEC, the Ukrainian corpus the `ua-gec` package ships (corrected texts), as a uk corpus."""
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _scan_uagec(con, dest)
+        _publish()
+
+    _run(action)
+
+
+def _scan_uagec(con, dest: Path | None = None) -> None:
+    from pipeline.corpus.uagec import export_uagec
+
+    shard = export_uagec((dest or default_data_dir() / "corpora").expanduser())
+    _scan(con, "uk", str(shard), "text")
+
+
+def _scan(con, lang: str, source: str, text_field: str) -> None:
+    from pipeline.corpus.scan import scan_corpus
+
+    with _progress() as progress:
+        bar = progress.add_task(f"scanning {lang} corpus", total=None)
+
+        def advance(p) -> None:
+            progress.update(
+                bar,
+                total=p.bytes_total,
+                completed=p.bytes_done,
+                description=f"scanning {lang} corpus ({p.mb_per_s:,.0f} MB/s)",
+            )
+
+        summary = scan_corpus(con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
+    console.print(
+        f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
+        f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
+    )
+    for path, reason in summary.corrupt:
+        console.print(f"[yellow]corrupt shard skipped:[/] {path}: {reason}")
 
 
 def _score(con) -> None:
@@ -443,6 +527,7 @@ def demo(
                     for path in files:
                         responses.import_file(con, path, run_id)
                         progress.advance(task)
+                _scan_uagec(con)  # a real Ukrainian corpus (UA-GEC), so the corpus pages show real counts
             _score(con)
         _publish()
 

@@ -18,3 +18,7 @@ class DataError(ValueError):
 
 class OfflineError(RuntimeError):
     """A download that cannot reach its host."""
+
+
+class CorpusError(RuntimeError):
+    """A corpus source that cannot be scanned at all (nothing matches, a remote source offline)."""

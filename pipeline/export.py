@@ -15,6 +15,11 @@ from warehouse.db import Warehouse
 EXPORTS: dict[str, tuple[str, list[str]]] = {
     # name: (mart, contract columns in order; the mart's other columns follow)
     "dishes": ("marts.dishes", ["dataset", "lang", "dish_id", "name", "origins", "source"]),
+    "cooccurrence": (
+        "marts.cooccurrence",
+        ["lang", "dataset", "dish_id", "name", "docs_with_dish", "docs_with_true_country", "docs_with_any_country"],
+    ),
+    "codemix": ("marts.codemix", ["dish_id", "uk_name", "ru_name", "docs_uk_name", "docs_ru_name"]),
     "origin-scores": (
         "marts.origin_scores",
         [
@@ -47,13 +52,22 @@ def export_frame(warehouse: Warehouse, name: str) -> pl.DataFrame:
     return frame.select(contract + extra)
 
 
+def _flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """CSV has no lists: a list of codes becomes "ES,MX", like the contract columns (Parquet keeps lists)."""
+    return frame.with_columns(
+        pl.col(name).cast(pl.List(pl.String)).list.join(",")
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.List)
+    )
+
+
 def write(frame: pl.DataFrame, fmt: str, out: Path | None) -> None:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     buffer = io.BytesIO() if out is None else None
     target = out if out is not None else buffer
     if fmt == "csv":
-        frame.write_csv(target)
+        _flat(frame).write_csv(target)
     else:
         frame.write_parquet(target)
     if buffer is not None:

@@ -80,10 +80,20 @@ def normalise(text: str) -> str:
 
 
 @functools.cache
-def _analyzer(lang: str):
+def _analyzers() -> dict:
+    """Both analyzers, Ukrainian loaded first. pymorphy3 shares one tag class between languages and
+    the dictionary loaded last defines its grammemes: loaded after Russian, Ukrainian would drop
+    Russian-only ones ("loc2": "в Крыму") and inflecting a Russian word would fail. Russian's set
+    covers Ukrainian's cases, so Russian goes last."""
     import pymorphy3
 
-    return pymorphy3.MorphAnalyzer(lang=lang)
+    ukrainian = pymorphy3.MorphAnalyzer(lang="uk")
+    russian = pymorphy3.MorphAnalyzer(lang="ru")
+    return {"uk": ukrainian, "ru": russian}
+
+
+def _analyzer(lang: str):
+    return _analyzers()[lang]
 
 
 @functools.cache

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO as REPO_ROOT
@@ -35,16 +34,6 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert path.exists()
     return path
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """st.cache_data / st.cache_resource live as long as the process, across AppTest runs."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

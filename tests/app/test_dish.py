@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from app.views.dish import highlight, names_table
@@ -77,15 +76,6 @@ def test_names_table_groups_names_per_language_primary_first():
 
 
 # --- the page, on the real demo warehouse ----------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

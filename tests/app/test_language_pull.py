@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO
@@ -14,15 +13,6 @@ MAIN = REPO / "app" / "main.py"
 PAGE = "views/language_pull.py"
 TIMEOUT = 60
 GPT4O = "gpt-4o-2024-08-06"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO
@@ -15,15 +14,6 @@ MAIN = REPO / "app" / "main.py"
 MAP_PAGE = "views/map.py"  # relative to app/main.py
 TIMEOUT = 60
 DATASET = "worldcuisines"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
@@ -140,15 +139,6 @@ def test_fuzzy_match_prefers_the_chosen_language_and_scores():
 
 
 # --- the page ----------------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

@@ -282,3 +282,39 @@ def test_a_dead_model_server_fails_fast_with_a_clear_message(borsch_warehouse: P
         check=False,
     )
     assert result.returncode == 2 and "cannot reach the model server" in " ".join(result.stderr.split())
+
+
+def test_our_worldcuisines_runs_sit_beside_the_imported_answers(
+    warehouse: Path, data_dir: Path, tiny_vision_model: Path, tmp_path: Path
+) -> None:
+    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
+    run_cli(warehouse, "import-responses", str(data_dir / "worldcuisines" / "predictions" / "task2_oe_molmoe-1b.jsonl"))
+    images = tmp_path / "wc"
+    for food_id in ("949", "303"):  # the first two items: qa_id 1900 (Melktert) and 1901
+        (images / food_id).mkdir(parents=True)
+        Image.new("RGB", (32, 32), (200, 180, 90)).save(images / food_id / "photo.png")
+    run_cli(
+        warehouse,
+        "generate",
+        "--task",
+        "worldcuisines.origin_vqa",
+        "--lang",
+        "en",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tiny_vision_model),
+        "--limit",
+        "2",
+        "--images",
+        str(images),
+        "--max-tokens",
+        "4",
+    )
+    run_cli(warehouse, "score")
+    models = query(
+        warehouse,
+        """SELECT model, count(*) FROM marts.origin_scores
+        WHERE lang = 'en' AND item_id IN ('1900', '1901') GROUP BY ALL ORDER BY 1""",
+    )
+    assert [n for _, n in models] == [2, 2] and "molmoe-1b" in {m for m, _ in models}

@@ -1,0 +1,282 @@
+"""Corpus scan benchmark: a synthetic Cyrillic corpus with a known number of planted mentions.
+
+    python bench/corpus.py --size-gb 1 [--warehouse W] [--baseline-mb 5]
+
+Builds (unless --warehouse is given) a temporary warehouse with BORSch ingested from the shared data, writes
+JSON Lines shards of Ukrainian-looking filler (pseudo-words that are no dish or country surface) with planted,
+inflected dish mentions, some next to a true-origin country and some next to another country, scans them with
+:func:`pipeline.corpus.scan.scan_corpus`, checks every count exactly (planted dishes and zero everywhere else), and
+prints the scanner's MB/s (wall and per CPU-second) next to a Python ``re`` alternation baseline
+(``\\b(?:name1|name2|...)\\b`` with re.IGNORECASE) timed on a sample and extrapolated per MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import duckdb  # noqa: E402
+
+from pipeline.corpus.patterns import COUNTRY, DISH, build_patterns, variants  # noqa: E402
+from pipeline.corpus.scan import scan_corpus  # noqa: E402
+from warehouse.db import migrate  # noqa: E402
+
+_SYLLABLES = [
+    "ка",
+    "ко",
+    "ку",
+    "ми",
+    "мо",
+    "на",
+    "но",
+    "ра",
+    "ро",
+    "ли",
+    "ле",
+    "та",
+    "то",
+    "ва",
+    "во",
+    "ді",
+    "ні",
+    "рі",
+    "ти",
+    "си",
+    "зи",
+    "жи",
+    "ша",
+    "шо",
+    "пі",
+    "по",
+    "бу",
+    "бо",
+    "го",
+    "гу",
+    "да",
+    "до",
+    "ди",
+    "ре",
+    "пе",
+    "те",
+    "ме",
+    "ве",
+    "ло",
+    "ла",
+    "мі",
+    "сі",
+    "ві",
+    "ча",
+    "чо",
+    "хо",
+    "ха",
+    "ю",
+    "я",
+    "є",
+    "ї",
+    "ць",
+    "ть",
+    "ль",
+    "ст",
+    "пр",
+    "кр",
+    "тр",
+    "ск",
+    "зн",
+    "дн",
+    "вн",
+    "мн",
+]
+_PUNCT = (" ", " ", " ", " ", " ", ", ", ". ", " — ", "; ", "! ")
+N_PLANTED_DISHES = 200
+DOC_CHARS = 2000
+
+
+def default_data() -> Path:
+    return Path(os.environ.get("DATA") or REPO.parent / "shared" / "data").resolve()
+
+
+def make_warehouse(tmp: Path) -> Path:
+    path = tmp / "wh" / "warehouse.duckdb"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "--warehouse",
+            str(path),
+            "ingest",
+            "borsch",
+            "--source",
+            str(default_data() / "borsch"),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    return path.with_name("warehouse.work.duckdb")
+
+
+def filler_words(rng: random.Random, forbidden: set[str], n: int = 5000) -> list[str]:
+    words: set[str] = set()
+    while len(words) < n:
+        word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 4)))
+        if len(word) > 1 and word not in forbidden:
+            words.add(word)
+    return sorted(words)
+
+
+def filler_chunk(rng: random.Random, words: list[str], chars: int) -> str:
+    out, size = [], 0
+    while size < chars:
+        word = rng.choice(words)
+        if rng.random() < 0.1:
+            word = word.capitalize()
+        sep = rng.choice(_PUNCT)
+        out.append(word + sep)
+        size += len(word) + len(sep)
+    return "".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-gb", type=float, default=1.0)
+    parser.add_argument("--warehouse", type=Path, help="working database with BORSch ingested (else a temporary one)")
+    parser.add_argument("--baseline-mb", type=float, default=5.0)
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--lang", default="uk")
+    args = parser.parse_args()
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(prefix="corpus-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        work = args.warehouse or make_warehouse(tmp)
+        bench_db = tmp / "bench.duckdb"
+        bench_db.write_bytes(Path(work).read_bytes())
+        con = duckdb.connect(str(bench_db))
+        migrate(con)
+        patterns = build_patterns(con, args.lang)
+        tokens = {tok for s in patterns.surfaces for tok in re.split(r"[ '\-]", s) if tok}
+        words = filler_words(rng, tokens)
+        # dishes whose forms name that dish only (among dishes), and countries by unambiguous surfaces
+        dish_forms: dict[int, list[str]] = {}
+        country_forms: dict[int, list[str]] = {}
+        for index, (surface, targets) in enumerate(zip(patterns.surfaces, patterns.pattern_targets, strict=True)):
+            dishes = [t for t in targets if patterns.targets[t].kind == DISH]
+            countries = [t for t in targets if patterns.targets[t].kind == COUNTRY]
+            if len(dishes) == 1 and not countries and " " not in surface and len(variants(surface)) == 1:
+                dish_forms.setdefault(dishes[0], []).append(surface)
+            if len(countries) == 1 and not dishes and " " not in surface and not patterns.case_sensitive[index]:
+                country_forms.setdefault(countries[0], []).append(surface)
+        # a dish whose every surface is its own (no form shared with another dish)
+        own = {t for t in dish_forms}
+        for targets in patterns.pattern_targets:
+            dishes = [t for t in targets if patterns.targets[t].kind == DISH]
+            if len(dishes) > 1:
+                own -= set(dishes)
+        candidates = sorted(
+            t for t in own if patterns.origins.get(t) and any(o in country_forms for o in patterns.origins[t])
+        )
+        planted = rng.sample(candidates, min(N_PLANTED_DISHES, len(candidates)))
+        all_countries = sorted(country_forms)
+        expected = {t: [0, 0, 0] for t in planted}
+        chunks = [filler_chunk(rng, words, DOC_CHARS // 2) for _ in range(2000)]
+        corpus = tmp / "corpus"
+        corpus.mkdir()
+        target_bytes = int(args.size_gb * 1e9)
+        per_shard = target_bytes // args.shards
+        began = time.perf_counter()
+        n_docs, written = 0, 0
+        for shard in range(args.shards):
+            with open(corpus / f"shard-{shard:03d}.jsonl", "wb") as out:
+                size, block = 0, []
+                while size < per_shard:
+                    a, b = rng.choice(chunks), rng.choice(chunks)
+                    roll = rng.random()
+                    middle = " "
+                    if roll < 0.3:
+                        dish = rng.choice(planted)
+                        form = rng.choice(dish_forms[dish])
+                        form = form.capitalize() if rng.random() < 0.3 else form
+                        counts = expected[dish]
+                        counts[0] += 1
+                        if roll < 0.1:
+                            true = [o for o in patterns.origins[dish] if o in country_forms]
+                            middle = f" {form} з {rng.choice(country_forms[rng.choice(true)])}. "
+                            counts[1] += 1
+                            counts[2] += 1
+                        elif roll < 0.2:
+                            other = rng.choice([c for c in all_countries if c not in patterns.origins[dish]])
+                            middle = f" {form}, {rng.choice(country_forms[other])}; "
+                            counts[2] += 1
+                        else:
+                            middle = f" {form} "
+                    line = ('{"id": ' + str(n_docs) + ', "text": "' + a + middle + b + '"}\n').encode("utf-8")
+                    block.append(line)
+                    size += len(line)
+                    n_docs += 1
+                    if len(block) >= 4096:
+                        out.write(b"".join(block))
+                        block = []
+                out.write(b"".join(block))
+                written += size
+        print(
+            f"generated {written / 1e9:.2f} GB, {n_docs} docs, {args.shards} shards "
+            f"in {time.perf_counter() - began:.1f}s; planted {len(planted)} dishes"
+        )
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        summary = scan_corpus(con, args.lang, str(corpus), run_id="bench")
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        mb = summary.n_bytes / 1e6
+        got = {
+            key: (a, b, c)
+            for key, a, b, c in con.execute(
+                "SELECT dish_key, docs_with_dish, docs_with_true_country, docs_with_any_country "
+                "FROM core.corpus_dish_counts WHERE corpus_id = ?",
+                [summary.corpus_id],
+            ).fetchall()
+        }
+        wrong = [
+            (patterns.targets[t].key, tuple(e), got.get(patterns.targets[t].key))
+            for t, e in expected.items()
+            if tuple(e) != got.get(patterns.targets[t].key)
+        ]
+        planted_keys = {patterns.targets[t].key for t in planted}
+        stray = [(k, v) for k, v in got.items() if k not in planted_keys and any(v)]
+        assert summary.n_docs == n_docs, (summary.n_docs, n_docs)
+        # baseline: one big re alternation over a sample
+        names = sorted({s for s in patterns.surfaces}, key=len, reverse=True)
+        regex = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.IGNORECASE)
+        sample = (corpus / "shard-000.jsonl").read_bytes()[: int(args.baseline_mb * 1e6)].decode("utf-8", "ignore")
+        t0 = time.perf_counter()
+        n_base = sum(1 for _ in regex.finditer(sample))
+        base_s = time.perf_counter() - t0
+        base_mbps = len(sample.encode()) / 1e6 / base_s
+        print(f"patterns: {len(patterns.surfaces)} surfaces, {len(patterns.targets)} targets ({args.lang})")
+        print(f"{'':24}{'MB/s':>10}")
+        print(f"{'scanner (wall)':24}{mb / wall:>10.1f}   {mb:.0f} MB in {wall:.1f}s, incl. building the patterns")
+        print(
+            f"{'scanner (shards only)':24}{summary.mb_per_s:>10.1f}   {summary.seconds:.1f}s reading+matching+counting"
+        )
+        print(f"{'scanner (per CPU-s)':24}{mb / cpu:>10.1f}   {cpu:.1f} CPU-s")
+        print(
+            f"{'re alternation':24}{base_mbps:>10.2f}   {len(sample) and args.baseline_mb} MB sample, {n_base} matches"
+        )
+        print(f"speed-up: {mb / wall / base_mbps:.0f}x (wall), {summary.mb_per_s / base_mbps:.0f}x (shards only)")
+        print(f"counts: {len(expected)} planted dishes checked, {len(wrong)} wrong, {len(stray)} stray")
+        if wrong or stray:
+            print("WRONG", wrong[:5], "STRAY", stray[:5])
+            sys.exit(1)
+        con.close()
+
+
+if __name__ == "__main__":
+    main()

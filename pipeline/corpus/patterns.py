@@ -1,0 +1,218 @@
+"""What the corpus scan looks for, compiled into one multi-pattern engine.
+
+For a corpus language ``lang`` the targets are:
+
+* **dishes**: every name of ``core.dish_names`` in ``lang`` of the dishes that belong to that language: a dataset
+  that has dishes of its own in ``lang`` (BORSch ``uk``) contributes only those; a dataset without (WorldCuisines,
+  whose dishes are ``en``) contributes every dish by its translated names in ``lang``;
+* **countries**: every surface of the extractor's gazetteer for ``lang`` that names a country (names, aliases,
+  cuisine adjectives, subnational regions mapped to their country), never broad regions;
+* **parallel names** (ru/uk corpora): for each pair of ``core.parallel_dishes``, the Ukrainian name and the Russian
+  name as two separate targets, so code mixing can be counted.
+
+Russian and Ukrainian names are expanded over their inflected forms with pymorphy3
+(:func:`pipeline.extract.gazetteer.inflect`; the Russian name of a pair in Russian, the Ukrainian one in Ukrainian).
+All surfaces are folded (lower case, ё→е, one apostrophe, one dash) and deduplicated; a surface shared by several
+targets (two dishes called "плов", a dish name that is also the Russian name of a pair) lists them all.
+
+Matching is whole-word and case-insensitive. One Hyperscan database (UTF-8, Unicode properties, caseless) holds one
+expression per surface, ``\\W`` + the surface + ``\\W``: the scanner frames every document with a newline on both
+sides, so a name at the edge of a document still has its boundaries, and a name inside a longer word
+("борщівка") never matches. ``е`` also matches ``ё``, apostrophes and dashes match their typographic variants, a
+space matches any run of white space. Country homographs the gazetteer marks case-sensitive ("Того", "Чад") only
+match capitalised, acronyms ("США") only in upper case.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+
+from pipeline.extract.gazetteer import MORPH_LANGS, entries_for, inflect, is_acronym, normalise
+
+DISH, COUNTRY, UK_NAME, RU_NAME = 0, 1, 2, 3
+KIND_NAMES = ("dish", "country", "uk_name", "ru_name")
+LANGS = ("uk", "ru", "en")
+_MIN_SURFACE = 2
+
+
+@dataclass
+class Target:
+    kind: int  # DISH | COUNTRY | UK_NAME | RU_NAME
+    key: str  # dish_key, alpha-2 country, or str(pair_id)
+
+
+@dataclass
+class PatternSet:
+    """Surfaces (one expression each) and the targets they name; see the module docstring."""
+
+    lang: str
+    targets: list[Target]
+    surfaces: list[str]
+    pattern_targets: list[tuple[int, ...]]
+    case_sensitive: list[bool]
+    acronym: list[bool]
+    origins: dict[int, tuple[int, ...]]  # dish target -> country targets of its true origins
+    fingerprint: str = ""
+    _database: object = field(default=None, repr=False)
+
+    @functools.cached_property
+    def kinds(self) -> np.ndarray:
+        return np.array([t.kind for t in self.targets], dtype=np.int8)
+
+    def indices(self, kind: int) -> list[int]:
+        return [i for i, t in enumerate(self.targets) if t.kind == kind]
+
+    @functools.cached_property
+    def csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pattern -> targets as (starts, flat): targets of pattern p are flat[starts[p]:starts[p+1]]."""
+        lengths = np.array([len(t) for t in self.pattern_targets], dtype=np.int64)
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        flat = np.fromiter((t for ts in self.pattern_targets for t in ts), dtype=np.int64, count=int(starts[-1]))
+        return starts, flat
+
+    @functools.cached_property
+    def origin_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Dish target -> true-origin country targets, same layout as :attr:`csr` (over all targets)."""
+        lengths = np.array([len(self.origins.get(t, ())) for t in range(len(self.targets))], dtype=np.int64)
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        flat = np.fromiter(
+            (c for t in range(len(self.targets)) for c in self.origins.get(t, ())),
+            dtype=np.int64,
+            count=int(starts[-1]),
+        )
+        return starts, flat
+
+    @property
+    def database(self):
+        if self._database is None:
+            self._database = compile_database(self)
+        return self._database
+
+
+def fold_surface(text: str) -> str:
+    """The comparison form of a surface: the gazetteer's normalisation (lower case, ё→е, apostrophes, dashes)."""
+    return normalise(text)
+
+
+def forms(name: str, lang: str) -> set[str]:
+    """A name and, for ru/uk, all its inflected forms (folded)."""
+    base = fold_surface(name)
+    if not base:
+        return set()
+    found = inflect(base, lang) if lang in MORPH_LANGS else {base}
+    return {fold_surface(f) for f in found if len(f) >= _MIN_SURFACE}
+
+
+def dish_names(con: duckdb.DuckDBPyConnection, lang: str) -> list[tuple[str, str]]:
+    """(dish_key, name) of the dishes that belong to corpus language ``lang`` (see the module docstring)."""
+    return con.execute(
+        """
+        SELECT n.dish_key, n.norm_name
+        FROM core.dish_names n JOIN core.dishes d USING (dish_key)
+        WHERE n.lang = $lang
+          AND (d.lang = $lang OR NOT EXISTS (
+                SELECT 1 FROM core.dishes o WHERE o.dataset = d.dataset AND o.lang = $lang))
+        ORDER BY n.dish_key, n.norm_name
+        """,
+        {"lang": lang},
+    ).fetchall()
+
+
+def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
+    """Every target of a ``lang`` corpus and its surfaces, read from the warehouse."""
+    if lang not in LANGS:
+        raise ValueError(f"corpus language must be one of {', '.join(LANGS)}, not {lang!r}")
+    targets: list[Target] = []
+    index: dict[tuple[int, str], int] = {}
+
+    def target(kind: int, key: str) -> int:
+        if (kind, key) not in index:
+            index[kind, key] = len(targets)
+            targets.append(Target(kind, key))
+        return index[kind, key]
+
+    by_surface: dict[str, set[int]] = {}
+    sensitive: dict[str, tuple[bool, bool]] = {}
+    for key, name in dish_names(con, lang):
+        t = target(DISH, key)
+        for surface in forms(name, lang):
+            by_surface.setdefault(surface, set()).add(t)
+    for entry in entries_for(lang):
+        if entry.country is None or len(entry.surface) < _MIN_SURFACE:
+            continue
+        t = target(COUNTRY, entry.country)
+        surface = fold_surface(entry.surface)
+        by_surface.setdefault(surface, set()).add(t)
+        if entry.case_sensitive:
+            sensitive[surface] = (True, is_acronym(entry))
+    if lang in ("uk", "ru"):
+        pairs = con.execute("SELECT pair_id, uk_name, ru_name FROM core.parallel_dishes ORDER BY pair_id").fetchall()
+        for pair_id, uk_name, ru_name in pairs:
+            for kind, name, name_lang in ((UK_NAME, uk_name, "uk"), (RU_NAME, ru_name, "ru")):
+                t = target(kind, str(pair_id))
+                for surface in forms(name, name_lang):
+                    by_surface.setdefault(surface, set()).add(t)
+    origins: dict[int, list[int]] = {}
+    for key, country in con.execute(
+        "SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position"
+    ).fetchall():
+        dish = index.get((DISH, key))
+        if dish is not None:
+            origins.setdefault(dish, []).append(target(COUNTRY, country))
+    surfaces = sorted(by_surface)
+    digest = hashlib.sha256(lang.encode())
+    for surface in surfaces:
+        names = sorted(f"{KIND_NAMES[targets[t].kind]}:{targets[t].key}" for t in by_surface[surface])
+        digest.update(f"{surface}\t{','.join(names)}\t{sensitive.get(surface)}\n".encode())
+    for dish in sorted(origins):
+        digest.update(f"{targets[dish].key}>{','.join(targets[c].key for c in origins[dish])}\n".encode())
+    return PatternSet(
+        lang=lang,
+        targets=targets,
+        surfaces=surfaces,
+        pattern_targets=[tuple(sorted(by_surface[s])) for s in surfaces],
+        case_sensitive=[sensitive.get(s, (False, False))[0] for s in surfaces],
+        acronym=[sensitive.get(s, (False, False))[1] for s in surfaces],
+        origins={dish: tuple(dict.fromkeys(countries)) for dish, countries in origins.items()},
+        fingerprint=digest.hexdigest(),
+    )
+
+
+def variants(surface: str, *, case_sensitive: bool = False, acronym: bool = False) -> list[str]:
+    """The literal forms a surface is searched as, in lower-cased text (ё→е): typographic apostrophes and dashes."""
+    found = {surface}
+    for plain, fancy in (("'", "’ʼ"), ("-", "–—")):
+        if plain in surface:
+            found |= {v.replace(plain, f) for v in found for f in fancy}
+    return sorted(found)
+
+
+def compile_database(patterns: PatternSet):
+    """One Hyperscan block-mode database of literals (expression id = variant index, see :func:`variants`); sets
+    ``patterns.variant_surface`` and ``patterns.variant_length`` (UTF-8 bytes)."""
+    import hyperscan
+
+    expressions, surface_of = [], []
+    for index, surface in enumerate(patterns.surfaces):
+        for variant in variants(surface):
+            expressions.append(variant.encode("utf-8"))
+            surface_of.append(index)
+    patterns.variant_surface = np.array(surface_of, dtype=np.int64)
+    patterns.variant_length = np.array([len(e) for e in expressions], dtype=np.int64)
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    if expressions:
+        database.compile(
+            expressions=expressions,
+            ids=list(range(len(expressions))),
+            elements=len(expressions),
+            flags=[0] * len(expressions),
+            literal=True,
+        )
+    return database

@@ -1,0 +1,160 @@
+"""Corpus shards as batches of documents (Arrow string arrays), in bounded memory.
+
+Formats, by file name (each may end in ``.gz``):
+
+* ``.jsonl`` / ``.json``: JSON Lines, one document per line, its text in ``text_field`` (pyarrow's streaming JSON
+  reader; other fields are ignored);
+* ``.parquet``: the ``text_field`` column, read one record batch at a time;
+* ``.txt``: plain text, **one document per line** (invalid UTF-8 is replaced, not fatal).
+
+Anything a reader cannot read (bad gzip, invalid JSON, unreadable Parquet, a missing text field) raises
+:class:`CorruptShard` with the reason.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+
+BLOCK_BYTES = 16 << 20
+PARQUET_BATCH_ROWS = 4096
+FORMATS = ("jsonl", "parquet", "txt")
+
+
+class CorruptShard(Exception):
+    """A shard that cannot be read; the message is the reason recorded in core.corpus_shards."""
+
+
+def shard_format(path: str | Path) -> tuple[str, bool]:
+    """(format, gzipped) from the file name."""
+    name = str(path).lower()
+    gz = name.endswith(".gz")
+    if gz:
+        name = name[:-3]
+    for suffix, fmt in ((".jsonl", "jsonl"), (".json", "jsonl"), (".ndjson", "jsonl"), (".parquet", "parquet")):
+        if name.endswith(suffix):
+            return fmt, gz
+    if name.endswith(".txt"):
+        return "txt", gz
+    raise ValueError(f"{path}: unknown corpus format (expected .jsonl, .json, .parquet or .txt, optionally .gz)")
+
+
+class _Counting(io.RawIOBase):
+    """A file whose bytes read so far are counted (progress in on-disk bytes)."""
+
+    def __init__(self, handle) -> None:
+        self.handle = handle
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.handle.readinto(buffer)
+        self.count += n or 0
+        return n
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.count += len(data)
+        return data
+
+
+def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Array, int]]:
+    """Batches of documents as (string array, on-disk bytes read so far)."""
+    fmt, gz = shard_format(path)
+    try:
+        if fmt == "parquet":
+            yield from _parquet(path, text_field, gz)
+            return
+        with open(path, "rb") as raw:
+            counting = _Counting(raw)
+            stream = gzip.GzipFile(fileobj=counting) if gz else counting
+            reader = _jsonl(stream, text_field) if fmt == "jsonl" else _text(stream)
+            for batch in reader:
+                yield batch, counting.count
+    except CorruptShard:
+        raise
+    except (OSError, EOFError, zlib.error, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+        raise CorruptShard(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _jsonl(stream, text_field: str) -> Iterator[pa.Array]:
+    reader = pajson.open_json(
+        stream,
+        read_options=pajson.ReadOptions(block_size=BLOCK_BYTES, use_threads=True),
+        parse_options=pajson.ParseOptions(
+            explicit_schema=pa.schema([(text_field, pa.string())]), unexpected_field_behavior="ignore"
+        ),
+    )
+    for batch in reader:
+        column = batch.column(0)
+        if batch.num_rows and column.null_count == batch.num_rows:
+            raise CorruptShard(f"no documents have a string field {text_field!r}")
+        yield column
+
+
+def _text(stream) -> Iterator[pa.Array]:
+    rest = b""
+    while True:
+        block = stream.read(BLOCK_BYTES)
+        if not block:
+            break
+        data = rest + block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        rest = data[cut + 1 :]
+        yield _lines(data[: cut + 1])
+    if rest:
+        yield _lines(rest + b"\n")
+
+
+def _lines(data: bytes) -> pa.Array:
+    """Newline-terminated lines -> a string array without the newlines (no Python strings made)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        data = data.decode("utf-8", errors="replace").encode("utf-8")
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    offsets = np.concatenate(([0], ends + 1)).astype(np.int64)
+    # Each value keeps its trailing "\n": a non-word character, harmless to matching; samples strip it.
+    return pa.LargeStringArray.from_buffers(len(ends), pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def _parquet(path: Path, text_field: str, gz: bool) -> Iterator[tuple[pa.Array, int]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        source = path
+        if gz:
+            source = Path(tmp) / "shard.parquet"
+            with gzip.open(path, "rb") as src, open(source, "wb") as dst:
+                shutil.copyfileobj(src, dst, BLOCK_BYTES)
+        try:
+            handle = pq.ParquetFile(source)
+        except Exception as exc:
+            raise CorruptShard(f"unreadable Parquet: {exc}") from exc
+        if text_field not in handle.schema_arrow.names:
+            raise CorruptShard(f"no column {text_field!r} (columns: {', '.join(handle.schema_arrow.names)})")
+        total = path.stat().st_size
+        rows = max(handle.metadata.num_rows, 1)
+        done = 0
+        try:
+            for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[text_field]):
+                done += batch.num_rows
+                column = batch.column(0)
+                if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+                    column = column.cast(pa.string())
+                yield column, int(total * done / rows)
+        except (OSError, pa.ArrowException) as exc:
+            raise CorruptShard(f"unreadable Parquet: {exc}") from exc

@@ -1,0 +1,159 @@
+"""The corpus pages (co-occurrence, code mixing, review), run headless with AppTest on the real demo
+warehouse plus the known test corpora of tests/warehouse/test_corpus_analyses.py, and on the demo
+warehouse without any corpus (the empty states)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline import annotations
+from tests.helpers import REPO
+from tests.warehouse.test_corpus_analyses import MODEL, build_corpus_warehouse
+
+MAIN = REPO / "app" / "main.py"
+TIMEOUT = 60
+SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
+
+
+@pytest.fixture(scope="module")
+def corpus_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_corpus_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus-pages"))
+
+
+@pytest.fixture(scope="module")
+def no_corpus_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_corpus_warehouse(real_warehouse, tmp_path_factory.mktemp("no-corpus"), with_corpus=False)
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "annotations.duckdb"
+    monkeypatch.setenv(annotations.ANNOTATIONS_ENV, str(path))
+    return path
+
+
+def open_page(warehouse: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str) -> AppTest:
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(warehouse))
+    at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(f"views/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [str(element.value) for element in elements]
+
+
+def chart_spec(at: AppTest, index: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_cooccurrence_draws_the_jaccard_over_count_bins_with_the_dishes_in_the_hover(
+    corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", models=MODEL)
+    assert len(at.get("plotly_chart")) == 2  # Jaccard per bin, dishes per bin
+    spec = chart_spec(at)
+    [line] = spec["data"]
+    assert line["name"] == MODEL and line["x"] == [1, 4, 7, 10]
+    hovers = [row[3] for row in line["customdata"]]
+    assert hovers == ["Kabsa", "Arepa", "Banana bread", "Whole wheat bread"]
+    table = at.dataframe[0].value
+    assert table["bin"].tolist() == [1, 4, 7, 10]
+    assert table["n_dishes"].tolist() == [1, 1, 1, 1]
+    assert table["bin_range"].tolist() == ["0", "7–14", "63–124", "501–999"]
+    assert {button.label for button in at.get("download_button")} >= {"CSV", "Parquet"}
+
+
+def test_cooccurrence_ratio_bins_and_one_line_per_prompt_language(
+    corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(
+        corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", measure="ratio", by="lang",
+        langs="en,ja_casual",
+    )  # fmt: skip
+    lines = chart_spec(at)["data"]
+    assert sorted(line["name"] for line in lines) == ["en", "ja_casual"]
+    assert all(line["x"] == [3, 5, 10] for line in lines)  # Kabsa, never next to a country, has no ratio
+
+
+def test_cooccurrence_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
+    at = open_page(no_corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines")
+    assert any(SCAN in text for text in texts(at.info))
+    assert not at.get("plotly_chart")
+
+
+def test_codemix_draws_both_scores_over_the_nine_bins_and_counts_exclusions(
+    corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(corpus_warehouse, monkeypatch, "codemix", dataset="borsch")
+    lines = {line["name"]: line for line in chart_spec(at)["data"]}
+    assert lines["origin Jaccard"]["x"] == [1, 5, 9] and lines["origin Jaccard"]["y"] == [0.0, 1.0, 0.75]
+    assert lines["dish-name match (VQA)"]["x"] == [1, 9] and lines["dish-name match (VQA)"]["y"] == [0.5, 1.0]
+    assert any("145 excluded" in text and "same word" in text for text in texts(at.markdown))
+    bars = chart_spec(at, 1)["data"][0]
+    assert bars["x"] == [1, 5, 7, 9] and bars["y"] == [1, 1, 1, 1]
+    assert set(at.dataframe[0].value["metric"]) == {"jaccard", "name_match"}
+
+
+def test_codemix_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
+    at = open_page(no_corpus_warehouse, monkeypatch, "codemix", dataset="borsch")
+    assert any(SCAN in text for text in texts(at.info))
+    assert not at.get("plotly_chart")
+
+
+def test_review_saves_a_label_to_the_store_and_never_touches_the_warehouse(
+    corpus_warehouse: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    before = digest(corpus_warehouse)
+    at = open_page(corpus_warehouse, monkeypatch, "review", dataset="borsch", corpus_lang="uk")
+    assert len(at.radio) == 2  # the two incorrect co-occurrences of the Ukrainian corpus
+    assert any("Nothing labelled yet" in text for text in texts(at.info))
+    at.text_input(key="annotator").set_value("tester").run()
+    radios = list(at.radio)
+    radios[0].set_value("word polysemy")
+    at.button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Saved 1 label" in text for text in texts(at.success))
+
+    saved = annotations.load(path=store)
+    assert saved[["lang", "category", "annotator"]].values.tolist() == [["uk", "word polysemy", "tester"]]
+    assert radios[0].key.startswith(f"review_{saved['sample_id'].iloc[0]}_")
+    assert digest(corpus_warehouse) == before
+    assert not corpus_warehouse.with_name("annotations.duckdb").exists()
+    shares = chart_spec(at)["data"]
+    assert [(bar["name"], bar["x"], bar["y"]) for bar in shares if bar["x"]] == [("word polysemy", ["uk"], [1.0])]
+
+
+def test_review_without_samples_says_what_to_run(
+    no_corpus_warehouse: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(no_corpus_warehouse, monkeypatch, "review", dataset="borsch")
+    assert any(SCAN in text for text in texts(at.info))
+    assert not at.radio
+
+
+def test_review_shows_each_annotator_their_own_labels(
+    corpus_warehouse: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(corpus_warehouse, monkeypatch, "review", dataset="borsch", corpus_lang="uk")
+    at.text_input(key="annotator").set_value("ann").run()
+    at.radio[0].set_value("inaccurate origin")
+    at.button[0].click().run()
+    assert at.radio[0].value == "inaccurate origin"
+    at.text_input(key="annotator").set_value("bob").run()
+    assert [radio.value for radio in at.radio] == [None, None]
+    at.text_input(key="annotator").set_value("ann").run()
+    assert at.radio[0].value == "inaccurate origin"

@@ -1,0 +1,162 @@
+"""Queries for the corpus pages (co-occurrence, code mixing, review) over the marts of
+warehouse/marts/090_corpus_analyses.sql, which documents the bins and intervals.
+
+The bin marts keep n, sum and sum of squares per model and prompt language, so these queries pool
+the selected rows and recompute the mean and its normal-approximation 95% interval (clipped to 0..1).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from warehouse.queries import Source, _frame
+from warehouse.queries.answers import Filters
+
+MEASURES = ("count", "ratio")
+LINES = ("model", "lang")  # one line per model (pooled over prompt languages) or per prompt language
+
+_POOLED = """
+    sum(n_answers)::BIGINT AS n_answers,
+    sum({s}) / sum(n_answers) AS {m},
+    CASE WHEN sum(n_answers) > 1 THEN 1.96 * sqrt(greatest(sum({ss}) - sum({s}) * sum({s}) / sum(n_answers), 0)
+                                                 / (sum(n_answers) - 1) / sum(n_answers)) END AS half_width
+"""
+
+
+def corpora(source: Source, dataset: str | None = None) -> pd.DataFrame:
+    """Scanned corpora; with `dataset`, those that counted some of its dishes."""
+    return _frame(
+        source,
+        """
+        SELECT corpus_id, lang, source, n_docs, n_bytes, n_shards, n_corrupt_shards, n_dishes_counted, datasets,
+               n_pairs_binned, n_samples
+        FROM marts.corpora
+        WHERE $dataset IS NULL OR list_contains(string_split(coalesce(datasets, ''), ','), $dataset)
+        ORDER BY lang, corpus_id
+        """,
+        {"dataset": dataset},
+    )
+
+
+def cooccurrence_bins(source: Source, filters: Filters, corpus_id: str, measure: str, by: str) -> pd.DataFrame:
+    """Mean origin-QA Jaccard per bin and line (`by` = model or lang), pooled over the other.
+
+    `n_dishes` is the most dishes any pooled row had answers about (all of them when every model
+    answered every dish); `dishes` lists that row's dishes (at most 30 names)."""
+    if measure not in MEASURES or by not in LINES:
+        raise ValueError(f"measure must be one of {MEASURES} and by one of {LINES}")
+    where, params = filters.where()
+    pooled = _POOLED.format(s="jaccard_sum", ss="jaccard_sumsq", m="jaccard")
+    return _frame(
+        source,
+        f"""
+        WITH pooled AS (
+            SELECT {by} AS line, bin, any_value(bin_low) AS bin_low, any_value(bin_high) AS bin_high,
+                   max(n_dishes) AS n_dishes, {pooled}, arg_max(dishes, n_dishes) AS dishes
+            FROM marts.cooccurrence_bins
+            WHERE {where} AND corpus_id = $corpus_id AND measure = $measure
+            GROUP BY {by}, bin
+        )
+        SELECT line, bin, bin_low, bin_high, n_dishes, n_answers, jaccard,
+               CASE WHEN half_width IS NOT NULL THEN greatest(jaccard - half_width, 0) END AS jaccard_low,
+               CASE WHEN half_width IS NOT NULL THEN least(jaccard + half_width, 1) END AS jaccard_high,
+               dishes
+        FROM pooled
+        ORDER BY line, bin
+        """,
+        params | {"corpus_id": corpus_id, "measure": measure},
+    )
+
+
+def cooccurrence_dishes(source: Source, corpus_id: str, dataset: str) -> pd.DataFrame:
+    """The corpus's counts per dish of the dataset, with the dish's count and ratio bins."""
+    return _frame(
+        source,
+        """
+        SELECT dish_key, name, origins, docs_with_dish, docs_with_true_country, docs_with_any_country, ratio,
+               count_bin, ratio_bin
+        FROM marts.cooccurrence_dishes
+        WHERE corpus_id = $corpus_id AND dataset = $dataset
+        ORDER BY docs_with_true_country DESC, dish_key
+        """,
+        {"corpus_id": corpus_id, "dataset": dataset},
+    )
+
+
+def codemix_corpora(source: Source) -> pd.DataFrame:
+    """Corpora with RU/UK name counts, with the pairs binned and excluded."""
+    return _frame(
+        source,
+        """
+        SELECT corpus_id, corpus_lang, n_parallel, n_identical, n_binned, n_not_counted
+        FROM marts.codemix_excluded
+        ORDER BY corpus_lang = 'uk' DESC, corpus_id
+        """,
+    )
+
+
+def codemix_bins(source: Source, filters: Filters, corpus_id: str) -> pd.DataFrame:
+    """Per bin and metric, pooled over the selected models and prompt languages: mean origin-QA
+    Jaccard (answers of the selected task about the pair's Ukrainian dish) and mean dish-name VQA
+    match (dish_name_vqa answers, whatever the selected task)."""
+    where, params = Filters(dataset=filters.dataset, models=filters.models, langs=filters.langs).where()
+    pooled = _POOLED.format(s="value_sum", ss="value_sumsq", m="mean")
+    return _frame(
+        source,
+        f"""
+        WITH pooled AS (
+            SELECT metric, any_value(task) AS task, bin, any_value(d_low) AS d_low, any_value(d_high) AS d_high,
+                   max(n_pairs) AS n_pairs, {pooled}, arg_max(dishes, n_pairs) AS dishes
+            FROM marts.codemix_bins
+            WHERE {where} AND corpus_id = $corpus_id AND (metric = 'name_match' OR task = $task)
+            GROUP BY metric, bin
+        )
+        SELECT metric, task, bin, d_low, d_high, n_pairs, n_answers, mean,
+               CASE WHEN half_width IS NOT NULL THEN greatest(mean - half_width, 0) END AS mean_low,
+               CASE WHEN half_width IS NOT NULL THEN least(mean + half_width, 1) END AS mean_high, dishes
+        FROM pooled
+        ORDER BY metric, bin
+        """,
+        params | {"corpus_id": corpus_id, "task": filters.task},
+    )
+
+
+def codemix_pairs(source: Source, corpus_id: str) -> pd.DataFrame:
+    """The binned parallel pairs of a corpus, most Ukrainian-leaning first."""
+    return _frame(
+        source,
+        """
+        SELECT pair_id, uk_name, ru_name, uk_dish_key, ru_dish_key, origins, docs_uk_name, docs_ru_name, d, bin,
+               d_low, d_high
+        FROM marts.codemix_pairs
+        WHERE corpus_id = $corpus_id
+        ORDER BY d DESC, pair_id
+        """,
+        {"corpus_id": corpus_id},
+    )
+
+
+def sample_langs(source: Source) -> pd.DataFrame:
+    """Corpus languages with review samples, and how many."""
+    return _frame(
+        source,
+        "SELECT lang, count(*) AS n_samples, count(DISTINCT dish_key) AS n_dishes FROM marts.corpus_samples "
+        "GROUP BY lang ORDER BY lang",
+    )
+
+
+def corpus_samples(source: Source, lang: str, search: str | None = None) -> pd.DataFrame:
+    """Review samples of one corpus language; `search`: a substring of the dish name or sentence."""
+    search = (search or "").strip() or None
+    return _frame(
+        source,
+        """
+        SELECT sample_id, corpus_id, lang, dish_key, dataset, name, country, country_name, origins, sentence,
+               shard_path, doc_index
+        FROM marts.corpus_samples
+        WHERE lang = $lang
+          AND ($search IS NULL OR strpos(lower(name || ' ' || sentence), lower($search)) > 0)
+        ORDER BY name, dish_key, country, sample_id
+        """,
+        {"lang": lang, "search": search},
+    )
