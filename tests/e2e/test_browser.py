@@ -62,6 +62,9 @@ PAGES = (
     Page("language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,)),
     Page("dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,)),
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}"),
+    Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}"),
+    Page("codemix", "Code mixing", "/codemix?dataset=borsch"),
+    Page("review", "Review", f"/review?{WORLDCUISINES}"),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", optional=True),
 )
 
