@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.conftest import open_page as open_app_page
 from tests.helpers import REPO
 from warehouse.queries import confusion
 from warehouse.queries.answers import Filters
@@ -19,21 +19,8 @@ MIXED = "RU,UA,GE,UZ,JP,CN"
 ALL = Filters(dataset="worldcuisines", task="origin_vqa")
 
 
-@pytest.fixture
-def warehouse_path(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
-    return real_warehouse
-
-
 def open_page(**params: str) -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
-    at.query_params["dataset"] = "worldcuisines"
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page(PAGE, TIMEOUT, **params)
 
 
 def matrix_table(at: AppTest):

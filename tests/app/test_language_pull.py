@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.conftest import open_page as open_app_page
 from tests.helpers import REPO
 
 MAIN = REPO / "app" / "main.py"
@@ -15,21 +15,8 @@ TIMEOUT = 60
 GPT4O = "gpt-4o-2024-08-06"
 
 
-@pytest.fixture
-def warehouse_path(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
-    return real_warehouse
-
-
 def open_page(**params: str) -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
-    at.query_params["dataset"] = "worldcuisines"
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page(PAGE, TIMEOUT, **params)
 
 
 def texts(elements) -> list[str]:
