@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
-from pipeline.corpus.patterns import COUNTRY, DISH, build_patterns, variants  # noqa: E402
+from pipeline.corpus.patterns import COUNTRY, DISH, build_patterns  # noqa: E402
 from pipeline.corpus.scan import scan_corpus  # noqa: E402
 from warehouse.db import migrate  # noqa: E402
 
@@ -172,7 +172,7 @@ def main() -> None:
         for index, (surface, targets) in enumerate(zip(patterns.surfaces, patterns.pattern_targets, strict=True)):
             dishes = [t for t in targets if patterns.targets[t].kind == DISH]
             countries = [t for t in targets if patterns.targets[t].kind == COUNTRY]
-            if len(dishes) == 1 and not countries and " " not in surface and len(variants(surface)) == 1:
+            if len(dishes) == 1 and not countries and not set(surface) & set(" '-"):
                 dish_forms.setdefault(dishes[0], []).append(surface)
             if len(countries) == 1 and not dishes and " " not in surface and not patterns.case_sensitive[index]:
                 country_forms.setdefault(countries[0], []).append(surface)

@@ -7,37 +7,14 @@ warehouse/marts/090_corpus_analyses.sql). Per bin: mean origin-QA Jaccard of the
 Ukrainian dish, and mean dish-name VQA match.
 """
 
-import math
-
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui
+from app import bin_labels, data, ui
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 METRICS = {"jaccard": ("origin Jaccard", "#1f77b4"), "name_match": ("dish-name match (VQA)", "#d62728")}
-
-
-def bin_label(low: float, high: float) -> str:
-    def fmt(value: float) -> str:
-        value = round(value)
-        return f"{value:+,}" if value else "0"
-
-    return f"{fmt(low)} … {fmt(high)}"
-
-
-def labels_for(pairs) -> dict[int, str]:
-    """Tick labels of all 9 bins, from the same edges as the mart: ±log10(1 + |d|) up to the largest."""
-    top = math.log10(1 + float(pairs["d"].abs().max()))
-    ys = [-top + k * 2 * top / 9 for k in range(10)]
-    ds = [math.copysign(10 ** abs(y) - 1, y) for y in ys]
-    return {b: bin_label(ds[b - 1], ds[b]) for b in range(1, 10)}
-
-
-def wrap_names(names: str | None, per_line: int = 4) -> str:
-    parts = str(names or "").split(", ")
-    return "<br>".join(", ".join(parts[i : i + per_line]) for i in range(0, len(parts), per_line))
 
 
 def axis(labels: dict[int, str]) -> dict:
@@ -55,7 +32,7 @@ def means_chart(frame, labels: dict[int, str]) -> go.Figure:
     for metric, rows in frame.groupby("metric", sort=False):
         name, color = METRICS.get(str(metric), (str(metric), "#7f7f7f"))
         rows = rows.sort_values("bin")
-        custom = [[labels.get(int(r.bin), ""), r.n_pairs, r.n_answers, wrap_names(r.dishes), r.task]
+        custom = [[labels.get(int(r.bin), ""), r.n_pairs, r.n_answers, bin_labels.wrap_names(r.dishes), r.task]
                   for r in rows.itertuples()]  # fmt: skip
         fig.add_trace(
             go.Scatter(
@@ -82,8 +59,7 @@ def means_chart(frame, labels: dict[int, str]) -> go.Figure:
 
 def pairs_chart(pairs, labels: dict[int, str]) -> go.Figure:
     per_bin = pairs.groupby("bin").agg(n=("pair_id", "size"), names=("uk_name", list))
-    names = [wrap_names(", ".join(map(str, n[:30])) + (f" … (+{len(n) - 30} more)" if len(n) > 30 else ""))
-             for n in per_bin["names"]]  # fmt: skip
+    names = [bin_labels.wrap_names(n) for n in per_bin["names"]]
     fig = go.Figure(
         go.Bar(
             x=per_bin.index.astype(int).tolist(), y=per_bin["n"].tolist(), marker={"color": "#7f7f7f"},
@@ -128,7 +104,7 @@ if pairs.empty:
     st.info("No pair with different names was counted in this corpus.", icon=":material/info:")
     st.stop()
 
-labels = labels_for(pairs)
+labels = bin_labels.difference_labels(float(pairs["d"].abs().max()))
 
 if selected.filters is None:
     st.info(ui.NO_ANSWERS, icon=":material/info:")

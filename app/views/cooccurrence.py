@@ -6,12 +6,10 @@ mean origin-QA Jaccard is drawn over 10 bins of either (BORSch Fig. 6); bins and
 defined in warehouse/marts/090_corpus_analyses.sql.
 """
 
-import math
-
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui
+from app import bin_labels, data, ui
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
@@ -22,28 +20,10 @@ MEASURES = {
 LINES = {"model": "model (pooled over prompt languages)", "lang": "prompt language (pooled over models)"}
 
 
-def bin_label(measure: str, low: float, high: float, last: bool) -> str:
-    """Counts are whole documents: the integers in [low, high) (the last bin includes its top)."""
-    if measure == "ratio":
-        return f"{low:.1f}–{high:.1f}"
-    first = math.ceil(round(low, 6))
-    top = math.floor(round(high, 6)) if last else math.ceil(round(high, 6)) - 1
-    return f"{first:,}" if top <= first else f"{first:,}–{top:,}"
-
-
-def wrap_names(names: str | None, per_line: int = 4) -> str:
-    parts = str(names or "").split(", ")
-    return "<br>".join(", ".join(parts[i : i + per_line]) for i in range(0, len(parts), per_line))
-
-
 def labels_for(dishes, measure: str) -> dict[int, str]:
-    """Tick labels of all 10 bins, from the same edges as the mart: log10(1 + count) in tenths of the
-    corpus's largest, or tenths of 0..1 for the ratio."""
     if measure == "ratio":
-        return {b: bin_label("ratio", (b - 1) / 10, b / 10, b == 10) for b in range(1, 11)}
-    top = math.log10(1 + float(dishes["docs_with_true_country"].max())) if len(dishes) else 0.0
-    edges = [10 ** (b * top / 10) - 1 for b in range(11)]
-    return {b: bin_label("count", edges[b - 1], edges[b], b == 10) for b in range(1, 11)}
+        return bin_labels.ratio_labels()
+    return bin_labels.count_labels(float(dishes["docs_with_true_country"].max()) if len(dishes) else 0.0)
 
 
 def jaccard_chart(frame, measure: str, labels: dict[int, str]) -> go.Figure:
@@ -51,7 +31,8 @@ def jaccard_chart(frame, measure: str, labels: dict[int, str]) -> go.Figure:
     for line, rows in frame.groupby("line", sort=False):
         rows = rows.sort_values("bin")
         custom = [
-            [labels.get(int(r.bin), ""), r.n_dishes, r.n_answers, wrap_names(r.dishes)] for r in rows.itertuples()
+            [labels.get(int(r.bin), ""), r.n_dishes, r.n_answers, bin_labels.wrap_names(r.dishes)]
+            for r in rows.itertuples()
         ]
         fig.add_trace(
             go.Scatter(
@@ -84,10 +65,7 @@ def jaccard_chart(frame, measure: str, labels: dict[int, str]) -> go.Figure:
 def dishes_chart(dishes, measure: str, labels: dict[int, str]) -> go.Figure:
     column = f"{measure}_bin"
     per_bin = dishes.dropna(subset=[column]).groupby(column).agg(n=("dish_key", "size"), names=("name", list))
-    names = [
-        wrap_names(", ".join(map(str, n[:30])) + (f" … (+{len(n) - 30} more)" if len(n) > 30 else ""))
-        for n in per_bin["names"]
-    ]
+    names = [bin_labels.wrap_names(n) for n in per_bin["names"]]
     fig = go.Figure(
         go.Bar(
             x=per_bin.index.astype(int).tolist(), y=per_bin["n"].tolist(), marker={"color": "#7f7f7f"},

@@ -15,12 +15,11 @@ Russian and Ukrainian names are expanded over their inflected forms with pymorph
 All surfaces are folded (lower case, ё→е, one apostrophe, one dash) and deduplicated; a surface shared by several
 targets (two dishes called "плов", a dish name that is also the Russian name of a pair) lists them all.
 
-Matching is whole-word and case-insensitive. One Hyperscan database (UTF-8, Unicode properties, caseless) holds one
-expression per surface, ``\\W`` + the surface + ``\\W``: the scanner frames every document with a newline on both
-sides, so a name at the edge of a document still has its boundaries, and a name inside a longer word
-("борщівка") never matches. ``е`` also matches ``ё``, apostrophes and dashes match their typographic variants, a
-space matches any run of white space. Country homographs the gazetteer marks case-sensitive ("Того", "Чад") only
-match capitalised, acronyms ("США") only in upper case.
+Matching is whole-word and case-insensitive, in one Hyperscan pass over text folded to one byte per character
+(:mod:`pipeline.corpus.fold`: lower case, ``ё``→``е``, every boundary character a space). Each surface is folded the
+same way and searched as the literal ``" " + surface + " "``, so a name inside a longer word ("борщівка") never
+matches, and apostrophes and dashes match in any of their typographic forms. Country homographs the gazetteer marks
+case-sensitive ("Того", "Чад") only match capitalised, acronyms ("США") only in upper case.
 """
 
 from __future__ import annotations
@@ -32,12 +31,15 @@ from dataclasses import dataclass, field
 import duckdb
 import numpy as np
 
+from pipeline.corpus.fold import Alphabet
 from pipeline.extract.gazetteer import MORPH_LANGS, entries_for, inflect, is_acronym, normalise
 
 DISH, COUNTRY, UK_NAME, RU_NAME = 0, 1, 2, 3
 KIND_NAMES = ("dish", "country", "uk_name", "ru_name")
 LANGS = ("uk", "ru", "en")
 _MIN_SURFACE = 2
+# Part of the fingerprint: shards scanned by an earlier matcher are scanned again.
+MATCHER = "folded whole-word literals, v2"
 
 
 @dataclass
@@ -48,7 +50,7 @@ class Target:
 
 @dataclass
 class PatternSet:
-    """Surfaces (one expression each) and the targets they name; see the module docstring."""
+    """The folded surfaces of a corpus language and the targets each names; see the module docstring."""
 
     lang: str
     targets: list[Target]
@@ -58,7 +60,6 @@ class PatternSet:
     acronym: list[bool]
     origins: dict[int, tuple[int, ...]]  # dish target -> country targets of its true origins
     fingerprint: str = ""
-    _database: object = field(default=None, repr=False)
 
     @functools.cached_property
     def kinds(self) -> np.ndarray:
@@ -68,17 +69,8 @@ class PatternSet:
         return [i for i, t in enumerate(self.targets) if t.kind == kind]
 
     @functools.cached_property
-    def csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """Pattern -> targets as (starts, flat): targets of pattern p are flat[starts[p]:starts[p+1]]."""
-        lengths = np.array([len(t) for t in self.pattern_targets], dtype=np.int64)
-        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=starts[1:])
-        flat = np.fromiter((t for ts in self.pattern_targets for t in ts), dtype=np.int64, count=int(starts[-1]))
-        return starts, flat
-
-    @functools.cached_property
     def origin_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """Dish target -> true-origin country targets, same layout as :attr:`csr` (over all targets)."""
+        """Dish target -> true-origin country targets as (starts, flat): those of t are flat[starts[t]:starts[t+1]]."""
         lengths = np.array([len(self.origins.get(t, ())) for t in range(len(self.targets))], dtype=np.int64)
         starts = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
@@ -89,11 +81,9 @@ class PatternSet:
         )
         return starts, flat
 
-    @property
-    def database(self):
-        if self._database is None:
-            self._database = compile_database(self)
-        return self._database
+    @functools.cached_property
+    def literals(self) -> Literals:
+        return compile_literals(self)
 
 
 def fold_surface(text: str) -> str:
@@ -167,7 +157,7 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
         if dish is not None:
             origins.setdefault(dish, []).append(target(COUNTRY, country))
     surfaces = sorted(by_surface)
-    digest = hashlib.sha256(lang.encode())
+    digest = hashlib.sha256(f"{MATCHER}\t{lang}".encode())
     for surface in surfaces:
         names = sorted(f"{KIND_NAMES[targets[t].kind]}:{targets[t].key}" for t in by_surface[surface])
         digest.update(f"{surface}\t{','.join(names)}\t{sensitive.get(surface)}\n".encode())
@@ -185,27 +175,38 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
     )
 
 
-def variants(surface: str, *, case_sensitive: bool = False, acronym: bool = False) -> list[str]:
-    """The literal forms a surface is searched as, in lower-cased text (ё→е): typographic apostrophes and dashes."""
-    found = {surface}
-    for plain, fancy in (("'", "’ʼ"), ("-", "–—")):
-        if plain in surface:
-            found |= {v.replace(plain, f) for v in found for f in fancy}
-    return sorted(found)
+@dataclass
+class Literals:
+    """The surfaces as Hyperscan literals over folded text (expression id = index here). Two surfaces can fold alike
+    ("по-турецьки", "по турецьки"): their literal names the targets of both."""
+
+    alphabet: Alphabet
+    expressions: list[bytes]
+    targets: tuple[np.ndarray, np.ndarray]  # literal -> targets, laid out like PatternSet.origin_csr
+    length: np.ndarray  # bytes, the two framing spaces included
+    capitalised: np.ndarray  # bool: only counts written with a capital first letter
+    acronym: np.ndarray  # bool: only counts written in upper case
+    database: object = field(repr=False)
 
 
-def compile_database(patterns: PatternSet):
-    """One Hyperscan block-mode database of literals (expression id = variant index, see :func:`variants`); sets
-    ``patterns.variant_surface`` and ``patterns.variant_length`` (UTF-8 bytes)."""
+def compile_literals(patterns: PatternSet) -> Literals:
+    """Fold every surface with the patterns' alphabet and compile one Hyperscan block-mode literal database."""
     import hyperscan
 
-    expressions, surface_of = [], []
-    for index, surface in enumerate(patterns.surfaces):
-        for variant in variants(surface):
-            expressions.append(variant.encode("utf-8"))
-            surface_of.append(index)
-    patterns.variant_surface = np.array(surface_of, dtype=np.int64)
-    patterns.variant_length = np.array([len(e) for e in expressions], dtype=np.int64)
+    alphabet = Alphabet.of(patterns.surfaces)
+    merged: dict[tuple[bytes, bool, bool], set[int]] = {}
+    for surface, targets, sensitive, acronym in zip(
+        patterns.surfaces, patterns.pattern_targets, patterns.case_sensitive, patterns.acronym, strict=True
+    ):
+        folded = alphabet.encode(surface)
+        if folded:
+            merged.setdefault((b" " + folded + b" ", sensitive, acronym), set()).update(targets)
+    keys = sorted(merged)
+    lengths = np.array([len(targets) for targets in (merged[k] for k in keys)], dtype=np.int64)
+    starts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    flat = np.fromiter((t for k in keys for t in sorted(merged[k])), dtype=np.int64, count=int(starts[-1]))
+    expressions = [k[0] for k in keys]
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     if expressions:
         database.compile(
@@ -215,4 +216,12 @@ def compile_database(patterns: PatternSet):
             flags=[0] * len(expressions),
             literal=True,
         )
-    return database
+    return Literals(
+        alphabet=alphabet,
+        expressions=expressions,
+        targets=(starts, flat),
+        length=np.array([len(e) for e in expressions], dtype=np.int64),
+        capitalised=np.array([k[1] and not k[2] for k in keys], dtype=bool),
+        acronym=np.array([k[2] for k in keys], dtype=bool),
+        database=database,
+    )

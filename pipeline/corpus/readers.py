@@ -2,8 +2,8 @@
 
 Formats, by file name (each may end in ``.gz``):
 
-* ``.jsonl`` / ``.json``: JSON Lines, one document per line, its text in ``text_field`` (pyarrow's streaming JSON
-  reader; other fields are ignored);
+* ``.jsonl`` / ``.json``: JSON Lines, one document per line, its text in ``text_field`` (other fields are ignored),
+  read in blocks of whole lines by polars (its SIMD JSON reader parses about three times faster than pyarrow's);
 * ``.parquet``: the ``text_field`` column, read one record batch at a time;
 * ``.txt``: plain text, **one document per line** (invalid UTF-8 is replaced, not fatal).
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import shutil
 import tempfile
 import zlib
@@ -22,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
-import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 BLOCK_BYTES = 16 << 20
@@ -80,7 +81,7 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
         with open(path, "rb") as raw:
             counting = _Counting(raw)
             stream = gzip.GzipFile(fileobj=counting) if gz else counting
-            reader = _jsonl(stream, text_field) if fmt == "jsonl" else _text(stream)
+            reader = _jsonl(stream, text_field, path, gz) if fmt == "jsonl" else _text(stream)
             for batch in reader:
                 yield batch, counting.count
     except CorruptShard:
@@ -89,36 +90,61 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
         raise CorruptShard(f"{type(exc).__name__}: {exc}") from exc
 
 
-def _jsonl(stream, text_field: str) -> Iterator[pa.Array]:
-    reader = pajson.open_json(
-        stream,
-        read_options=pajson.ReadOptions(block_size=BLOCK_BYTES, use_threads=True),
-        parse_options=pajson.ParseOptions(
-            explicit_schema=pa.schema([(text_field, pa.string())]), unexpected_field_behavior="ignore"
-        ),
-    )
-    for batch in reader:
-        column = batch.column(0)
-        if batch.num_rows and column.null_count == batch.num_rows:
-            raise CorruptShard(f"no documents have a string field {text_field!r}")
-        yield column
+def _jsonl(stream, text_field: str, path: Path, gz: bool) -> Iterator[pa.Array]:
+    schema = {text_field: pl.String}
+    offset = 0  # of the block, in the decompressed stream
+    for block in _line_blocks(stream):
+        try:
+            frame = pl.read_ndjson(block, schema=schema)
+        except pl.exceptions.PolarsError as exc:
+            first_line = _lines_before(path, gz, offset) + 1
+            raise CorruptShard(_first_bad_line(block, first_line) or f"invalid JSON Lines: {exc}") from exc
+        column = frame.get_column(text_field)
+        if frame.height and column.null_count() == frame.height:
+            line = _lines_before(path, gz, offset) + 1
+            raise CorruptShard(f"no documents have a string field {text_field!r} (lines {line}-)")
+        offset += len(block)
+        yield column.to_arrow()
+
+
+def _lines_before(path: Path, gz: bool, offset: int) -> int:
+    """Line ends in the first `offset` bytes of the (decompressed) file: only read again to name a bad line."""
+    count = 0
+    with gzip.open(path, "rb") if gz else open(path, "rb") as handle:
+        while offset > 0:
+            block = handle.read(min(offset, BLOCK_BYTES))
+            if not block:
+                break
+            count += block.count(b"\n")
+            offset -= len(block)
+    return count
+
+
+def _first_bad_line(block: bytes, first_line: int) -> str | None:
+    """ "line N: what is wrong", for the first line of `block` that is not a JSON object."""
+    for number, text in enumerate(block.split(b"\n"), start=first_line):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            return f"line {number}: invalid JSON ({exc})"
+        if not isinstance(value, dict):
+            return f"line {number}: not a JSON object"
+    return None
+
+
+def _line_blocks(stream) -> Iterator[bytes]:
+    """The stream in blocks of about BLOCK_BYTES that end at a line end (the last one may not)."""
+    while block := stream.read(BLOCK_BYTES):
+        if not block.endswith(b"\n"):
+            block += stream.readline()
+        yield block
 
 
 def _text(stream) -> Iterator[pa.Array]:
-    rest = b""
-    while True:
-        block = stream.read(BLOCK_BYTES)
-        if not block:
-            break
-        data = rest + block
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            rest = data
-            continue
-        rest = data[cut + 1 :]
-        yield _lines(data[: cut + 1])
-    if rest:
-        yield _lines(rest + b"\n")
+    for block in _line_blocks(stream):
+        yield _lines(block if block.endswith(b"\n") else block + b"\n")
 
 
 def _lines(data: bytes) -> pa.Array:

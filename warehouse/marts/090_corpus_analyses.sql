@@ -21,6 +21,18 @@
 -- single answer). n, sum and sum of
 -- squares are kept so queries can pool rows (e.g. over prompt languages) and recompute both.
 
+-- Shared by the bin marts below: the 95% interval of a mean from its n, sum and sum of squares (NULL for one
+-- answer), clipped to [0, 1], and the first 30 names of a bin for hover text.
+CREATE OR REPLACE TEMP MACRO mean_half_width(total, total_sq, n) AS
+    CASE WHEN n > 1 THEN 1.96 * sqrt(greatest(total_sq - total * total / n, 0) / (n - 1) / n) END;
+CREATE OR REPLACE TEMP MACRO mean_low(total, total_sq, n) AS
+    CASE WHEN n > 1 THEN greatest(total / n - mean_half_width(total, total_sq, n), 0) END;
+CREATE OR REPLACE TEMP MACRO mean_high(total, total_sq, n) AS
+    CASE WHEN n > 1 THEN least(total / n + mean_half_width(total, total_sq, n), 1) END;
+CREATE OR REPLACE TEMP MACRO names_preview(names) AS
+    array_to_string(names[1:30], ', ') || CASE WHEN len(names) > 30 THEN ' … (+' || (len(names) - 30) || ' more)'
+                                               ELSE '' END;
+
 -- One row per counted dish of each corpus, with its bins.
 CREATE OR REPLACE TABLE marts.cooccurrence_dishes AS
 WITH counts AS (
@@ -71,21 +83,13 @@ WITH binned AS (
            count(*) AS n_dishes, sum(n) AS n_answers, sum(s) AS jaccard_sum, sum(ss) AS jaccard_sumsq,
            list(name ORDER BY value DESC, name) AS names
     FROM per_dish GROUP BY ALL
-), stats AS (
-    SELECT *, jaccard_sum / n_answers AS jaccard,
-           CASE WHEN n_answers > 1
-                THEN 1.96 * sqrt(greatest(jaccard_sumsq - jaccard_sum * jaccard_sum / n_answers, 0)
-                                 / (n_answers - 1) / n_answers) END AS half_width
-    FROM per_bin
 )
 SELECT corpus_id, corpus_lang, measure, bin, bin_low, bin_high, dataset, task, model, lang,
-       n_dishes, n_answers::BIGINT AS n_answers, jaccard,
-       CASE WHEN half_width IS NOT NULL THEN greatest(jaccard - half_width, 0) END AS jaccard_low,
-       CASE WHEN half_width IS NOT NULL THEN least(jaccard + half_width, 1) END AS jaccard_high,
-       jaccard_sum, jaccard_sumsq,
-       array_to_string(names[1:30], ', ') || CASE WHEN len(names) > 30 THEN ' … (+' || (len(names) - 30) || ' more)'
-                                                  ELSE '' END AS dishes
-FROM stats
+       n_dishes, n_answers::BIGINT AS n_answers, jaccard_sum / n_answers AS jaccard,
+       mean_low(jaccard_sum, jaccard_sumsq, n_answers) AS jaccard_low,
+       mean_high(jaccard_sum, jaccard_sumsq, n_answers) AS jaccard_high,
+       jaccard_sum, jaccard_sumsq, names_preview(names) AS dishes
+FROM per_bin
 ORDER BY corpus_id, measure, dataset, task, model, lang, bin;
 
 -- Dish-name VQA answers: did the model name the dish (name_match: within one edit of a gold name)?
@@ -171,21 +175,13 @@ WITH answers AS (
            count(*) AS n_pairs, sum(n) AS n_answers, sum(s) AS value_sum, sum(ss) AS value_sumsq,
            list(name ORDER BY d DESC, name) AS names
     FROM per_pair GROUP BY ALL
-), stats AS (
-    SELECT *, value_sum / n_answers AS mean,
-           CASE WHEN n_answers > 1
-                THEN 1.96 * sqrt(greatest(value_sumsq - value_sum * value_sum / n_answers, 0)
-                                 / (n_answers - 1) / n_answers) END AS half_width
-    FROM per_bin
 )
 SELECT corpus_id, corpus_lang, metric, bin, d_low, d_high, dataset, task, model, lang, n_pairs,
-       n_answers::BIGINT AS n_answers, mean,
-       CASE WHEN half_width IS NOT NULL THEN greatest(mean - half_width, 0) END AS mean_low,
-       CASE WHEN half_width IS NOT NULL THEN least(mean + half_width, 1) END AS mean_high,
-       value_sum, value_sumsq,
-       array_to_string(names[1:30], ', ') || CASE WHEN len(names) > 30 THEN ' … (+' || (len(names) - 30) || ' more)'
-                                                  ELSE '' END AS dishes
-FROM stats
+       n_answers::BIGINT AS n_answers, value_sum / n_answers AS mean,
+       mean_low(value_sum, value_sumsq, n_answers) AS mean_low,
+       mean_high(value_sum, value_sumsq, n_answers) AS mean_high,
+       value_sum, value_sumsq, names_preview(names) AS dishes
+FROM per_bin
 ORDER BY corpus_id, metric, dataset, task, model, lang, bin;
 
 -- Sampled sentences where a dish appears next to a country that is NOT one of its origins, for

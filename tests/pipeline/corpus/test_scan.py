@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.corpus.scan import MAX_SAMPLES, scan_corpus
+from pipeline.corpus.matching import MAX_SAMPLES
+from pipeline.corpus.scan import scan_corpus
 from pipeline.corpus.uagec import export_uagec
 from tests.helpers import run_cli
 from warehouse.db import build_marts, migrate
@@ -190,3 +191,24 @@ def test_exports_and_the_uagec_corpus(con, tmp_path: Path) -> None:
     codemix = con.sql("SELECT * FROM marts.codemix").pl()
     assert codemix.columns[:7] == ["dish_id", "uk_name", "ru_name", "docs_uk_name", "docs_ru_name", "pair_id", "lang"]
     assert codemix.height == con.execute("SELECT count(*) FROM core.parallel_dishes").fetchall()[0][0]
+
+
+def test_case_sensitive_countries_and_countries_inside_dish_names(con, tmp_path: Path) -> None:
+    docs = [
+        "Борщ і катар горла.",  # "катар" (a cold) is not Qatar: only "Катар" is
+        "Борщ їдять і в Катарі.",
+        "Борщ у США.",
+        "Шарлотка польська — смачна.",  # "польська" inside the dish name is no country
+        "Шарлотка польська, як у Польщі.",
+    ]
+    summary = scan_corpus(con, "uk", str(write_jsonl(tmp_path / "a.jsonl", docs)), run_id="t")
+    found = counts(con, summary.corpus_id)
+    assert found["БОРЩ"][0] == 3 and found["БОРЩ"][2] == 2
+    assert found["ШАРЛОТКА ПОЛЬСЬКА"][0] == 2 and found["ШАРЛОТКА ПОЛЬСЬКА"][2] == 1
+
+
+def test_a_bad_json_line_is_named_in_the_reason(con, tmp_path: Path) -> None:
+    shard = tmp_path / "bad.jsonl"
+    shard.write_text('{"text": "борщ"}\n{"text": "борщ"\n{"text": "борщ"}\n', encoding="utf-8")
+    summary = scan_corpus(con, "uk", str(shard), run_id="t")
+    assert summary.corrupt and summary.corrupt[0][1].startswith("line 2: invalid JSON")

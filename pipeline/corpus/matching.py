@@ -1,0 +1,245 @@
+"""One batch of documents: fold it, find every name in one Hyperscan pass, count documents per target.
+
+A document counts once per target however often it names it. A dish counts "with a true country" when the same
+document names one of its origins, "with any country" when it names any country; a country name inside a longer dish
+name ("український борщ") is no country mention. Review samples are sentences naming a dish and a country that is not
+one of its origins, cut from the original text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.corpus.fold import SPACE, UPPER, Folded, Folder
+from pipeline.corpus.patterns import COUNTRY, DISH, Literals, PatternSet
+
+MAX_SAMPLES = 3
+MAX_SENTENCE_CHARS = 1000
+# Documents decoded per dish and batch in search of a sample sentence: a dish often named near other countries but
+# never in the same sentence costs no more than that.
+SAMPLE_TRIES = 4 * MAX_SAMPLES
+_SENTENCE_END = re.compile(r"(?:[.!?]|…)+(?=\s)|\n")
+
+
+@dataclass
+class Batch:
+    """Documents as given (samples are cut from them) and folded (matching runs on that)."""
+
+    column: pa.Array
+    folded: Folded
+
+
+def fold_column(folder: Folder, column: pa.Array | pa.ChunkedArray) -> Batch:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if column.null_count:
+        column = column.fill_null("")
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.large_string())
+    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
+    buffers = column.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=width)[column.offset : column.offset + len(column) + 1]
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    return Batch(column, folder(data, offsets.astype(np.int64)))
+
+
+@dataclass
+class Matches:
+    """Whole-word matches, in document order: document, literal, and the folded span [first, last) of the name."""
+
+    doc: np.ndarray
+    literal: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+
+
+def find_matches(literals: Literals, folded: Folded) -> Matches:
+    ids: list[int] = []
+    ends: list[int] = []
+
+    def on_match(literal_id: int, _from: int, to: int, _flags: int, _context) -> None:
+        ids.append(literal_id)
+        ends.append(to)
+
+    literals.database.scan(folded.text.data, match_event_handler=on_match)
+    literal = np.array(ids, dtype=np.int64)
+    end = np.array(ends, dtype=np.int64)
+    first = end - literals.length[literal] + 1  # the framing spaces are not part of the name
+    last = end - 1
+    keep = _case_ok(literals, folded, literal, first, last)
+    first, last, literal = first[keep], last[keep], literal[keep]
+    doc = np.searchsorted(folded.starts, first, side="right") - 1
+    return Matches(doc, literal, first, last)
+
+
+def _case_ok(literals: Literals, folded: Folded, literal, first, last) -> np.ndarray:
+    """Case-sensitive names: capitalised ones need an upper-case first letter, acronyms upper case throughout."""
+    ok = np.ones(len(literal), dtype=bool)
+    capitalised = np.flatnonzero(literals.capitalised[literal])
+    ok[capitalised] = (folded.case[first[capitalised]] & UPPER) != 0
+    acronym = np.flatnonzero(literals.acronym[literal])
+    if len(acronym):
+        span = last[acronym] - first[acronym]
+        good = np.ones(len(acronym), dtype=bool)
+        for k in range(int(span.max())):
+            pos = first[acronym] + np.minimum(k, span - 1)
+            upper = (folded.case[pos] & UPPER) != 0
+            good &= (k >= span) | (folded.text[pos] == SPACE) | upper
+        ok[acronym] = good
+    return ok
+
+
+def _expand(starts: np.ndarray, flat: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR lookup: for each of `rows`, its values; returns (row position repeated, values)."""
+    lengths = starts[rows + 1] - starts[rows]
+    rep = np.repeat(np.arange(len(rows)), lengths)
+    first = np.repeat(starts[rows], lengths)
+    within = np.arange(len(rep)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return rep, flat[first + within]
+
+
+def _inside_longer_dish(doc, first, last, kind) -> np.ndarray:
+    """Country matches that lie inside a longer dish match of the same document."""
+    inside = np.zeros(len(kind), dtype=bool)
+    dish, country = kind == DISH, np.flatnonzero(kind == COUNTRY)
+    if not dish.any() or not len(country):
+        return inside
+    big = int(last.max()) + 1
+    d_key = doc[dish] * big + first[dish]
+    order = np.argsort(d_key, kind="stable")
+    d_key, d_doc = d_key[order], doc[dish][order]
+    reach = np.maximum.accumulate(d_doc * big + last[dish][order]) - d_doc * big  # furthest end so far in the doc
+    c_doc, c_first, c_last = doc[country], first[country], last[country]
+    c_key = c_doc * big + c_first
+    found = np.zeros(len(country), dtype=bool)
+    # a dish starting before the country and reaching its end, or starting with it and reaching past it
+    for side, longer in (("left", c_last), ("right", c_last + 1)):
+        at = np.searchsorted(d_key, c_key, side=side) - 1
+        valid = at >= 0
+        at = np.maximum(at, 0)
+        found |= valid & (d_doc[at] == c_doc) & (reach[at] >= longer)
+    inside[country] = found
+    return inside
+
+
+@dataclass
+class Counts:
+    """Per target: documents naming it, and (dishes) naming it with a true-origin / any country; samples."""
+
+    n_targets: int
+    docs: np.ndarray = field(init=False)
+    true_country: np.ndarray = field(init=False)
+    any_country: np.ndarray = field(init=False)
+    samples: list[dict] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.docs = np.zeros(self.n_targets, dtype=np.int64)
+        self.true_country = np.zeros(self.n_targets, dtype=np.int64)
+        self.any_country = np.zeros(self.n_targets, dtype=np.int64)
+
+
+@dataclass
+class SampleContext:
+    """Where samples come from (stored with them) and how many each dish already has."""
+
+    shard: str
+    checksum: str
+    budget: dict[int, int]
+    doc_base: int = 0
+
+
+def count_batch(patterns: PatternSet, batch: Batch, counts: Counts, context: SampleContext) -> None:
+    literals = patterns.literals
+    found = find_matches(literals, batch.folded)
+    if not len(found.doc):
+        return
+    kinds = patterns.kinds
+    rep, target = _expand(*literals.targets, found.literal)
+    m_doc, m_first, m_last = found.doc[rep], found.first[rep], found.last[rep]
+    keep = ~_inside_longer_dish(m_doc, m_first, m_last, kinds[target])
+    target, m_doc, m_first = target[keep], m_doc[keep], m_first[keep]
+    n_targets = len(patterns.targets)
+    pairs = np.unique(m_doc * n_targets + target)
+    p_doc, p_target = pairs // n_targets, pairs % n_targets
+    counts.docs += np.bincount(p_target, minlength=n_targets)
+    p_kind = kinds[p_target]
+    country_keys = pairs[p_kind == COUNTRY]
+    docs_with_country = np.unique(p_doc[p_kind == COUNTRY])
+    dish_sel = p_kind == DISH
+    d_doc, d_target = p_doc[dish_sel], p_target[dish_sel]
+    has_any = np.isin(d_doc, docs_with_country)
+    counts.any_country += np.bincount(d_target[has_any], minlength=n_targets)
+    o_rep, o_country = _expand(*patterns.origin_csr, d_target)
+    has_true = np.zeros(len(d_target), dtype=bool)
+    if len(o_rep):
+        hit = np.isin(d_doc[o_rep] * n_targets + o_country, country_keys)
+        has_true = np.bincount(o_rep[hit], minlength=len(d_target)) > 0
+    counts.true_country += np.bincount(d_target[has_true], minlength=n_targets)
+    _collect_samples(patterns, batch, counts, context, d_doc[has_any], d_target[has_any], m_doc, target, m_first)
+
+
+def _collect_samples(patterns, batch, counts, context, docs, dishes, m_doc, target, m_first) -> None:
+    tries: dict[int, int] = {}
+    for doc, dish in zip(docs.tolist(), dishes.tolist(), strict=True):
+        if context.budget.get(dish, 0) >= MAX_SAMPLES or tries.get(dish, 0) >= SAMPLE_TRIES:
+            continue
+        lo, hi = np.searchsorted(m_doc, [doc, doc + 1])
+        dish_at, others = _near_other_countries(patterns, dish, target[lo:hi], m_first[lo:hi])
+        if not others:
+            continue
+        tries[dish] = tries.get(dish, 0) + 1
+        sample = _shared_sentence(patterns, batch, doc, dish_at, others)
+        if sample is not None:
+            country, sentence = sample
+            counts.samples.append(
+                {
+                    "dish_key": patterns.targets[dish].key,
+                    "country": patterns.targets[country].key,
+                    "sentence": sentence,
+                    "shard_path": context.shard,
+                    "doc_index": context.doc_base + doc,
+                    "checksum": context.checksum,
+                }
+            )
+            context.budget[dish] = context.budget.get(dish, 0) + 1
+
+
+def _near_other_countries(patterns: PatternSet, dish: int, targets, firsts) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Where the document names `dish`, and (position, country) of the non-origin countries named within a
+    sentence's length of it."""
+    origins = set(patterns.origins.get(dish, ()))
+    dish_at = firsts[targets == dish]
+    others = [
+        (int(at), int(t))
+        for at, t in zip(firsts, targets, strict=True)
+        if patterns.kinds[t] == COUNTRY and int(t) not in origins and np.abs(dish_at - at).min() <= MAX_SENTENCE_CHARS
+    ]
+    return dish_at, others
+
+
+def _shared_sentence(patterns: PatternSet, batch: Batch, doc: int, dish_at, others) -> tuple[int, str] | None:
+    """The first sentence of the original document that names the dish and one of `others`."""
+    text = batch.column[doc].as_py() or ""
+    base = int(batch.folded.starts[doc])
+    if int(batch.folded.ends[doc]) - base == len(text):
+        where: range | list[int] = range(len(text))  # one byte per character: nothing was dropped
+    else:
+        where = patterns.literals.alphabet.positions(text)  # folded offset in the document -> character index
+    bounds = [m.end() for m in _SENTENCE_END.finditer(text)]
+
+    def sentence(at: int) -> int:
+        return bisect.bisect_right(bounds, where[at - base])
+
+    dish_sentences = {sentence(int(at)) for at in dish_at}
+    for at, country in others:
+        k = sentence(at)
+        if k in dish_sentences:
+            a = bounds[k - 1] if k else 0
+            b = bounds[k] if k < len(bounds) else len(text)
+            return country, " ".join(text[a:b].split())[:MAX_SENTENCE_CHARS]
+    return None
