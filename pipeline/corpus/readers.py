@@ -70,6 +70,11 @@ class _Counting(io.RawIOBase):
         self.count += len(data)
         return data
 
+    def readline(self, size: int = -1) -> bytes:  # the handle's own (buffered) readline, not one read(1) per byte
+        line = self.handle.readline(size)
+        self.count += len(line)
+        return line
+
 
 def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Array, int]]:
     """Batches of documents as (string array, on-disk bytes read so far)."""
