@@ -123,16 +123,46 @@ _BENGALI = {
 }
 
 _CZECH = {
-    # Short forms, older official names and the UK's nations.
+    # Short forms, older official names and the UK's nations (case forms come from pipeline.extract.czech).
     "Anglie": "GB",
     "Skotsko": "GB",
+    "Velká Británie": "GB",
     "Hongkong": "HK",
     "Kongo": "CG",
     "Demokratická republika Kongo": "CD",
     "Palestina": "PS",
     "Jižní Afrika": "ZA",
     "Česká republika": "CZ",
+    "Holandsko": "NL",
+    # The Czech lands, a plural name, in every case.
+    "Čechy": "CZ",
+    "Čech": "CZ",
+    "Čechám": "CZ",
+    "Čechách": "CZ",
+    "Čechami": "CZ",
+    "Morava": "CZ",
+    # The United States, a plural name: "ve Spojených státech".
+    "Spojené státy": "US",
+    "Spojených států": "US",
+    "Spojeným státům": "US",
+    "Spojených státech": "US",
+    "Spojenými státy": "US",
 }
+
+# Stems of Czech country adjectives ("s čínskou kuchyní", "česká země"); every singular form is searched.
+CZECH_ADJECTIVE_STEMS = {
+    "česk": "CZ", "slovensk": "SK", "polsk": "PL", "německ": "DE", "rakousk": "AT", "švýcarsk": "CH",
+    "maďarsk": "HU", "rusk": "RU", "ukrajinsk": "UA", "italsk": "IT", "francouzsk": "FR", "španělsk": "ES",
+    "portugalsk": "PT", "řeck": "GR", "tureck": "TR", "britsk": "GB", "anglick": "GB", "skotsk": "GB",
+    "irsk": "IE", "nizozemsk": "NL", "holandsk": "NL", "belgick": "BE", "švédsk": "SE", "norsk": "NO",
+    "dánsk": "DK", "finsk": "FI", "gruzínsk": "GE", "arménsk": "AM", "libanonsk": "LB", "izraelsk": "IL",
+    "íránsk": "IR", "syrsk": "SY", "egyptsk": "EG", "marock": "MA", "etiopsk": "ET", "nigerijsk": "NG",
+    "indick": "IN", "pákistánsk": "PK", "nepálsk": "NP", "čínsk": "CN", "japonsk": "JP", "korejsk": "KR",
+    "thajsk": "TH", "vietnamsk": "VN", "indonésk": "ID", "filipínsk": "PH", "malajsk": "MY",
+    "mongolsk": "MN", "mexick": "MX", "americk": "US", "kanadsk": "CA", "brazilsk": "BR",
+    "argentinsk": "AR", "peruánsk": "PE", "kolumbijsk": "CO", "kubánsk": "CU", "jamajsk": "JM",
+    "australsk": "AU",
+}  # fmt: skip
 
 _SPANISH = {
     # Short forms, longer official names and the UK's nations.

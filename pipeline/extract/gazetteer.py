@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import pycountry
 from babel import Locale
 
-from pipeline.extract import aliases
-from pipeline.extract.aliases_world import ALIASES_WORLD
+from pipeline.extract import aliases, czech
+from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
 MORPH_LANGS = frozenset({"ru", "uk"})
@@ -198,6 +198,10 @@ def _candidates(lang: str) -> Iterator[tuple[str, str | None, str | None, str, i
         yield written, code, None, "adjective", _PRIORITY_ADJECTIVE
     for written, region in aliases.REGION_ADJECTIVES.get(lang, {}).items():
         yield written, None, region, "adjective", _PRIORITY_ADJECTIVE
+    if lang == "cs":
+        for stem, code in CZECH_ADJECTIVE_STEMS.items():
+            for written in czech.adjective_forms(stem):
+                yield written, code, None, "adjective", _PRIORITY_ADJECTIVE
 
 
 @functools.cache
@@ -210,13 +214,20 @@ def _target(country: str | None, region: str | None) -> str:
     return country or f"region:{region}"
 
 
+def _forms(base: str, lang: str, kind: str) -> set[str]:
+    """Case forms: pymorphy3 for ru/uk, rules for Czech names (its adjectives come in all their forms)."""
+    if lang == "cs":
+        return {base} if kind == "adjective" else czech.forms(base)
+    return inflect(base, lang)
+
+
 def _build_lang(lang: str) -> list[Entry]:
     # surface → {target: (priority, Entry)}: the best claim of each target on that surface.
     claims: dict[str, dict[str, tuple[int, Entry]]] = {}
     for written, country, region, kind, priority in _candidates(lang):
         base = normalise(written)
         sensitive = _is_case_sensitive(base, lang)
-        for surface in inflect(base, lang):
+        for surface in _forms(base, lang, kind):
             rank = priority if surface == base else _PRIORITY_INFLECTED
             entry = Entry(surface, country, region, lang, kind, sensitive)
             target = _target(country, region)
