@@ -41,6 +41,8 @@ EXTRA_SEARCH_LANGS: dict[str, tuple[str, ...]] = {
     "su": ("id", "jv"),
     # Javanese names mostly follow Indonesian.
     "jv": ("id",),
+    # Azerbaijani answers often use the Turkish names (Japonya, İspanya, Almanya).
+    "az": ("tr",),
 }
 
 _ARABIC = {
@@ -64,6 +66,12 @@ _ARABIC = {
     "تيمور الشرقية": "TL",
     "أنتيغوا وباربودا": "AG",
     "أوروغواي": "UY",
+    "بريطانيا": "GB",
+    "بريطانيا العظمى": "GB",
+    "أمريكا": "US",
+    "أميركا": "US",
+    "فرانسه": "FR",
+    "هند": "IN",
     # Demonyms used as answers ("صينية" is left out: it also means "tray", a common dish word).
     "صيني": "CN",
     "الصيني": "CN",
@@ -91,10 +99,20 @@ _AZERBAIJANI = {
     "Fələstin": "PS",
     "Antigua və Barbuda": "AG",
     "Baham": "BS",
+    # Spellings after the Russian names, and the usual abbreviation of the United States.
+    "Fransiya": "FR",
+    "Yaponiya": "JP",
+    "Japoniya": "JP",
+    "İndiya": "IN",
+    "Böyük Britaniya": "GB",
+    "ABŞ": "US",
     # Demonyms ("alman mətbəxi"); suffixes are allowed after Azerbaijani names.
     "Alman": "DE",
     "Yapon": "JP",
     "İtalyan": "IT",
+    "Fransız": "FR",
+    "İngilis": "GB",
+    "İngiliz": "GB",
 }
 
 _BENGALI = {

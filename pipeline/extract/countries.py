@@ -30,7 +30,9 @@ import ahocorasick
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
 from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
 
-EXTRACTOR = "countries@1"
+# Stored with each extraction; bumped when the gazetteer or the rules change, so `score` redoes older ones
+# (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article).
+EXTRACTOR = "countries@2"
 
 # Which gazetteers an answer in a given language is searched with, in order of precedence: models
 # switch to English often, and Ukrainian answers mix in Russian words (surzhyk).
@@ -135,7 +137,8 @@ def search_langs(lang: str) -> tuple[str, ...]:
 
 class _FoldTable(dict):
     """str.translate table built on demand: lower case, ё->е, one apostrophe and dash form, any
-    space as ' ', Latin letters without accents (Yoruba tones, "Nigéria"), combining accents dropped.
+    space as ' ', Latin letters without accents (Yoruba tones, "Nigéria"), combining accents dropped,
+    Arabic alef without hamza or madda.
     Every character maps to at most one character, so only deletions move offsets."""
 
     def __missing__(self, code: int) -> str:
@@ -167,6 +170,11 @@ _FOLD = {
     "—": "-",
     "\u00a0": " ",
     "\t": " ",
+    # Arabic: hamza and madda on alef, and alef maksura, are often left out ("ايطاليا", "ايران").
+    "أ": "ا",
+    "إ": "ا",
+    "آ": "ا",
+    "ى": "ي",
 }
 _FOLD_TABLE = _FoldTable()
 

@@ -215,9 +215,12 @@ def _target(country: str | None, region: str | None) -> str:
 
 
 def _forms(base: str, lang: str, kind: str) -> set[str]:
-    """Case forms: pymorphy3 for ru/uk, rules for Czech names (its adjectives come in all their forms)."""
+    """Case forms: pymorphy3 for ru/uk, rules for Czech names (its adjectives come in all their forms), Arabic
+    names with and without the article."""
     if lang == "cs":
         return {base} if kind == "adjective" else czech.forms(base)
+    if lang == "ar" and kind in ("name", "alias") and not base.startswith("ال"):
+        return {base, "ال" + base}  # with the article: "الإسبانيا"
     return inflect(base, lang)
 
 

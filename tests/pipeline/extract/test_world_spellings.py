@@ -1,0 +1,26 @@
+"""Spellings real WorldCuisines answers use beyond CLDR's names: Turkish names in Azerbaijani answers, Arabic names
+without hamza or with the article."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.extract.countries import extract_countries
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "expected"),
+    [
+        ("Japonya", "az", ["JP"]),  # the Turkish name
+        ("İspanya", "az", ["ES"]),
+        ("Yaponiyada", "az", ["JP"]),  # a case suffix
+        ("ABŞ", "az", ["US"]),
+        ("Fransız mətbəxi", "az", ["FR"]),
+        ("ايطاليا", "ar", ["IT"]),  # alef without hamza
+        ("ايران", "ar", ["IR"]),
+        ("الإسبانيا", "ar", ["ES"]),  # with the article
+        ("بريطانيا", "ar", ["GB"]),
+    ],
+)
+def test_spellings_of_real_answers(answer: str, lang: str, expected: list[str]) -> None:
+    assert list(extract_countries(answer, lang).countries) == expected
