@@ -47,9 +47,8 @@ def _is_word(ch: str) -> bool:
 
 @dataclass(frozen=True)
 class Alphabet:
-    """The byte of every word character of the surfaces, and the kernel's lookup tables."""
+    """The kernel's lookup tables for the word characters of the surfaces."""
 
-    codes: dict[str, int]
     by_code_point: np.ndarray  # uint16 per BMP code point: byte | UPPER, DROP, SPACE or WORD
     by_pair: np.ndarray  # uint16 per (first byte << 8 | second byte) of a UTF-8 sequence; SLOW for 3/4-byte ones
 
@@ -58,9 +57,8 @@ class Alphabet:
         letters = sorted({ch for surface in surfaces for ch in normalise(surface) if _is_word(ch)})
         if len(letters) > _MAX_CODES:
             raise CorpusError(f"the names use {len(letters)} distinct letters; the scanner folds at most {_MAX_CODES}")
-        codes = {ch: FIRST_CODE + i for i, ch in enumerate(letters)}
         table = _code_point_table(tuple(letters))
-        return cls(codes, table, _pair_table(table))
+        return cls(table, _pair_table(table))
 
     def encode(self, surface: str) -> bytes:
         """A surface folded exactly as the text is, without its edge spaces ("" when nothing is left)."""
@@ -105,7 +103,8 @@ def _fold_char(ch: str, codes: dict[str, int]) -> int:
     return SPACE  # punctuation (apostrophes and dashes included), symbols, separators, controls
 
 
-def _astral(point: int) -> int:
+@numba.njit(cache=True, nogil=True)
+def _astral(point: int) -> int:  # pragma: no cover - compiled
     """Characters beyond the BMP: emoji and symbols (U+1F000-U+1FFFF) are boundaries, the rest (CJK extensions,
     historic scripts) word characters."""
     return SPACE if 0x1F000 <= point < 0x20000 else WORD
@@ -147,9 +146,8 @@ def _fold_kernel(data, offsets, by_pair, by_code_point, out):  # pragma: no cove
             if first < 0xF0:
                 third = np.int64(data[i + 2])
                 value = np.int64(by_code_point[((first & 0x0F) << 12) | ((second & 0x3F) << 6) | (third & 0x3F)])
-            else:
-                point = ((first & 0x07) << 18) | ((second & 0x3F) << 12)
-                value = SPACE if 0x1F000 <= point < 0x20000 else WORD
+            else:  # four bytes; the plane and block decide
+                value = _astral(((first & 0x07) << 18) | ((second & 0x3F) << 12))
         out[j] = value
         j += (value & 0xFF) != DROP
     while d < n_docs:  # empty documents at the end

@@ -65,9 +65,6 @@ class PatternSet:
     def kinds(self) -> np.ndarray:
         return np.array([t.kind for t in self.targets], dtype=np.int8)
 
-    def indices(self, kind: int) -> list[int]:
-        return [i for i, t in enumerate(self.targets) if t.kind == kind]
-
     @functools.cached_property
     def origin_csr(self) -> tuple[np.ndarray, np.ndarray]:
         """Dish target -> true-origin country targets as (starts, flat): those of t are flat[starts[t]:starts[t+1]]."""
@@ -181,7 +178,6 @@ class Literals:
     ("по-турецьки", "по турецьки"): their literal names the targets of both."""
 
     alphabet: Alphabet
-    expressions: list[bytes]
     targets: tuple[np.ndarray, np.ndarray]  # literal -> targets, laid out like PatternSet.origin_csr
     length: np.ndarray  # bytes, the two framing spaces included
     capitalised: np.ndarray  # bool: only counts written with a capital first letter
@@ -218,7 +214,6 @@ def compile_literals(patterns: PatternSet) -> Literals:
         )
     return Literals(
         alphabet=alphabet,
-        expressions=expressions,
         targets=(starts, flat),
         length=np.array([len(e) for e in expressions], dtype=np.int64),
         capitalised=np.array([k[1] and not k[2] for k in keys], dtype=bool),

@@ -101,7 +101,6 @@ _AZERBAIJANI = {
     "Baham": "BS",
     # Spellings after the Russian names, and the usual abbreviation of the United States.
     "Fransiya": "FR",
-    "Yaponiya": "JP",
     "Japoniya": "JP",
     "İndiya": "IN",
     "Böyük Britaniya": "GB",

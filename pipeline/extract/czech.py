@@ -81,10 +81,10 @@ def forms(phrase: str) -> set[str]:
     words = _WORD.findall(phrase)
     if not words:
         return {phrase}
-    head = next((i for i in range(len(words) - 1, -1, -1) if _noun(words[i]) is not None), None)
-    if head is None:
+    head, noun = next(((i, n) for i in range(len(words) - 1, -1, -1) if (n := _noun(words[i]))), (None, None))
+    if noun is None:
         return {phrase}
-    gender, head_forms = _noun(words[head])
+    gender, head_forms = noun
     declined = {head: head_forms}
     for i in range(head - 1, -1, -1):
         adjective = _adjective(words[i], gender)
