@@ -1,0 +1,85 @@
+"""One registry style for every pluggable concept (datasets, backends, extractors, metrics, steps).
+
+A registry maps a name to a thing, refuses a second thing under the same name (a silent overwrite
+would change every score of a task), and answers an unknown name with the names it knows, so a
+typo in a task file or a command line is obvious. Registration is a decorator next to the code it
+registers; modules that register are imported on demand through `modules`, so `import pipeline`
+stays light (torch, vllm and friends load only when their backend is used).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class DuplicateName(ValueError):
+    """Two things claimed one name in the same registry."""
+
+
+class UnknownName(KeyError):
+    """A name no registered thing has; the message lists the known names."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""
+
+
+class Registry(Generic[T], Mapping[str, T]):
+    """`kind` names what is registered ("dataset", "backend", …) for error messages.
+
+    `modules` maps a name to the module whose import registers it, for lazily loaded entries
+    (e.g. the vllm backend); entries registered directly need no module."""
+
+    def __init__(self, kind: str, modules: Mapping[str, str] | None = None) -> None:
+        self.kind = kind
+        self._entries: dict[str, T] = {}
+        self._modules = dict(modules or {})
+
+    def register(self, *names: str) -> Callable[[T], T]:
+        """Decorator: register the decorated object under each of `names` (aliases allowed)."""
+        if not names:
+            raise ValueError(f"{self.kind} registration needs at least one name")
+
+        def decorate(thing: T) -> T:
+            for name in names:
+                self.add(name, thing)
+            return thing
+
+        return decorate
+
+    def add(self, name: str, thing: T) -> None:
+        if name in self._entries and self._entries[name] is not thing:
+            raise DuplicateName(f"{self.kind} {name!r} is already registered ({_describe(self._entries[name])})")
+        self._entries[name] = thing
+
+    def get(self, name: str, default: T | None = None) -> T:  # type: ignore[override]
+        """The thing registered as `name`; `UnknownName` (listing the known names) when none is."""
+        if name not in self._entries and name in self._modules:
+            importlib.import_module(self._modules[name])
+        if name not in self._entries:
+            if default is not None:
+                return default
+            raise UnknownName(f"unknown {self.kind} {name!r}; known: {', '.join(self.names()) or '(none)'}")
+        return self._entries[name]
+
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries or name in self._modules
+
+    def names(self) -> list[str]:
+        return sorted({*self._entries, *self._modules})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
+def _describe(thing: object) -> str:
+    return getattr(thing, "__qualname__", None) or type(thing).__name__
