@@ -20,15 +20,21 @@ from typing import Any
 # (`http\://`), directive (`\:red\[`) or math (`\$`) can start from the value.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+# Escapes do not stop GitHub's autolinks: Streamlit's renderer turns `http://…`, `www.…` and
+# `a@b.c` in the *displayed* text into links after parsing. An invisible WORD JOINER (U+2060) after
+# the scheme, `www` or `@` breaks those patterns without changing what a reader sees.
+WORD_JOINER = "\u2060"
+_AUTOLINK_STARTS = re.compile(r"(?i)(https?|www|mailto|xmpp)(?=[:.])|(@)")
 
 
 def literal(value: Any, limit: int | None = None) -> str:
     """`value` as markdown that displays exactly its text (line breaks become spaces; clipped to
-    `limit` characters with an ellipsis)."""
+    `limit` characters with an ellipsis; an invisible word joiner after `http`, `www` and `@`)."""
     text = "" if value is None else str(value)
     text = _LINE_BREAKS.sub(" ", text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
+    text = _AUTOLINK_STARTS.sub(lambda match: match.group(0) + WORD_JOINER, text)
     return _PUNCTUATION.sub(r"\\\1", text)
 
 

@@ -40,5 +40,5 @@ def query(path: Path, sql: str, params: list | None = None) -> list[tuple]:
 
 def shown(markdown: str) -> str:
     """What a reader sees of markdown written with app.safe.literal(): CommonMark shows a
-    backslash-escaped punctuation character as the character itself."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    backslash-escaped punctuation character as the character itself, and the word joiner is invisible."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
