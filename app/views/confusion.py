@@ -40,7 +40,7 @@ def country_set(options: list[str], names: dict[str, str], ranked: list[str]) ->
         container=left,
         key=SET_KEY,
         help="Rows: answers about dishes from these countries. Columns: these countries, "
-        "then 'other' (any country outside the set) and '—' (no country named).",
+        f"then 'other' (any country outside the set) and '—' (no country). {ui.NO_COUNTRY}",
     )
     with right.popover("Quick sets", icon=":material/tune:"):
         st.button("The 15 Post-Soviet countries", on_click=set_countries, args=(POST_SOVIET,), width="stretch")
