@@ -148,8 +148,8 @@ def _pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, lis
     )
     origins = con.execute("SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position").fetchall()
     digest = hashlib.sha256(f"{MATCHER}\t{lang}\t{_library_versions()}\n".encode())
-    for entry in entries_for(lang):
-        digest.update(f"{entry.surface}\t{entry.country}\t{entry.case_sensitive}\t{is_acronym(entry)}\n".encode())
+    gazetteer = sorted(f"{e.surface}\t{e.country}\t{e.case_sensitive}\t{is_acronym(e)}" for e in entries_for(lang))
+    digest.update("\n".join(gazetteer).encode())  # sorted: the entries' order varies between processes
     for rows in (dishes, pairs, origins):
         digest.update(repr(rows).encode())
     return digest.hexdigest(), dishes, pairs, origins
@@ -176,6 +176,9 @@ def _cache_path(cache_dir: Path | None, lang: str, inputs: tuple) -> Path | None
 
         cache_dir = default_cache_dir() / "patterns"
     return cache_dir / f"{lang}-{inputs[0][:32]}.pickle"
+
+
+_CACHE_KEEP = 4  # compiled pattern sets kept per language (a few warehouses side by side)
 
 
 def _load_cached(path: Path) -> PatternSet | None:
@@ -208,6 +211,9 @@ def _store_cached(path: Path, patterns: PatternSet) -> None:
         with open(partial, "wb") as handle:
             pickle.dump((bare, shallow, database), handle, protocol=pickle.HIGHEST_PROTOCOL)
         partial.replace(path)
+        stale = sorted(path.parent.glob(f"{patterns.lang}-*.pickle"), key=lambda p: p.stat().st_mtime)
+        for old in stale[:-_CACHE_KEEP]:
+            old.unlink(missing_ok=True)
     except OSError:
         return  # a cache that cannot be written only costs speed
 

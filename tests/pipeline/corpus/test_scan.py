@@ -255,3 +255,26 @@ def test_a_changed_warehouse_misses_the_cache(con, tmp_path: Path) -> None:
     after = build_patterns(con, "uk", cache_dir=cache)
     assert after.fingerprint != before.fingerprint
     assert len(list(cache.glob("uk-*.pickle"))) == 2
+
+
+def test_the_pattern_cache_key_is_the_same_in_every_process(borsch_work: Path) -> None:
+    """Python salts string hashes per process: a key built from set order would miss the cache every time."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import duckdb, sys; from pipeline.corpus.patterns import _pattern_inputs; "
+        f"print(_pattern_inputs(duckdb.connect({str(borsch_work)!r}, read_only=True), 'uk')[0])"
+    )
+    keys = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[3])},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(keys) == 1
