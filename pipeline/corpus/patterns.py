@@ -148,11 +148,23 @@ def _pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, lis
     )
     origins = con.execute("SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position").fetchall()
     digest = hashlib.sha256(f"{MATCHER}\t{lang}\t{_library_versions()}\n".encode())
-    gazetteer = sorted(f"{e.surface}\t{e.country}\t{e.case_sensitive}\t{is_acronym(e)}" for e in entries_for(lang))
-    digest.update("\n".join(gazetteer).encode())  # sorted: the entries' order varies between processes
+    digest.update(_gazetteer_source_digest().encode())
     for rows in (dishes, pairs, origins):
         digest.update(repr(rows).encode())
     return digest.hexdigest(), dishes, pairs, origins
+
+
+@functools.cache
+def _gazetteer_source_digest() -> str:
+    """The country surfaces are built by the code of `pipeline.extract` from library data (CLDR, pymorphy3
+    dictionaries; their versions are in the key too): hashing that code stands for the entries without building
+    them, which takes most of a second."""
+    import pipeline.extract
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(pipeline.extract.__file__).parent.rglob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 @functools.cache
