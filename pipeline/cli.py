@@ -461,7 +461,7 @@ def _imagine(con, spec, steps: tuple[str, ...] | None = None) -> None:
 @app.command("tiny-model")
 def tiny_model(
     kind: Annotated[
-        str, typer.Option(help="text (Qwen2-style), vision (LLaVA-style), text-to-image (FLUX) or image-encoder (DINOv2)")
+        str, typer.Option(help="text (Qwen2), vision (LLaVA), text-to-image (FLUX) or image-encoder (DINOv2)")
     ],
     out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
 ) -> None:

@@ -62,6 +62,19 @@ class ImagineSpec:
         return self.translator_backend or self.backend
 
 
+def device_and_dtype(device: str, dtype: str, gpu_default: str):
+    """("cuda" or "cpu", torch dtype) for settings `device` / `dtype` ("auto": the GPU when there is
+    one, at `gpu_default` precision there and float32 on CPU)."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    name = (gpu_default if device.startswith("cuda") else "float32") if dtype == "auto" else dtype
+    if name not in ("bfloat16", "float16", "float32"):
+        raise ValueError(f"dtype must be auto, bfloat16, float16 or float32, not {dtype!r}")
+    return device, getattr(torch, name)
+
+
 def specs_from_config(path: Path, tables: list[dict], models: dict) -> list[ImagineSpec]:
     """`[[imagine]]` tables of a run configuration (see pipeline/runconfig.py) as specs, one per
     describer and language; describers and the translator are names under `[models]`."""

@@ -19,6 +19,7 @@ import duckdb
 
 from pipeline import generate
 from pipeline.backends.base import BackendError, local_weights_hash
+from pipeline.imagine import device_and_dtype
 from pipeline.ingest.common import transaction
 
 
@@ -48,12 +49,9 @@ class ImageEncoder:
 
     def _load(self):
         if self._model is None:
-            import torch
             from transformers import AutoImageProcessor, AutoModel
 
-            device = ("cuda" if torch.cuda.is_available() else "cpu") if self.device == "auto" else self.device
-            dtype = {"auto": torch.float16 if device.startswith("cuda") else torch.float32,
-                     "bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}[self.dtype]  # fmt: skip
+            device, dtype = device_and_dtype(self.device, self.dtype, "float16")
             try:
                 self._processor = AutoImageProcessor.from_pretrained(self.model_id)
                 self._model = AutoModel.from_pretrained(self.model_id, dtype=dtype).to(device).eval()

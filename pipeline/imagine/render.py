@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.backends.base import BackendError, local_weights_hash
+from pipeline.imagine import device_and_dtype
 from pipeline.imagine.translate import Translation
 from pipeline.ingest.common import insert, transaction
 
@@ -74,12 +75,9 @@ class TextToImage:
 
     def _load(self):
         if self._pipeline is None:
-            import torch
             from diffusers import DiffusionPipeline
 
-            device = ("cuda" if torch.cuda.is_available() else "cpu") if self.device == "auto" else self.device
-            dtype = {"auto": torch.bfloat16 if device.startswith("cuda") else torch.float32,
-                     "bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}[self.dtype]  # fmt: skip
+            device, dtype = device_and_dtype(self.device, self.dtype, "bfloat16")
             try:
                 pipeline = DiffusionPipeline.from_pretrained(self.model_id, dtype=dtype)
             except Exception as error:  # hub unreachable, not a diffusers folder, ...
@@ -172,7 +170,8 @@ def run(
         rows, image_rows = [], []
         for request, image in zip(batch, images, strict=True):
             digest, path = store_image(store, png_bytes(image))
-            image_rows.append((digest[:32], digest, request.translation.description.dish_key, str(path), image.width, image.height))
+            dish_key = request.translation.description.dish_key
+            image_rows.append((digest[:32], digest, dish_key, str(path), image.width, image.height))
             rows.append(
                 {
                     "render_id": request.render_id,

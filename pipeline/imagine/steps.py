@@ -69,7 +69,9 @@ def run(
         descriptions = describe.stored(con, spec, describer)
         report.descriptions = len(descriptions)
         if "translate" in steps:
-            summary = translate.run(con, spec.dataset, spec.lang, descriptions, translator, new_run_id(), spec.chunk_size)
+            summary = translate.run(
+                con, spec.dataset, spec.lang, descriptions, translator, new_run_id(), spec.chunk_size
+            )
             note(f"translate: {summary.generated} new ({summary.cached} cached, {summary.failed} failed)")
         translations = translate.stored(con, spec.dataset, spec.lang, descriptions, translator)
         report.translations = len(translations)
