@@ -40,8 +40,8 @@ if str(ROOT) not in sys.path:
 
 from pipeline.countries import country_table, language_countries  # noqa: E402
 from pipeline.geo import country_shapes  # noqa: E402
-from pipeline.ingest.common import insert  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
+from warehouse.io import insert  # noqa: E402
 from warehouse.queries import confusion, dish, geo, language  # noqa: E402
 from warehouse.queries.answers import Filters, leaderboard  # noqa: E402
 

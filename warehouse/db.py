@@ -21,6 +21,10 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.io import scalar
+
+__all__ = ["Warehouse", "WarehouseError", "scalar"]
+
 SQL_DIR = Path(__file__).parent
 MIGRATIONS_DIR = SQL_DIR / "migrations"
 MARTS_DIR = SQL_DIR / "marts"
@@ -49,12 +53,6 @@ def migrations() -> list[tuple[int, str, Path]]:
     if len(set(versions)) != len(versions):
         raise WarehouseError(f"duplicate migration versions in {MIGRATIONS_DIR}")
     return found
-
-
-def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
-    """First column of the first row; fetches everything so the connection is free afterwards."""
-    rows = con.execute(sql, params or []).fetchall()
-    return rows[0][0] if rows else None
 
 
 def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
