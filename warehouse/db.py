@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import importlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -85,17 +84,19 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     return applied
 
 
-def build_marts(con: duckdb.DuckDBPyConnection, directory: Path = MARTS_DIR) -> None:
-    """Marts in file-name order: `NNN_name.sql` runs as SQL; `NNN_name.py` is a module whose
-    `build(con)` computes what SQL cannot say simply (bootstrap intervals)."""
-    for path in sorted([*directory.glob("*.sql"), *directory.glob("[0-9]*.py")]):
+def build_marts(con: duckdb.DuckDBPyConnection) -> None:
+    """The marts of `warehouse.marts.MARTS`, in its order; a mart whose columns break its contract
+    stops the publish (the exports and the app rely on those columns)."""
+    from warehouse.marts import MARTS
+
+    for mart in MARTS:
         try:
-            if path.suffix == ".sql":
-                con.execute(path.read_text(encoding="utf-8"))
-            else:
-                importlib.import_module(f"warehouse.marts.{path.stem}").build(con)
+            mart.run(con)
         except duckdb.Error as exc:
-            raise WarehouseError(f"{path.relative_to(SQL_DIR)}: {exc}") from exc
+            raise WarehouseError(f"marts/{mart.file}: {exc}") from exc
+        broken = mart.broken_contracts(con)
+        if broken:
+            raise WarehouseError(f"marts/{mart.file}: column contract broken: " + "; ".join(broken))
 
 
 def failed_checks(con: duckdb.DuckDBPyConnection) -> list[str]:
