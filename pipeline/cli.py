@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
+import duckdb
 import typer
-from rich.console import Console
 
 from pipeline import export as exporting
 from pipeline import fetch as fetching
@@ -19,13 +20,13 @@ from pipeline.backends.base import BackendError
 from pipeline.errors import CorpusError, DataError, OfflineError
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.language import answer_language
-from pipeline.registry import UnknownName
+from pipeline.output import console, describe, fail_line, print_traceback, say
 from pipeline.runconfig import GenerationSpec
 from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.steps import Options, run_pipeline
-from warehouse.db import Warehouse, WarehouseError
+from warehouse.db import Warehouse, WarehouseError, storage_failure
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
 ingest_app = typer.Typer(no_args_is_help=True, help="Load a dataset from its published files.")
 data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
 export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
@@ -35,7 +36,13 @@ app.add_typer(export_app, name="export")
 corpus_app = typer.Typer(no_args_is_help=True, help="Dish and country mentions in a text corpus.")
 app.add_typer(corpus_app, name="corpus")
 
-console = Console(stderr=True)
+
+@dataclass(frozen=True)
+class Session:
+    """The top-level options, parsed once and handed to every command as `ctx.obj`."""
+
+    warehouse: Warehouse
+    debug: bool = False
 
 
 @app.callback()
@@ -50,33 +57,46 @@ def main_options(
             show_default=False,
         ),
     ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
 ) -> None:
-    ctx.obj = Warehouse((warehouse or default_warehouse()).expanduser().resolve())
+    ctx.obj = Session(Warehouse((warehouse or default_warehouse()).expanduser().resolve()), debug)
 
 
 def _pipeline(ctx: typer.Context, name: str, options: Options) -> None:
     """Run a named pipeline of pipeline/steps.py on the warehouse the top-level `--warehouse` option
     named (typer hands it down as `ctx.obj`); it always ends by publishing (a no-op when unchanged)."""
-    _run(lambda: run_pipeline(name, ctx.obj, options, console))
+    _run(ctx, lambda: run_pipeline(name, ctx.obj.warehouse, options))
 
 
-def _run(action: Callable[[], None]) -> None:
-    """Clear one-line errors instead of tracebacks for bad input and known failures."""
+EXPECTED_FAILURES = (DataError, WarehouseError, OfflineError, CorpusError, OSError, BackendError, ValueError, KeyError)
+
+
+def _run(ctx: typer.Context, action: Callable[[], object]) -> None:
+    """Every expected failure ends as one line, `error: WHAT[:LINE]: why — what to do`, exit 2;
+    anything else as one line too, exit 1. `--debug` prints the traceback first."""
     try:
         action()
-    except (
-        DataError,
-        WarehouseError,
-        OfflineError,
-        CorpusError,
-        FileNotFoundError,
-        BackendError,
-        ValueError,
-        UnknownName,
-        KeyError,
-    ) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(code=2) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as exc:
+        raise typer.Exit(code=_fail(exc, ctx.obj)) from None
+
+
+def _fail(exc: BaseException, session: Session | None) -> int:
+    """Print `exc` as one `error:` line (values literal); returns the exit code."""
+    debug = session.debug if session else "--debug" in sys.argv
+    working = session.warehouse.working_path if session else None
+    if debug:
+        print_traceback(exc)
+    expected = isinstance(exc, EXPECTED_FAILURES) or (
+        isinstance(exc, duckdb.Error) and working is not None and storage_failure(exc, working) is not None
+    )
+    if expected:
+        fail_line(describe(exc, working))
+        return 2
+    hint = "" if debug else " (rerun with --debug for the traceback)"
+    fail_line(f"unexpected {type(exc).__name__}: {describe(exc)} — this is a bug, please report it{hint}")
+    return 1
 
 
 @ingest_app.command("borsch")
@@ -120,7 +140,7 @@ def import_responses(
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
     if format not in responses.FORMATS:
-        console.print(f"[red]error:[/] unknown --format {format!r}; known: {', '.join(responses.FORMATS)}")
+        fail_line(f"--format {format}: unknown format — use one of {', '.join(responses.FORMATS)}")
         raise typer.Exit(code=2)
 
     _pipeline(ctx, "import", Options(responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines))
@@ -128,6 +148,7 @@ def import_responses(
 
 @data_app.command("fetch")
 def data_fetch(
+    ctx: typer.Context,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
 ) -> None:
@@ -138,9 +159,9 @@ def data_fetch(
         written = fetching.fetch(target)
         if images:
             written += fetching.fetch(target, fetching.image_manifest(target))
-        console.print(f"{len(written)} files downloaded into {target}")
+        say("{} files downloaded into {}", len(written), target)
 
-    _run(action)
+    _run(ctx, action)
 
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
@@ -151,12 +172,12 @@ def _export(ctx: typer.Context, name: str, format: str, out: Path | None) -> Non
     def action() -> None:
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
-        frame = exporting.export_frame(ctx.obj, name)
+        frame = exporting.export_frame(ctx.obj.warehouse, name)
         exporting.write(frame, format, out)
         if out is not None:
-            console.print(f"wrote {frame.height} rows to {out}")
+            say("wrote {} rows to {}", frame.height, out)
 
-    _run(action)
+    _run(ctx, action)
 
 
 @export_app.command("dishes")
@@ -253,7 +274,7 @@ def generate(
             chunk_size=chunk_size,
         )
 
-    _run(lambda: run_pipeline("generate", ctx.obj, Options(generations=(spec(),)), console))
+    _run(ctx, lambda: run_pipeline("generate", ctx.obj.warehouse, Options(generations=(spec(),))))
 
 
 @app.command("run")
@@ -265,13 +286,14 @@ def run_config(
     def action() -> None:
         plan = runconfig.load(config)
         steps = tuple(stage.replace("generate", "answers") for stage in plan.stages if stage != "publish")
-        run_pipeline("run", ctx.obj, Options(generations=tuple(plan.generations)), console, steps=steps)
+        run_pipeline("run", ctx.obj.warehouse, Options(generations=tuple(plan.generations)), steps=steps)
 
-    _run(action)
+    _run(ctx, action)
 
 
 @app.command("tiny-model")
 def tiny_model(
+    ctx: typer.Context,
     kind: Annotated[str, typer.Option(help="text (Qwen2-style) or vision (LLaVA-style)")],
     out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
 ) -> None:
@@ -280,9 +302,9 @@ def tiny_model(
 
     def action() -> None:
         path = build_tiny_model(kind, out)
-        console.print(f"tiny {kind} model saved to {path}")
+        say("tiny {} model saved to {}", kind, path)
 
-    _run(action)
+    _run(ctx, action)
 
 
 def _split(value: str | None) -> tuple[str, ...] | None:
@@ -326,6 +348,39 @@ def publish(
     _pipeline(ctx, "publish", Options(publish_force=force))
 
 
+@app.command("recover")
+def recover(
+    ctx: typer.Context,
+    force: Annotated[
+        bool, typer.Option(help="Replace a working database that is not damaged (its unpublished changes are lost).")
+    ] = False,
+) -> None:
+    """Rebuild a damaged working database from the published snapshot; say what cannot be restored."""
+    warehouse = ctx.obj.warehouse
+
+    def action() -> None:
+        recovery = warehouse.recover(force=force)
+        rows = sum(recovery.restored.values())
+        say(
+            "[green]recovered[/] {} from the snapshot {} ({} rows in {} tables)",
+            warehouse.working_path,
+            warehouse.path,
+            f"{rows:,}",
+            len(recovery.restored),
+        )
+        if recovery.damaged_copy is not None:
+            say("the damaged file is kept as {} (delete it when done)", recovery.damaged_copy)
+        if recovery.not_restored:
+            say("[yellow]not restored (never published):[/]")
+            for line in recovery.not_restored:
+                say("  {}", line)
+            say("rerun the commands run since then: unchanged files and cached answers are skipped, the rest resumes")
+        else:
+            say("nothing was lost: the snapshot held everything the working database had")
+
+    _run(ctx, action)
+
+
 @app.command("demo")
 def demo(
     ctx: typer.Context,
@@ -341,13 +396,16 @@ def demo(
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
         return
     source = source.expanduser().resolve()
-    console.print(f"building the demo from {source}")
+    say("building the demo from {}", source)
     # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
     _pipeline(ctx, "demo", Options(datasets=("borsch", "worldcuisines"), data=source, uagec=True))
 
 
 def main() -> None:
-    app(prog_name="python -m pipeline")
+    try:
+        app(prog_name="python -m pipeline")
+    except Exception as exc:
+        sys.exit(_fail(exc, None))
 
 
 if __name__ == "__main__":

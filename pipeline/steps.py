@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from pipeline.output import console, literal, say
 from pipeline.registry import Registry
 from pipeline.runconfig import GenerationSpec
 from warehouse.db import Warehouse
@@ -59,7 +59,6 @@ class Context:
 
     con: duckdb.DuckDBPyConnection
     options: Options
-    console: Console
     run_id: str = field(default_factory=new_run_id)
 
 
@@ -150,7 +149,7 @@ def ingest(ctx: Context) -> None:
     for name in options.datasets:
         dataset = get_dataset(name)
         source = _dataset_source(name, options)
-        _report(ctx.console, dataset.ingest(ctx.con, source, ctx.run_id, options.force))
+        _report(dataset.ingest(ctx.con, source, ctx.run_id, options.force))
 
 
 def _dataset_source(name: str, options: Options) -> Path | None:
@@ -194,7 +193,7 @@ def score(ctx: Context) -> None:
     """Extract the countries (or names) of every answer not yet extracted and score them."""
     from pipeline import score as scoring
 
-    with progress_bar(ctx.console) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("extracting + scoring", total=None)
 
         def advance(done: int, total: int) -> None:
@@ -202,9 +201,9 @@ def score(ctx: Context) -> None:
 
         summary = scoring.score(ctx.con, rescore=ctx.options.rescore, on_chunk=advance)
     if summary.scored:
-        ctx.console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
+        console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
     else:
-        ctx.console.print("[dim]every answer is already scored by the current extractor[/]")
+        console.print("[dim]every answer is already scored by the current extractor[/]")
 
 
 # --- the pipelines: one declaration ------------------------------------------------------------
@@ -221,35 +220,33 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 }
 
 
-def run_pipeline(
-    name: str, warehouse: Warehouse, options: Options, console: Console, *, steps: tuple[str, ...] | None = None
-) -> bool:
+def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tuple[str, ...] | None = None) -> bool:
     """Run the pipeline `name` (or the given subset of its steps, in its order) in one working-database
     session, then publish. Returns whether a new snapshot was published."""
     chosen = PIPELINES[name] if steps is None else tuple(s for s in PIPELINES[name] if s in steps)
     if chosen:
         with warehouse.writer() as con:
-            ctx = Context(con, options, console)
+            ctx = Context(con, options)
             for step_name in chosen:
                 STEPS.get(step_name).run(ctx)
-    return publish(warehouse, console, force=options.publish_force)
+    return publish(warehouse, force=options.publish_force)
 
 
-def publish(warehouse: Warehouse, console: Console, force: bool = False) -> bool:
+def publish(warehouse: Warehouse, force: bool = False) -> bool:
     """Build marts and publish; a no-op when the published snapshot already matches."""
     if warehouse.publish(force=force):
-        console.print(f"[green]published[/] {warehouse.path}")
+        say("[green]published[/] {}", warehouse.path)
         return True
-    console.print(f"[dim]nothing changed: {warehouse.path} is up to date[/]")
+    say("[dim]nothing changed: {} is up to date[/]", warehouse.path)
     return False
 
 
 # --- helpers of the steps ----------------------------------------------------------------------
 
 
-def _report(console: Console, result) -> None:
+def _report(result) -> None:
     if result.skipped:
-        console.print(f"[dim]{result.name}: same files as last time, nothing to do[/]")
+        say("[dim]{}: same files as last time, nothing to do[/]", result.name)
         return
     counts = ", ".join(f"{v} {k}" for k, v in result.counts.items())
     console.print(f"[bold]{result.name}[/]: loaded {counts}")
@@ -259,7 +256,7 @@ def _report(console: Console, result) -> None:
         for quirk in result.quirks:
             examples.setdefault((quirk.kind, quirk.severity), f"{quirk.file}:{quirk.line} {quirk.message}")
         for (kind, severity), n in sorted(result.quirk_counts().items()):
-            table.add_row(kind, severity, str(n), examples[(kind, severity)])
+            table.add_row(literal(kind), severity, str(n), literal(examples[(kind, severity)]))
         console.print(table)
 
 
@@ -272,7 +269,7 @@ def _import(ctx: Context) -> None:
     quiet = not files  # the demo imports the published predictions with a bar only
     if not files and options.data is not None:
         files = predictions(options.data)
-    with progress_bar(ctx.console) as progress:
+    with progress_bar() as progress:
         bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
         for path in files:
             started = time.perf_counter()
@@ -283,13 +280,16 @@ def _import(ctx: Context) -> None:
             if quiet:
                 pass
             elif result.skipped:
-                progress.console.print(f"[dim]{path.name}: already imported for {result.model}[/]")
+                say("[dim]{}: already imported for {}[/]", path.name, result.model)
             else:
                 rate = len(result.accepted) / elapsed if elapsed else 0.0
                 rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
-                progress.console.print(
-                    f"imported {path.name}: {len(result.accepted)} answers of {result.model} "
-                    f"({rate:,.0f} lines/s){rejected}"
+                say(
+                    "imported {}: {} answers of {} ({} lines/s)" + rejected,
+                    path.name,
+                    len(result.accepted),
+                    result.model,
+                    f"{rate:,.0f}",
                 )
             progress.advance(bar)
 
@@ -299,7 +299,6 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
     from pipeline.backends import create_backend
     from pipeline.tasks import get_task, with_prompt_table
 
-    console = ctx.console
     task = get_task(spec.task)
     if spec.prompts:
         task = with_prompt_table(task, spec.prompts)
@@ -318,7 +317,7 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
     if hasattr(engine, "check"):  # a model server: fail fast when it is down
         engine.check()
     try:
-        with progress_bar(console, rate=True) as progress:
+        with progress_bar(rate=True) as progress:
             bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
 
             def advance(done: int, tokens: int, total: int) -> None:
@@ -350,7 +349,7 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
 def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
     from pipeline.corpus.scan import scan_corpus
 
-    with progress_bar(ctx.console) as progress:
+    with progress_bar() as progress:
         bar = progress.add_task(f"scanning {lang} corpus", total=None)
 
         def advance(p) -> None:
@@ -362,12 +361,12 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
             )
 
         summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
-    ctx.console.print(
+    console.print(
         f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
         f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
     )
     for path, reason in summary.corrupt:
-        ctx.console.print(f"[yellow]corrupt shard skipped:[/] {path}: {reason}")
+        say("[yellow]corrupt shard skipped:[/] {}: {}", path, reason)
 
 
 class ThroughputColumn(ProgressColumn):
@@ -381,7 +380,7 @@ class ThroughputColumn(ProgressColumn):
         return Text(f"{task.completed / elapsed:,.1f} items/s, {tokens / elapsed:,.0f} tokens/s", style="cyan")
 
 
-def progress_bar(console: Console, rate: bool = False) -> Progress:
+def progress_bar(rate: bool = False) -> Progress:
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     if rate:
         columns.append(ThroughputColumn())
