@@ -20,7 +20,7 @@ import duckdb
 from pipeline import generate
 from pipeline.backends.base import BackendError, local_weights_hash
 from pipeline.imagine import device_and_dtype
-from pipeline.ingest.common import transaction
+from warehouse.io import transaction
 
 
 @dataclass

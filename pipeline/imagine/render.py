@@ -25,7 +25,7 @@ import duckdb
 from pipeline.backends.base import BackendError, local_weights_hash
 from pipeline.imagine import device_and_dtype
 from pipeline.imagine.translate import Translation
-from pipeline.ingest.common import insert, transaction
+from warehouse.io import insert, transaction
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 
-from pipeline.ingest.common import transaction
+from warehouse.io import transaction
 
 RESAMPLES = 1000
 SEED = 20241

@@ -15,8 +15,8 @@ import duckdb
 from pipeline import generate
 from pipeline.backends import Backend
 from pipeline.imagine.describe import Description
-from pipeline.ingest.common import insert, transaction
 from pipeline.tasks import Task, get_task
+from warehouse.io import insert, transaction
 
 TASK = "translate_description"
 
