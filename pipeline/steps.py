@@ -239,7 +239,7 @@ def imagine(ctx: Context) -> None:
 
 def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
     """The working database's file (generated images are stored beside it)."""
-    return Path(scalar(con, "SELECT file FROM duckdb_databases() WHERE database_name = current_database()"))
+    return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
 
 
 # --- the pipelines: one declaration ------------------------------------------------------------

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline import generate
 from pipeline.backends.base import BackendError, local_weights_hash
+from pipeline.datasets.base import read_images
+from pipeline.datasets.borsch import IMAGE_DIRS
 from pipeline.imagine import device_and_dtype
 from warehouse.io import transaction
 
@@ -84,7 +85,7 @@ def register_real_images(con: duckdb.DuckDBPyConnection, dataset: str, lang: str
     with transaction(con):
         for dish_key in dish_keys:
             dish_id = dish_key.rsplit(":", 1)[1]
-            images, _problem = generate._read_images(folder / generate.BORSCH_IMAGE_DIRS[lang] / "images" / dish_id)
+            images, _problem = read_images(folder / IMAGE_DIRS[lang] / "images" / dish_id)
             for position, (path, digest) in enumerate(images):
                 added += len(
                     con.execute(

@@ -14,6 +14,7 @@ import duckdb
 
 from pipeline import generate
 from pipeline.backends import Backend
+from pipeline.datasets.base import ensure_task
 from pipeline.imagine.describe import Description
 from pipeline.tasks import Task, get_task
 from warehouse.io import insert, transaction
@@ -46,6 +47,7 @@ def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Descrip
         for d in descriptions
     ]  # fmt: skip
     with transaction(con):
+        ensure_task(con, task)
         known = {
             row[0]
             for row in con.execute(
