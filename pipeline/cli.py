@@ -135,6 +135,22 @@ def ingest_worldcuisines(
     _run(action)
 
 
+@ingest_app.command("culturemix")
+def ingest_culturemix(
+    source: Annotated[Path, typer.Option(help="Folder with images.csv (the sample) or sf.csv, mf.csv, ... (full).")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """CultureMix: target foods with another food and/or a foreign background (SF/MF/SFB/MFB)."""
+    from pipeline.datasets import culturemix
+
+    def action() -> None:
+        with State.warehouse.writer() as con:
+            _report(culturemix.ingest(con, source, new_run_id(), force=force))
+        _publish()
+
+    _run(action)
+
+
 @ingest_app.command("sample")
 def ingest_sample() -> None:
     """The embedded sample dataset (assets/sample), for demos with no data directory."""
@@ -157,8 +173,12 @@ def import_responses(
     ] = False,
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
+    if format == "culturemix":
+        _run(lambda: _import_culturemix(files, skip_bad_lines))
+        return
     if format not in responses.FORMATS:
-        console.print(f"[red]error:[/] unknown --format {format!r}; known: {', '.join(responses.FORMATS)}")
+        known = ", ".join((*responses.FORMATS, "culturemix"))
+        console.print(f"[red]error:[/] unknown --format {format!r}; known: {known}")
         raise typer.Exit(code=2)
 
     def action() -> None:
@@ -187,8 +207,32 @@ def import_responses(
     _run(action)
 
 
+def _import_culturemix(files: list[Path], skip_bad_lines: bool) -> None:
+    """JSON lines {"model", "image", "prompt", "response"} (see pipeline/culturemix_answers.py)."""
+    from pipeline import culturemix_answers
+
+    run_id = new_run_id()
+    imported = 0
+    with State.warehouse.writer() as con:
+        for path in files:
+            result = culturemix_answers.import_file(con, path, run_id, skip_bad_lines=skip_bad_lines)
+            if result.skipped:
+                console.print(f"[dim]{path.name}: already imported[/]")
+                continue
+            imported += 1
+            rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
+            console.print(f"imported {path.name}: {len(result.accepted)} answers of {result.model}{rejected}")
+        if imported:
+            _score(con)
+    if imported or not State.warehouse.is_published:
+        _publish()
+
+
 @data_app.command("fetch")
 def data_fetch(
+    dataset: Annotated[
+        str | None, typer.Argument(help="culturemix: its metadata tables from the Hugging Face hub (hf://).")
+    ] = None,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
 ) -> None:
@@ -196,6 +240,14 @@ def data_fetch(
 
     def action() -> None:
         target = dest or default_data_dir()
+        if dataset is not None:
+            if dataset != "culturemix":
+                raise DataError("data fetch", f"unknown dataset {dataset!r}; known: culturemix (or none for the rest)")
+            from pipeline.datasets import culturemix
+
+            written = culturemix.fetch(target / "culturemix")
+            console.print(f"{len(written)} CultureMix tables written to {target / 'culturemix'}")
+            return
         written = fetching.fetch(target)
         if images:
             photos = fetching.borsch_image_manifest() + fetching.worldcuisines_image_manifest(target)
@@ -245,6 +297,14 @@ def export_cooccurrence(format: FormatOption = "csv", out: OutOption = None) -> 
 def export_codemix(format: FormatOption = "csv", out: OutOption = None) -> None:
     """One row per parallel dish: dish_id, uk_name, ru_name, docs_uk_name, docs_ru_name (+ more after)."""
     _export("codemix", format, out)
+
+
+@export_app.command("culturemix")
+def export_culturemix(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per CultureMix answer: model, subtask, prompt, target_food_id, image, target_country,
+    distractor_country, background_country, distance, predicted_food, predicted_country, food_correct,
+    country_correct, shift (+ more columns after)."""
+    _export("culturemix", format, out)
 
 
 @corpus_app.command("scan")
@@ -315,6 +375,9 @@ def _score(con) -> None:
             progress.update(task, total=total, advance=done)
 
         summary = scoring.score(con, rescore=State.rescore, on_chunk=advance)
+    from pipeline import culturemix_answers
+
+    culturemix_answers.parse_answers(con, reparse=State.rescore)  # the food name of CultureMix answers
     if summary.scored:
         console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
     else:

@@ -97,6 +97,13 @@ def prepare_items(
         items = _borsch_items(con, task, lang, limit, subset)
     elif task.dataset == "worldcuisines":
         items = _worldcuisines_items(con, task, lang, limit)
+    elif task.dataset == "culturemix":
+        from pipeline.datasets import culturemix
+
+        items, missing = culturemix.prepare_items(con, task.task_id, limit, images_dir)
+        for identifier, reason in missing:
+            record_failure(con, run_id, task, identifier, lang, None, "input", reason)
+        return items
     else:
         raise ValueError(f"generation for dataset {task.dataset!r} is not declared")
     if task.inputs == "name":
