@@ -26,18 +26,12 @@ import duckdb
 import polars as pl
 
 from pipeline.culturemix_metrics import food_similarity, words
+from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.datasets.culturemix import TASK_OF
 from pipeline.errors import DataError
-from pipeline.ingest.common import (
-    Quirk,
-    already_loaded,
-    insert,
-    record_quirks,
-    record_source,
-    sha256_files,
-    transaction,
-)
+from pipeline.output import say
 from pipeline.text import norm_name
+from warehouse.io import insert, transaction
 
 PARSER = "culturemix_food@1"
 PROMPTS = ("base", "direct", "cot")
@@ -299,6 +293,20 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
             scope=sha,
         )
     return result
+
+
+def import_files(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], run_id: str, skip_bad_lines: bool) -> int:
+    """Import each file (one transaction each), saying what each one brought; returns how many were new."""
+    imported = 0
+    for path in files:
+        result = import_file(con, path, run_id, skip_bad_lines=skip_bad_lines)
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+            continue
+        imported += 1
+        rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
+        say("imported {}: {} answers of {}" + rejected, path.name, len(result.accepted), result.model)
+    return imported
 
 
 _GENERATION_SCHEMA = {

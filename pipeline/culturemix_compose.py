@@ -32,8 +32,8 @@ from pathlib import Path
 import duckdb
 
 from pipeline.cultural_distance import cultural_distance, great_circle_km, nearest
-from pipeline.datasets.culturemix import TASK_OF, parse_background
-from pipeline.ingest.common import insert, transaction
+from pipeline.datasets.culturemix import parse_background
+from warehouse.io import insert, transaction
 
 RECIPE_VERSION = 1
 PANEL = 256  # pixels: every food panel is PANEL x PANEL, a background PANEL high
@@ -513,14 +513,35 @@ def _write_atomically(picture, path: Path) -> str:
 
 
 def _record(con, recipe: dict, key: str, image: str, path: Path, content: str, size, by_key, scenes) -> None:
+    """One composite: its recipe row (the culturemix dataset turns it into an item when asked)."""
     meta = recipe["meta"]
     target = by_key[recipe["inputs"][0]["dish_key"]]
     other = by_key.get(meta.get("distractor", ""))
     scene = scenes.get(meta.get("background", ""))
     food_distance = cultural_distance(target.country, other.country) if other else None
     scene_distance = cultural_distance(target.country, scene.country) if scene else None
-    image_id = content[:32]
-    item = f"{TASK_OF[recipe['subtask']]}:{image}"
+    labels = {
+        "subset": "composed",
+        "subtask": recipe["subtask"],
+        "distractor_kind": recipe["distractor_kind"],
+        "target_food_id": target.dish_id,
+        "target_food_name": target.name,
+        "target_dish_key": target.dish_key if target.dish_key.startswith("worldcuisines:") else None,
+        "target_country": target.country,
+        "distractor_food_name": other.name if other else meta.get("object"),
+        "distractor_dish_key": other.dish_key if other else None,
+        "distractor_country": other.country if other else None,
+        "background_label": scene.label if scene else ("plain wall" if recipe["subtask"] != "MF" and
+                                                      recipe["distractor_kind"] == "agnostic" else None),
+        "background_country": scene.country if scene else None,
+        "background_variant": scene.variant if scene else None,
+        "distance_food": food_distance,
+        "distance_background": scene_distance,
+        "distance": nearest(food_distance, scene_distance),
+        "km_food": great_circle_km(target.country, other.country) if other else None,
+        "km_background": great_circle_km(target.country, scene.country) if scene else None,
+        "source_file": "compose",
+    }  # fmt: skip
     with transaction(con):
         con.execute("DELETE FROM core.culturemix_compositions WHERE recipe_sha256 = ?", [key])
         insert(
@@ -536,6 +557,7 @@ def _record(con, recipe: dict, key: str, image: str, path: Path, content: str, s
                     "distractor_kind": recipe["distractor_kind"],
                     "target_dish_key": target.dish_key,
                     "recipe": json.dumps(recipe, sort_keys=True, ensure_ascii=False),
+                    "labels": json.dumps(labels, ensure_ascii=False),
                     "model": recipe.get("model"),
                     "seed": recipe["seed"],
                     "width": size[0],
@@ -543,73 +565,38 @@ def _record(con, recipe: dict, key: str, image: str, path: Path, content: str, s
                 }
             ],
         )
-        for table, column, value in (
-            ("core.culturemix_images", "image", image),
-            ("core.items", "item_id", item),
-            ("core.item_images", "item_id", item),
-            ("core.item_gold_countries", "item_id", item),
-            ("core.images", "image_id", image_id),
-        ):
-            con.execute(f"DELETE FROM {table} WHERE {column} = ?", [value])
-        insert(
+
+
+def run(con: duckdb.DuckDBPyConnection, settings: dict) -> ComposeSummary:
+    """The `compose` step: settings as the command line gave them (see pipeline/cli.py)."""
+    from pipeline.output import say
+    from pipeline.steps import progress_bar
+
+    if not settings.get("out"):
+        raise ValueError("compose needs --out DIR")
+    harmoniser = None
+    if settings.get("edit_model"):
+        harmoniser = Harmoniser(str(settings["edit_model"]), steps=int(settings.get("steps") or 28))
+    with progress_bar() as progress:
+        bar = progress.add_task("composing", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(bar, total=total, completed=done)
+
+        summary = compose(
             con,
-            "core.images",
-            [
-                {
-                    "image_id": image_id,
-                    "kind": "composite",
-                    "dish_key": target.dish_key,
-                    "position": 0,
-                    "local_path": str(path),
-                    "sha256": content,
-                    "width": size[0],
-                    "height": size[1],
-                }
-            ],
+            Path(settings["out"]),
+            backgrounds_dir=settings.get("backgrounds"),
+            per_target=int(settings.get("per_target") or 3),
+            seed=int(settings.get("seed") or 0),
+            limit=settings.get("limit"),
+            harmoniser=harmoniser,
+            on_built=advance,
         )
-        insert(
-            con,
-            "core.culturemix_images",
-            [
-                {
-                    "image": image,
-                    "image_id": image_id,
-                    "origin": "composed",
-                    "subset": "composed",
-                    "subtask": recipe["subtask"],
-                    "distractor_kind": recipe["distractor_kind"],
-                    "target_food_id": target.dish_id,
-                    "target_food_name": target.name,
-                    "target_dish_key": target.dish_key if target.dish_key.startswith("worldcuisines:") else None,
-                    "target_country": target.country,
-                    "distractor_food_name": other.name if other else None,
-                    "distractor_dish_key": other.dish_key if other else None,
-                    "distractor_country": other.country if other else None,
-                    "background_label": scene.label if scene else None,
-                    "background_country": scene.country if scene else None,
-                    "background_variant": scene.variant if scene else None,
-                    "distance_food": food_distance,
-                    "distance_background": scene_distance,
-                    "distance": nearest(food_distance, scene_distance),
-                    "km_food": great_circle_km(target.country, other.country) if other else None,
-                    "km_background": great_circle_km(target.country, scene.country) if scene else None,
-                    "source_file": "compose",
-                }
-            ],
-        )
-        insert(
-            con,
-            "core.items",
-            [
-                {
-                    "item_id": item,
-                    "task_id": TASK_OF[recipe["subtask"]],
-                    "dish_key": target.dish_key,
-                    "source_ref": image,
-                    "subset": "composed",
-                }
-            ],
-        )
-        insert(con, "core.item_images", [{"item_id": item, "position": 0, "image_id": image_id}])
-        if target.country:
-            insert(con, "core.item_gold_countries", [{"item_id": item, "country": target.country}])
+    say("composed {} images ({} cached) into {}", summary.built, summary.cached, settings["out"])
+    if summary.skipped_backgrounds:
+        say("[yellow]backgrounds whose name is no CultureMix label were skipped:[/] {}",
+            ", ".join(summary.skipped_backgrounds))  # fmt: skip
+    if not settings.get("backgrounds"):
+        say("[yellow]no --backgrounds: only the culture-agnostic SFB/MFB variants were built[/]")
+    return summary

@@ -33,25 +33,25 @@ import duckdb
 import polars as pl
 
 from pipeline.countries import UnknownCountry, _english_index, resolve_english
-from pipeline.cultural_distance import continent_rows, cultural_distance, great_circle_km, nearest
-from pipeline.errors import DataError, OfflineError
-from pipeline.ingest.common import (
+from pipeline.cultural_distance import cultural_distance, great_circle_km, nearest
+from pipeline.datasets import DATASETS
+from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, TaskItems
+from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
     Quirk,
     already_loaded,
     clean,
     dish_key,
-    ensure_reference_data,
-    insert,
     name_row,
+    record_dataset,
     record_quirks,
     record_source,
     sha256_files,
-    transaction,
 )
+from pipeline.errors import DataError, OfflineError
 from pipeline.text import display_name, norm_name
-from warehouse.db import scalar
+from warehouse.io import insert, scalar, transaction
 
 DATASET = DatasetInfo(
     dataset="culturemix",
@@ -513,9 +513,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         row["image_id"] = images[image.image][0] if image.image in images else None
     counts: dict[str, int] = {}
     with transaction(con):
-        ensure_reference_data(con, DATASET)
-        if not scalar(con, "SELECT count(*) FROM core.country_continents"):
-            insert(con, "core.country_continents", continent_rows())
+        record_dataset(con, DATASET)
         remove(con)
         insert(con, "raw.culturemix_images", parsed.raw)
         counts["images"] = insert(con, "core.culturemix_images", pl.DataFrame(rows, infer_schema_length=None))
@@ -655,18 +653,65 @@ def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str
 # --- items -> prompts ------------------------------------------------------------------------
 
 
-def prepare_items(con: duckdb.DuckDBPyConnection, task_id: str, limit: int | None, images_dir: Path | None):
-    """The task's items with their one image each (generation input). `images_dir`, when given,
-    replaces the folder the dataset was ingested from (paths as written in the table)."""
-    from pipeline.generate import ItemInput
-
+def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
+    """Composites built by `compose culturemix` become images and items of their subtask's task
+    (the dataset module stays the only writer of its items). Returns how many were new."""
     rows = con.execute(
         """
-        SELECT i.item_id, i.dish_key, c.target_food_name, c.image, im.local_path, im.image_id
+        SELECT c.recipe_sha256, c.image, c.path, c.content_sha256, c.subtask, c.target_dish_key, c.labels,
+               c.width, c.height
+        FROM core.culturemix_compositions c
+        WHERE NOT EXISTS (SELECT 1 FROM core.culturemix_images m WHERE m.image = c.image)
+        ORDER BY c.image
+        """
+    ).fetchall()
+    if not rows:
+        return 0
+    images, files, items, item_images, gold = [], [], [], [], []
+    for _key, image, path, content, subtask, target_key, labels, width, height in rows:
+        image_id = content[:32]
+        images.append({**json.loads(labels), "image": image, "image_id": image_id, "origin": "composed"})
+        files.append(
+            {"image_id": image_id, "kind": "composite", "dish_key": target_key, "position": 0, "local_path": path,
+             "sha256": content, "width": width, "height": height}
+        )  # fmt: skip
+        identifier = item_id(subtask, image)
+        items.append(
+            {"item_id": identifier, "task_id": TASK_OF[subtask], "dish_key": target_key, "source_ref": image,
+             "subset": "composed"}
+        )  # fmt: skip
+        item_images.append({"item_id": identifier, "position": 0, "image_id": image_id})
+        country = json.loads(labels).get("target_country")
+        if country:
+            gold.append({"item_id": identifier, "country": country})
+    with transaction(con):
+        insert_tasks(con)
+        ids = [f["image_id"] for f in files]
+        con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [ids])
+        insert(con, "core.images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
+        insert(con, "core.culturemix_images", pl.DataFrame(images, infer_schema_length=None))
+        item_ids = [i["item_id"] for i in items]
+        for table in ("core.items", "core.item_images", "core.item_gold_countries"):
+            con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [item_ids])
+        insert(con, "core.items", items)
+        insert(con, "core.item_images", item_images)
+        insert(con, "core.item_gold_countries", gold)
+    return len(rows)
+
+
+def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
+    """The task's items with their one image each (dataset images, and composites once composed).
+    `request.images_dir`, when given, replaces the folder the dataset was ingested from (paths as
+    written in the table); an image that is not there is left out with the reason."""
+    register_compositions(con)
+    task_id = request.task.task_id
+    rows = con.execute(
+        """
+        SELECT i.item_id, i.dish_key, c.target_food_name, c.image, c.origin, im.local_path
         FROM core.items i JOIN core.culturemix_images c ON c.image = i.source_ref
         LEFT JOIN core.item_images ii ON ii.item_id = i.item_id AND ii.position = 0
         LEFT JOIN core.images im ON im.image_id = ii.image_id
-        WHERE i.task_id = ? ORDER BY c.image
+        WHERE i.task_id = ? ORDER BY c.origin DESC, c.image
         """,
         [task_id],
     ).fetchall()
@@ -674,15 +719,19 @@ def prepare_items(con: duckdb.DuckDBPyConnection, task_id: str, limit: int | Non
         raise ValueError(
             f"no {task_id} items in the warehouse: run `python -m pipeline ingest culturemix --source DIR` first"
         )
-    rows = rows[:limit] if limit else rows
-    items, missing = [], []
-    for identifier, key, name, image, local_path, _image_id in rows:
-        path = (images_dir / image) if images_dir else (Path(local_path) if local_path else None)
+    rows = rows[: request.limit] if request.limit else rows
+    result = TaskItems([])
+    for identifier, key, name, image, origin, local_path in rows:
+        if request.images_dir is not None and origin == "dataset":
+            path: Path | None = request.images_dir / image
+        else:
+            path = Path(local_path) if local_path else None
         if path is None or not path.is_file():
-            missing.append((identifier, f"image {image} not found" + (f" in {images_dir}" if images_dir else "")))
+            where = f" in {request.images_dir}" if request.images_dir is not None and origin == "dataset" else ""
+            result.skipped.append((identifier, f"image {image} not found{where}"))
             continue
-        items.append(ItemInput(identifier, key, name, (path,), (_file_hash(path),)))
-    return items, missing
+        result.ready.append(ItemInput(identifier, key, name, (path,), (_file_hash(path),)))
+    return result
 
 
 def _file_hash(path: Path) -> str:
@@ -719,3 +768,12 @@ def fetch(dest: Path) -> list[Path]:
     finally:
         con.close()
     return written
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:
+    if source is None:
+        raise ValueError("CultureMix needs --source DIR (images.csv of the sample, or the full dataset's sf.csv, ...)")
+    return ingest(con, source, run_id, force=force)
+
+
+DATASETS.add("culturemix", Dataset(DATASET, lambda: [], _ingest, items))

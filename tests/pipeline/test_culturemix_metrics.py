@@ -115,6 +115,7 @@ def answered(tmp_path_factory, data_dir: Path) -> Path:
         encoding="utf-8",
     )
     run_cli(warehouse, "import-responses", "--format", "culturemix", str(answers))
+    run_cli(warehouse, "score")  # countries (the shared extractor) and foods (the culturemix parse step)
     return warehouse
 
 

@@ -57,6 +57,7 @@ CREATE TABLE core.culturemix_compositions (
     distractor_kind TEXT NOT NULL,
     target_dish_key TEXT NOT NULL,
     recipe       JSON NOT NULL,
+    labels       JSON NOT NULL,          -- what it shows (a core.culturemix_images row without image/origin)
     model        TEXT,                   -- the image-edit model, when harmonised
     seed         BIGINT NOT NULL,
     width        INTEGER NOT NULL,

@@ -116,7 +116,7 @@ def entropies(frame: pl.DataFrame) -> pl.DataFrame:
                         "shifted_share": _shifted(sub),
                     }
                 )
-    return pl.DataFrame(rows, schema=_ENTROPY_SCHEMA)
+    return pl.DataFrame(rows, schema=ENTROPY_SCHEMA)
 
 
 def _shifted(part: pl.DataFrame) -> float | None:
@@ -126,7 +126,7 @@ def _shifted(part: pl.DataFrame) -> float | None:
     return known.filter(pl.col("shift") != "kept").height / known.height
 
 
-_ENTROPY_SCHEMA = {
+ENTROPY_SCHEMA = {
     "model": pl.String,
     "prompt": pl.String,
     "target_food_id": pl.String,
