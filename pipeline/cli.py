@@ -121,6 +121,17 @@ def ingest_worldcuisines(
     _pipeline(ctx, "ingest", Options(datasets=("worldcuisines",), source=source, force=force))
 
 
+@ingest_app.command("culturemix")
+def ingest_culturemix(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Folder with images.csv (the sample) or sf.csv, mf.csv, ... (full).")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """CultureMix: target foods beside another food and/or on a foreign background (SF/MF/SFB/MFB)."""
+
+    _pipeline(ctx, "ingest", Options(datasets=("culturemix",), source=source, force=force))
+
+
 @ingest_app.command("sample")
 def ingest_sample(ctx: typer.Context) -> None:
     """The embedded sample dataset (assets/sample), for demos with no data directory."""
@@ -139,16 +150,20 @@ def import_responses(
     ] = False,
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
-    if format not in responses.FORMATS:
-        fail_line(f"--format {format}: unknown format — use one of {', '.join(responses.FORMATS)}")
+    formats = (*responses.FORMATS, "culturemix")
+    if format not in formats:
+        fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
-
-    _pipeline(ctx, "import", Options(responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines))
+    options = Options(responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines, response_format=format)
+    _pipeline(ctx, "import", options)
 
 
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
+    dataset: Annotated[
+        str | None, typer.Argument(help="culturemix: its metadata tables from the Hugging Face hub (hf://).")
+    ] = None,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
 ) -> None:
@@ -156,12 +171,57 @@ def data_fetch(
 
     def action() -> None:
         target = dest or default_data_dir()
+        if dataset is not None:
+            if dataset != "culturemix":
+                raise DataError("data fetch", f"unknown dataset {dataset!r} — known: culturemix (or none for the rest)")
+            from pipeline.datasets import culturemix
+
+            written = culturemix.fetch(target / "culturemix")
+            say("{} CultureMix tables written to {}", len(written), target / "culturemix")
+            return
         written = fetching.fetch(target)
         if images:
             written += fetching.fetch(target, fetching.image_manifest(target))
         say("{} files downloaded into {}", len(written), target)
 
     _run(ctx, action)
+
+
+@app.command("compose")
+def compose(
+    ctx: typer.Context,
+    dataset: Annotated[str, typer.Argument(help="culturemix")],
+    out: Annotated[Path, typer.Option(help="Folder for the composed images (recipes name the files).")],
+    backgrounds: Annotated[
+        Path | None, typer.Option(help="Background images named by CultureMix label (Mexico1.jpg, Spain.png).")
+    ] = None,
+    per_target: Annotated[int, typer.Option(help="Distractor foods and backgrounds per target food.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the choices and of the edit model.")] = 0,
+    limit: Annotated[int | None, typer.Option(help="First N target foods.")] = None,
+    edit_model: Annotated[
+        str | None, typer.Option(help="Harmonise with a diffusers FluxKontextPipeline (folder or hub id).")
+    ] = None,
+    steps: Annotated[int, typer.Option(help="Inference steps of the edit model.")] = 28,
+) -> None:
+    """Compose CultureMix variants (MF, SFB, MFB, culture-agnostic, REAL) from the warehouse's dish images;
+    cached by recipe, a killed run resumes."""
+    if dataset != "culturemix":
+        fail_line(f"compose {dataset}: unknown dataset — only culturemix composes images")
+        raise typer.Exit(code=2)
+    settings = {"out": out, "backgrounds": backgrounds, "per_target": per_target, "seed": seed, "limit": limit,
+                "edit_model": edit_model, "steps": steps}  # fmt: skip
+    _pipeline(ctx, "compose", Options(compose=settings))
+
+
+@app.command("tiny-edit-model")
+def tiny_edit_model(
+    ctx: typer.Context,
+    out: Annotated[Path, typer.Option(help="Folder to save the pipeline in.")],
+) -> None:
+    """Build a FluxKontextPipeline with tiny random weights offline (tests and smoke runs of --edit-model)."""
+    from pipeline.culturemix_compose import build_tiny_edit_pipeline
+
+    _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_edit_pipeline(out)))
 
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
@@ -191,6 +251,14 @@ def export_origin_scores(ctx: typer.Context, format: FormatOption = "csv", out: 
     """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
     dice, overlap, status (+ more columns after)."""
     _export(ctx, "origin-scores", format, out)
+
+
+@export_app.command("culturemix")
+def export_culturemix(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per CultureMix answer: model, subtask, prompt, target_food_id, image, target_country,
+    distractor_country, background_country, distance, predicted_food, predicted_country, food_correct,
+    country_correct, shift (+ more columns after)."""
+    _export(ctx, "culturemix", format, out)
 
 
 @export_app.command("cooccurrence")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.marts import imagined_correlations, leaderboard
+from warehouse.marts import culturemix, imagined_correlations, leaderboard
 
 MARTS_DIR = Path(__file__).parent
 
@@ -413,6 +413,16 @@ MARTS: tuple[Mart, ...] = (
                 "n_pairs_binned",
                 "n_samples",
             ),
+        },
+    ),
+    Mart(
+        "culturemix.py",
+        build=culturemix.build,
+        columns={
+            "marts.culturemix_answers": (*culturemix.CONTRACT, "generation_id", "food_similarity"),
+            "marts.culturemix_entropy": tuple(culturemix.ENTROPY_SCHEMA),
+            "marts.culturemix_images": ("image", "image_id", "origin", "subset", "subtask"),
+            "marts.culturemix_sources": ("model", "backend", "n_answers", "n_images", "prompts", "is_test_model"),
         },
     ),
     Mart(
