@@ -112,7 +112,7 @@ def sidebar() -> Selection | None:
     if not published.empty:
         info = published.iloc[0]
         stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
-        st.sidebar.caption(f"Snapshot published {stamp}, schema v{info['schema_version']}")
+        st.sidebar.caption(f"Snapshot published {literal(stamp)}, schema v{literal(info['schema_version'])}")
     selected = Selection(
         dataset=dataset,
         lang=lang,

@@ -190,11 +190,11 @@ notes = []
 if hidden:
     notes.append(
         f"{len(hidden)} row{'s' if len(hidden) != 1 else ''} hidden with fewer than {min_n:,} answers: "
-        + ", ".join(f"{code} ({row_totals[code]:,})" for code in hidden)
+        + ", ".join(f"{literal(code)} ({row_totals[code]:,})" for code in hidden)
         + "."
     )
 if absent:
-    notes.append(f"No answers about dishes from {', '.join(absent)}.")
+    notes.append(f"No answers about dishes from {literal(', '.join(absent))}.")
 columns = [*chosen, OTHER, NONE]
 shown = matrix[matrix["true_country"].isin(rows)]
 event = st.plotly_chart(

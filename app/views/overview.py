@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 
 ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
@@ -116,7 +117,7 @@ def leaderboard(filters) -> None:
         },
     )
     st.caption(
-        f"Task `{filters.task}`. Mean per answer; 95% intervals from a bootstrap over answers. "
+        f"Task {code(filters.task)}. Mean per answer; 95% intervals from a bootstrap over answers. "
         f"No-country share: the share of answers with no country. {ui.NO_COUNTRY} "
         "Click a column header to sort. The download holds every model × prompt language row."
     )
@@ -138,7 +139,7 @@ selected = ui.selection()
 summary = selected.summary
 
 st.title("Overview")
-st.caption(summary["title"])
+st.caption(literal(summary["title"]))
 
 if selected.filters is not None:
     leaderboard(selected.filters)
