@@ -27,7 +27,7 @@ GOLD_RGBA = [46, 160, 67, 200]
 WRONG_RGBA = [214, 39, 40, 200]
 ALL_LANGS = "All prompt languages"
 IMAGE_NOTE = "Image from Wikimedia (not reachable offline)"
-PHOTO_URL = re.compile(r"https://upload\.wikimedia\.org/[A-Za-z0-9/%._~+-]+")
+PHOTO_URL = re.compile(r"https://upload\.wikimedia\.org/[A-Za-z0-9/%._~+?=&-]+")
 
 
 def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[str]) -> str:
