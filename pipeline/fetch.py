@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from pipeline.errors import OfflineError
+from pipeline.errors import DataError, OfflineError
 
 BORSCH = "https://raw.githubusercontent.com/alavrouk/BORSch/e697041065f09dcf120ffb7ba622b112f3611816"
 WORLDCUISINES = "https://raw.githubusercontent.com/worldcuisines/worldcuisines/d4d1c4446f468877c06bbf4e516bbe44993246d0"
@@ -99,7 +99,8 @@ def worldcuisines_image_manifest(data_dir: Path) -> list[RemoteFile]:
             url = (row.get("image_url") or "").strip()
             if url:
                 suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
-                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
+                food_id, qa_id = safe_id(row["food_id"], path), safe_id(row["qa_id"], path)
+                files.append(RemoteFile(url, f"worldcuisines/images/{food_id}/{qa_id}{suffix}"))
     return files
 
 
@@ -116,13 +117,46 @@ def check_online(url: str, timeout: float = 3.0) -> None:
         ) from exc
 
 
+def safe_id(value: str | None, source: Path | str) -> str:
+    """An id used as one path component (a folder or file name): no separators, no `.`/`..`."""
+    text = (value or "").strip()
+    if not text or text in (".", "..") or any(c in text for c in "/\\\0") or ":" in text:
+        raise DataError(
+            source, f"id {text!r} cannot name a file — the manifest is damaged or hostile; nothing was downloaded"
+        )
+    return text
+
+
+def inside(dest: Path, relative: str) -> Path:
+    """`dest/relative`, refused unless it stays inside `dest`: no absolute path, no `..`, no
+    backslash or NUL, and no symlink inside `dest` leading out of it."""
+    parts = relative.split("/")
+    if (
+        not relative
+        or relative.startswith("/")
+        or any(part in ("", ".", "..") for part in parts)
+        or any(c in relative for c in "\\\0")
+        or ":" in parts[0]
+    ):
+        raise DataError(
+            relative,
+            f"download destination is not inside {dest} — the manifest is damaged or hostile; nothing was downloaded",
+        )
+    root = dest.resolve()
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root):
+        raise DataError(relative, f"download destination leads out of {dest} through a link — remove the link")
+    return target
+
+
 def fetch(dest: Path, files: list[RemoteFile] | None = None, timeout: float = 60.0) -> list[Path]:
-    """Download what is missing into dest (atomic per file); returns the paths written."""
+    """Download what is missing into dest (atomic per file); returns the paths written. Every
+    destination is checked to lie inside `dest` before anything is downloaded."""
     files = files if files is not None else manifest()
+    targets = [inside(dest, remote.dest) for remote in files]
     written = []
     checked_hosts: set[str] = set()
-    for remote in files:
-        target = dest / remote.dest
+    for remote, target in zip(files, targets, strict=True):
         if target.exists() and target.stat().st_size > 0:
             continue
         host = urlparse(remote.url).hostname or ""

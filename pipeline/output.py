@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from pipeline.errors import DataError
+from pipeline.scrub import scrub
 
 console = Console(stderr=True)
 
@@ -60,10 +61,10 @@ def describe(exc: BaseException, warehouse: Path | None = None) -> str:
 
 
 def fail_line(message: str) -> None:
-    """`error: MESSAGE` with the message as plain text: one line (newlines folded), nothing styled."""
+    """`error: MESSAGE` as plain text: one line (newlines folded), nothing styled, no secret."""
     one_line = " ".join(message.split("\n")).strip() if "\n" in message else message
-    console.print(Text("error: ", style="red") + Text(one_line), soft_wrap=True)
+    console.print(Text("error: ", style="red") + Text(scrub(one_line)), soft_wrap=True)
 
 
 def print_traceback(exc: BaseException) -> None:
-    console.print(Text("".join(traceback.format_exception(exc))), soft_wrap=True)
+    console.print(Text(scrub("".join(traceback.format_exception(exc)))), soft_wrap=True)
