@@ -38,6 +38,25 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
         ],
     ),
 }
+EXPORTS["culturemix"] = (
+    "marts.culturemix_answers",
+    [
+        "model",
+        "subtask",
+        "prompt",
+        "target_food_id",
+        "image",
+        "target_country",
+        "distractor_country",
+        "background_country",
+        "distance",
+        "predicted_food",
+        "predicted_country",
+        "food_correct",
+        "country_correct",
+        "shift",
+    ],
+)
 FORMATS = ("csv", "parquet")
 
 

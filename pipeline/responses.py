@@ -19,18 +19,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
+from pipeline.datasets.worldcuisines import TASK_ID
 from pipeline.errors import DataError
-from pipeline.ingest.common import (
-    Quirk,
-    already_loaded,
-    insert,
-    record_quirks,
-    record_source,
-    sha256_files,
-    transaction,
-)
-from pipeline.ingest.worldcuisines import TASK_ID
-from warehouse.db import scalar
+from warehouse.io import insert, scalar, transaction
 
 FORMATS = ("worldcuisines",)
 MODEL_FROM_FILENAME = re.compile(r"^task2_oe_(?P<model>.+?)(?:_pred)?\.jsonl$")
