@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 
 import duckdb
+from babel.core import UnknownLocaleError
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
@@ -55,6 +56,8 @@ def describe(exc: BaseException, warehouse: Path | None = None) -> str:
         return f"{exc.filename}: {why} — {fix}"
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
+    if isinstance(exc, UnknownLocaleError):
+        return f"--lang {exc.identifier}: unknown language — use a code such as en, ru, uk (or auto)"
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text ({exc.reason} at byte {exc.start}) — convert it to UTF-8"
     return str(exc) or type(exc).__name__
