@@ -50,6 +50,8 @@ class Options:
     uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
     uagec_dest: Path | None = None
     generations: tuple[GenerationSpec, ...] = ()  # generate
+    imagines: tuple = ()  # imagine: pipeline.imagine.ImagineSpec, one per describer and language
+    imagine_steps: tuple[str, ...] = ()  # imagine: its sub-steps to run (empty: all five)
     rescore: bool = False  # score
     compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
     publish_force: bool = False  # publish even when nothing changed
@@ -236,6 +238,40 @@ def compose(ctx: Context) -> None:
     culturemix_compose.run(ctx.con, ctx.options.compose)
 
 
+IMAGINE_TABLES = (
+    "core.generated_images",
+    "core.image_embeddings",
+    "core.image_similarities",
+    "core.model_provenance",
+)
+
+
+@step(
+    "imagine",
+    reads=("core.dishes", "core.images", "core.generations"),
+    writes=IMAGINE_TABLES,
+    ledger=("core.generations", "core.generation_runs", "core.generation_failures", "core.models", "core.items",
+            "core.images"),
+)  # fmt: skip
+def imagine(ctx: Context) -> None:
+    """Imagined dishes (pipeline/imagine): dish_description -> translate -> imagine -> embed ->
+    similarity. Descriptions and translations are answers of their own tasks, appended through the
+    generation stage (ledger); generated and registered real photos are appended to core.images."""
+    from pipeline.imagine import STEPS as IMAGINE_STEPS
+    from pipeline.imagine import steps as imagining
+
+    store = imagining.image_store(_database_file(ctx.con))
+    for spec in ctx.options.imagines:
+        imagining.run(
+            ctx.con, spec, store, ctx.options.imagine_steps or IMAGINE_STEPS, say=lambda line: say("{}", line)
+        )
+
+
+def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
+    """The working database's file (generated images are stored beside it)."""
+    return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+
+
 # --- the pipelines: one declaration ------------------------------------------------------------
 
 PIPELINES: dict[str, tuple[str, ...]] = {
@@ -244,7 +280,8 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus",),
     "generate": ("answers",),
     "demo": ("reference", "ingest", "answers", "corpus", "score", "culturemix_parse"),
-    "run": ("answers", "score", "culturemix_parse"),
+    "run": ("answers", "score", "culturemix_parse", "imagine"),
+    "imagine": ("imagine",),
     "score": ("score", "culturemix_parse"),
     "compose": ("reference", "compose"),
     "publish": (),
