@@ -35,7 +35,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.backends.local_server import LocalServer, message_text
+from tests.local_server import LocalServer, message_text
 
 REPO = Path(__file__).resolve().parent.parent
 WAREHOUSE = "w.duckdb"
@@ -93,7 +93,7 @@ def scenarios(data: Path, inputs: Path, server_url: str, tiny: Path | None = Non
                 "--setting",
                 f"base_url={server_url}",
                 "--limit",
-                "120",
+                "60",
             ),
         ),
         *(
@@ -123,7 +123,7 @@ def scenarios(data: Path, inputs: Path, server_url: str, tiny: Path | None = Non
     ]
 
 
-def write_inputs(data: Path, inputs: Path, answers: int = 3000) -> None:
+def write_inputs(data: Path, inputs: Path, answers: int = 1500) -> None:
     """A slice of real WorldCuisines answers, recorded answers for replay, and a small corpus."""
     inputs.mkdir(parents=True, exist_ok=True)
     source = data / "worldcuisines" / "predictions" / "task2_oe_llava-1.6-7b.jsonl"
@@ -135,9 +135,9 @@ def write_inputs(data: Path, inputs: Path, answers: int = 3000) -> None:
     dishes = ["борщ", "плов", "пельмени", "хачапури", "вареники", "шашлык"]
     countries = ["Украина", "Россия", "Грузия", "Узбекистан"]
     rng = random.Random(7)
-    for shard in range(4):
+    for shard in range(3):
         with open(corpus / f"shard{shard}.jsonl", "w", encoding="utf-8") as out:
-            for doc in range(3000):
+            for doc in range(2000):
                 words = [rng.choice(dishes), "из", rng.choice(countries), "документ", str(doc)]
                 out.write(json.dumps({"text": " ".join(words)}, ensure_ascii=False) + "\n")
 
