@@ -30,6 +30,22 @@ def is_iso_alpha2(code: str) -> bool:
     return len(code) == 2 and code.isalpha() and code.isupper() and pycountry.countries.get(alpha_2=code) is not None
 
 
+def english_names() -> dict[str, str]:
+    """Folded English country names and aliases -> alpha-2, from the extractor's gazetteer (the one
+    source of names), for callers that match names their own way (CultureMix's squashed labels)."""
+    from pipeline.extract.gazetteer import entries_for
+
+    return {
+        entry.surface: entry.country
+        for entry in entries_for("en")
+        if entry.country and entry.kind in ("name", "alias", "subnational") and entry.region is None
+    }
+
+
+# Kept for callers written before the names module (pipeline/datasets/culturemix.py).
+_english_index = english_names
+
+
 def resolve_english(name: str) -> str | None:
     """Alpha-2 code for an English country name; None for a known non-country ("Global").
 
