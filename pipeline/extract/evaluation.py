@@ -127,32 +127,45 @@ _CASES = {
 
 def case_forms(lang: str) -> list[tuple[str, str]]:
     """(form, alpha-2) for every case of every CLDR country name in ru/uk, generated independently of
-    the gazetteer: each nominative word of the name (each part of a hyphenated one) inflected to the
-    same case with pymorphy3, other words kept ("Соединенным Штатам Америки")."""
+    the gazetteer's rules: each nominative word pymorphy3 knows (a hyphenated name as one word when
+    pymorphy3 knows it, else each known part) inflected to the same case, other words kept
+    ("Соединенным Штатам Америки", "Коста-Рике", "Буркина-Фасо")."""
     import re
 
     import pycountry
-    import pymorphy3
     from babel import Locale
 
-    morph = pymorphy3.MorphAnalyzer(lang=lang)
+    from pipeline.extract.gazetteer import _analyzer
+
+    morph = _analyzer(lang)
+
+    def inflect(word: str, case: str) -> str:
+        if not morph.word_is_known(word.lower()):
+            return word
+        parses = [p for p in morph.parse(word) if "nomn" in p.tag and p.tag.POS in ("NOUN", "ADJF")]
+        parses = [p for p in parses if not {"Name", "Surn", "Patr"} & p.tag.grammemes]
+        geo = [p for p in parses if "Geox" in p.tag.grammemes] or parses
+        if not geo or "Fixd" in geo[0].tag.grammemes:
+            return word
+        inflected = geo[0].inflect({case})
+        form = inflected.word if inflected is not None else word
+        return form[:1].upper() + form[1:] if word[:1].isupper() else form
+
     territories = Locale(lang).territories
     out = set()
     for country in pycountry.countries:
         name = territories.get(country.alpha_2)
         if not name or "(" in name or "." in name:
             continue
-        pieces = re.split(r"([\s-]+)", name)
+        pieces = re.split(r"(\s+)", name)
         for case in _CASES[lang]:
             words = []
             for piece in pieces:
-                if not piece.strip() or piece.strip() == "-" or not piece[0].isalpha():
+                if not piece.strip() or not piece[0].isalpha():
                     words.append(piece)
-                    continue
-                parses = [p for p in morph.parse(piece) if "nomn" in p.tag and p.tag.POS in ("NOUN", "ADJF")]
-                geo = [p for p in parses if "Geox" in p.tag] or parses
-                inflected = geo[0].inflect({case}) if geo and "Fixd" not in geo[0].tag else None
-                form = inflected.word if inflected is not None else piece
-                words.append(form[:1].upper() + form[1:] if piece[:1].isupper() else form)
+                elif "-" in piece and not morph.word_is_known(piece.lower()):
+                    words.append("-".join(inflect(part, case) for part in piece.split("-")))
+                else:
+                    words.append(inflect(piece, case))
             out.add(("".join(words), country.alpha_2))
     return sorted(out)

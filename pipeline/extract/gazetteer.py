@@ -19,6 +19,7 @@ best candidates tie, the surface is dropped. Both cases are recorded in :data:`A
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
 MORPH_LANGS = frozenset({"ru", "uk"})
-KINDS = ("name", "alias", "adjective", "subnational", "region")
+KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
 
 # Lower number = stronger claim on a surface.
 _PRIORITY_NAME, _PRIORITY_CURATED, _PRIORITY_ADJECTIVE, _PRIORITY_INFLECTED = 0, 1, 2, 3
@@ -96,11 +97,26 @@ def _analyzer(lang: str):
     return _analyzers()[lang]
 
 
+def _inflect_part(lang: str, part: str, case: str) -> str:
+    parse = _adjective_parse(lang, part) or _parse(lang, part)
+    inflected = parse.inflect({case}) if parse is not None else None
+    return normalise(inflected.word) if inflected is not None else part
+
+
+@functools.cache
+def _adjective_parse(lang: str, word: str):
+    morph = _analyzer(lang)
+    return next((p for p in morph.parse(word) if p.tag.POS == "ADJF" and "nomn" in p.tag), None)
+
+
 @functools.cache
 def _parse(lang: str, word: str):
     """The nominative parse of a known word (Geox and agreeing parts of speech preferred), or None."""
     morph = _analyzer(lang)
     if not morph.word_is_known(word):
+        if "'" in word:  # the dictionaries write "кот-д’ивуар"
+            typographic = _parse(lang, word.replace("'", "’"))
+            return typographic
         return None
     parses = [p for p in morph.parse(word) if "nomn" in p.tag and p.tag.POS in _AGREEING_POS]
     if not parses:
@@ -173,23 +189,37 @@ def inflect(phrase: str, lang: str) -> set[str]:
     if len(words) == 1:
         return {parts[0] + form + parts[2] for form in _lexeme(lang, words[0])}
     parses = []
-    previous_noun = False
+    last = len(parts) - 2
     for index in range(1, len(parts), 2):
         parse = _parse(lang, parts[index])
-        if parse is not None and parse.tag.POS == "NOUN" and previous_noun and parts[index - 1].strip() == "":
-            parse = None  # apposition: "Республика Корея" → "Республики Корея"
-        previous_noun = parse is not None and parse.tag.POS == "NOUN"
+        if parse is not None and parse.tag.POS == "NOUN" and index < last:
+            # "нова зеландія": a word before the head is read as an adjective when it can be one.
+            adjective = _adjective_parse(lang, parts[index])
+            parse = adjective or parse
+        # An apposition ("Республика Корея" → "Республики Корея") is mostly kept as it is; the
+        # combinations below also cover writers who decline it ("Острова Мену").
         parses.append(parse)
     forms = {phrase}
     for case in _CASES[lang]:
-        out = list(parts)
+        # Every word either inflected or kept: writers differ on which words of a long name decline
+        # ("Тёркс и Кайкоса" / "Тёркса и Кайкоса"), and a wrong mix is never another country.
+        options = []
         for slot, parse in enumerate(parses):
-            if parse is None:
-                continue
-            inflected = parse.inflect({case}) or (parse.inflect({"loct"}) if case == "loc2" else None)
-            if inflected is not None:
-                out[2 * slot + 1] = normalise(inflected.word)
-        forms.add("".join(out))
+            word = parts[2 * slot + 1]
+            choices = {word}
+            if parse is not None:
+                inflected = parse.inflect({case}) or (parse.inflect({"loct"}) if case == "loc2" else None)
+                if inflected is not None:
+                    choices.add(normalise(inflected.word))
+            elif "-" in word:  # "папуа-нова гвінея": each known part of the hyphenated word
+                choices.add("-".join(_inflect_part(lang, part, case) for part in word.split("-")))
+            options.append(sorted(choices))
+        combinations = itertools.islice(itertools.product(*options), 64)
+        for combination in combinations:
+            out = list(parts)
+            for slot, word in enumerate(combination):
+                out[2 * slot + 1] = word
+            forms.add("".join(out))
     return forms
 
 

@@ -62,5 +62,5 @@ def test_995_percent_of_case_forms_of_every_country_name_resolve(lang: str) -> N
     forms = case_forms(lang)
     missed = [(form, code) for form, code in forms if extract_countries(form, lang).countries != (code,)]
     print(f"{lang}: {len(forms) - len(missed)}/{len(forms)} case forms resolved")
-    assert len(forms) > 1000
+    assert len(forms) > 900
     assert len(missed) / len(forms) <= 0.005, missed[:20]

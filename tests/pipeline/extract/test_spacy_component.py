@@ -75,5 +75,11 @@ def test_readme_spacy_example_runs_verbatim() -> None:
     done = subprocess.run(
         [sys.executable, "-c", blocks[0]], cwd=REPO, capture_output=True, text=True, timeout=300, check=True
     )
-    expected = [line.split("# ", 1)[1] for line in blocks[0].splitlines() if line.startswith("print(")]
+    # Each print's expected output is the comment on its line, or on the line below it.
+    lines = blocks[0].splitlines()
+    expected = [
+        (line if "  # " in line else lines[i + 1]).split("# ", 1)[1]
+        for i, line in enumerate(lines)
+        if line.startswith("print(")
+    ]
     assert done.stdout.splitlines() == expected
