@@ -149,14 +149,26 @@ def ingest_sample() -> None:
 
 @app.command("import-responses")
 def import_responses(
-    files: Annotated[list[Path], typer.Argument(help="Answer files, e.g. task2_oe_MODEL.jsonl.")],
+    files: Annotated[list[Path], typer.Argument(help="Answer files, e.g. task2_oe_MODEL.jsonl, task2_mc_MODEL.jsonl.")],
     format: Annotated[str, typer.Option("--format", help="Layout of the files.")] = "worldcuisines",
     model: Annotated[str | None, typer.Option(help="Model name (default: from task2_oe_MODEL.jsonl).")] = None,
     skip_bad_lines: Annotated[
         bool, typer.Option("--skip-bad-lines", help="Import the good lines; record each bad one with its reason.")
     ] = False,
+    max_bad_share: Annotated[
+        float,
+        typer.Option(
+            "--max-bad-share",
+            help="With --skip-bad-lines: fail a file (import none of it) when more than this share of it is rejected.",
+        ),
+    ] = responses.MAX_BAD_SHARE,
+    allow_duplicate: Annotated[
+        bool,
+        typer.Option("--allow-duplicate", help="Import a file whose bytes were already imported under another model."),
+    ] = False,
 ) -> None:
-    """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
+    """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent.
+    A file that imports nothing, or rejects more than --max-bad-share of its lines, fails (exit 2)."""
     if format not in responses.FORMATS:
         console.print(f"[red]error:[/] unknown --format {format!r}; known: {', '.join(responses.FORMATS)}")
         raise typer.Exit(code=2)
@@ -164,25 +176,51 @@ def import_responses(
     def action() -> None:
         run_id = new_run_id()
         imported = 0
+        failures: list[DataError] = []
         with State.warehouse.writer() as con, _progress() as progress:
             task = progress.add_task("importing", total=len(files))
             for path in files:
                 started = time.perf_counter()
-                result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines)
+                try:
+                    result = responses.import_file(
+                        con,
+                        path,
+                        run_id,
+                        model=model,
+                        skip_bad_lines=skip_bad_lines,
+                        max_bad_share=max_bad_share,
+                        allow_duplicate=allow_duplicate,
+                    )
+                except DataError as exc:  # this file changes nothing; the others still import
+                    failures.append(exc)
+                    progress.advance(task)
+                    continue
                 elapsed = time.perf_counter() - started
                 if result.skipped:
                     progress.console.print(f"[dim]{path.name}: already imported for {result.model}[/]")
                 else:
                     imported += 1
                     rate = len(result.accepted) / elapsed if elapsed else 0.0
-                    rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
                     progress.console.print(
                         f"imported {path.name}: {len(result.accepted)} answers of {result.model} "
-                        f"({rate:,.0f} lines/s){rejected}"
+                        f"({result.task_id}, {rate:,.0f} lines/s)"
                     )
+                    if result.rejected:
+                        progress.console.print(
+                            f"  [yellow]{len(result.rejected)} lines rejected[/], lost: {result.loss_summary()}",
+                            markup=True,
+                            highlight=False,
+                        )
+                    for quirk in result.quirks:
+                        if quirk.severity != "rejected":
+                            progress.console.print(f"  [dim]{quirk.kind}[/]: {quirk.message}", highlight=False)
                 progress.advance(task)
         if imported or not State.warehouse.is_published:
             _publish()
+        if failures:
+            for exc in failures:
+                console.print(f"[red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(code=2)
 
     _run(action)
 
@@ -209,11 +247,13 @@ FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
 OutOption = Annotated[Path | None, typer.Option(help="Output file (default: standard output).")]
 
 
-def _export(name: str, format: str, out: Path | None) -> None:
+def _export(name: str, format: str, out: Path | None, method: str | None = None) -> None:
     def action() -> None:
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
-        frame = exporting.export_frame(State.warehouse, name)
+        if method is not None and method not in exporting.METHODS:
+            raise DataError("--method", f"unknown method {method!r}; use paper or atlas")
+        frame = exporting.export_frame(State.warehouse, name, method=method)
         exporting.write(frame, format, out)
         if out is not None:
             console.print(f"wrote {frame.height} rows to {out}")
@@ -232,6 +272,31 @@ def export_origin_scores(format: FormatOption = "csv", out: OutOption = None) ->
     """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
     dice, overlap, status (+ more columns after)."""
     _export("origin-scores", format, out)
+
+
+@export_app.command("accuracy")
+def export_accuracy(
+    method: Annotated[str, typer.Option(help="paper: the benchmark's own rule, reproduced; atlas: our extractors.")],
+    format: FormatOption = "csv",
+    out: OutOption = None,
+) -> None:
+    """Accuracy per model and prompt language: dataset, model, task, lang, n, accuracy (percent, rounded
+    as the paper rounds) (+ correct, parse_rate, paper_unreadable, task_id after)."""
+    _export("accuracy", format, out, method=method)
+
+
+@export_app.command("choice-scores")
+def export_choice_scores(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per multiple-choice answer: dataset, model, task, lang, item_id, gold_choice, parsed_choice,
+    status, correct (+ paper_choice, paper_status, paper_correct, choices, response, … after)."""
+    _export("choice-scores", format, out)
+
+
+@export_app.command("language-switching")
+def export_language_switching(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per answer: dataset, model, task, lang, item_id, answer_lang, switched, segments (JSON spans)
+    (+ prompt_lang, kind, … after)."""
+    _export("language-switching", format, out)
 
 
 @export_app.command("cooccurrence")
@@ -521,7 +586,13 @@ def demo(
                 sample.remove(con)
                 _report(borsch.ingest(con, source / "borsch" if (source / "borsch").is_dir() else source, run_id))
                 _report(worldcuisines.ingest(con, source, run_id))
-                files = sorted((worldcuisines.locate_files(source)["kb"].parent.parent / "predictions").glob("*.jsonl"))
+                predictions = worldcuisines.locate_files(source)["kb"].parent.parent / "predictions"
+                files = sorted(
+                    [
+                        *predictions.glob("*.jsonl"),
+                        *predictions.glob("mc/task2_mc_*.jsonl"),
+                    ]
+                )
                 with _progress() as progress:
                     task = progress.add_task("importing answers", total=len(files))
                     for path in files:

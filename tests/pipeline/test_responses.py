@@ -94,7 +94,7 @@ def test_a_bad_line_stops_the_file_and_names_file_and_line(wc_warehouse: Path, t
 def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse: Path, tmp_path: Path) -> None:
     lines = [*GOOD, "not json", json.dumps({"qa_id": "77", "prediction": "x", "lang": "en"}), GOOD[0]]
     bad = write_lines(tmp_path / "task2_oe_tiny.jsonl", lines)
-    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", str(bad))
+    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", "--max-bad-share", "1", str(bad))
     assert query(wc_warehouse, "SELECT count(*) FROM core.generations WHERE model_id = 'tiny'") == [(2,)]
     rejected = query(
         wc_warehouse,
@@ -102,7 +102,7 @@ def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse
         WHERE severity = 'rejected' ORDER BY line""",
     )
     assert [(line, raw) for line, _, raw in rejected] == [(3, "not json"), (4, lines[3]), (5, GOOD[0])]
-    assert "not a WorldCuisines task-2 item" in rejected[1][1]
+    assert "qa_id 77 is not an item of worldcuisines.origin_vqa" in rejected[1][1]
     assert "second answer for qa_id 1900 in lang en (first on line 1)" in rejected[2][1]
 
 
