@@ -373,6 +373,8 @@ def _scan(con, lang: str, source: str, text_field: str) -> None:
 
 
 def _score(con) -> None:
+    from pipeline.languages import detect_answer_languages
+
     with _progress() as progress:
         task = progress.add_task("extracting + scoring", total=None)
 
@@ -380,6 +382,12 @@ def _score(con) -> None:
             progress.update(task, total=total, advance=done)
 
         summary = scoring.score(con, rescore=State.rescore, on_chunk=advance)
+        languages = progress.add_task("answer languages", total=None)
+        detected = detect_answer_languages(
+            con, redo=State.rescore, on_chunk=lambda done, total: progress.update(languages, total=total, advance=done)
+        )
+    if detected:
+        console.print(f"detected the language of {detected:,} answers")
     if summary.scored:
         console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
     else:
