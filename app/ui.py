@@ -241,3 +241,22 @@ def require_answers(selected: Selection) -> Filters:
         st.info(NO_ANSWERS, icon=":material/info:")
         st.stop()
     return selected.filters
+
+
+SCORING_METHODS = {
+    "atlas": "Ours (country extractor)",
+    "paper": "The paper's rule (gold string in the answer)",
+}
+
+
+def scoring_method(container=st.sidebar) -> str:
+    """The scoring-method switch shared by the leaderboard and the map, kept in the link as `?method=`:
+    `atlas` (ours, the default) or `paper` (the benchmark's own rule, as published)."""
+    return url_select(
+        "Scoring method",
+        list(SCORING_METHODS),
+        param="method",
+        format_func=SCORING_METHODS.__getitem__,
+        what="scoring method",
+        container=container,
+    )

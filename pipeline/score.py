@@ -4,7 +4,7 @@ task's declared extractor and scored with the task's declared metrics against th
 It reads core.generations / core.items / core.item_gold_countries (and, for the papers' own rules
 and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
 core.item_prompts) and writes only core.extractions, core.extraction_spans, core.choice_extractions
-and core.scores, in chunks that are each one
+core.gold_text_checks and core.scores, in chunks that are each one
 transaction: a killed run loses at most the chunk in flight, and the rerun picks up the rest.
 A generation is pending when it has no extraction by the current extractor version, or one older
 than the generation itself (an answer re-imported since).
@@ -103,8 +103,42 @@ def score(
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
+    check_gold_texts(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> int:
+    """Read each gold answer string with the country extractor: does it name the item's gold country?
+    (WorldCuisines' Cantonese strings mostly name another one, which the paper's substring rule inherits.)"""
+    extractor_name, extract = get_extractor("countries")
+    stale = (
+        ""
+        if rescore
+        else """AND NOT EXISTS (SELECT 1 FROM core.gold_text_checks c
+                                WHERE c.item_id = t.item_id AND c.lang = t.lang AND c.extractor = $extractor)"""
+    )
+    rows = con.execute(
+        f"""SELECT t.item_id, t.lang, t.text,
+                   coalesce((SELECT list(country) FROM core.item_gold_countries g WHERE g.item_id = t.item_id), [])
+            FROM core.item_gold_text t WHERE true {stale}""",
+        {"extractor": extractor_name} if not rescore else {},
+    ).fetchall()
+    checks = []
+    for item_id, lang, text, gold in rows:
+        countries = list(extract(text, lang).countries)
+        status = "names_gold" if set(countries) & set(gold) else ("names_other" if countries else "names_none")
+        checks.append(
+            {"item_id": item_id, "lang": lang, "extractor": extractor_name, "countries": countries, "status": status}
+        )
+    if checks:
+        with transaction(con):
+            con.execute(
+                "DELETE FROM core.gold_text_checks WHERE item_id || chr(31) || lang IN (SELECT unnest(?))",
+                [[c["item_id"] + chr(31) + c["lang"] for c in checks]],
+            )
+            insert(con, "core.gold_text_checks", pl.DataFrame(checks, schema=_GOLD_CHECK_SCHEMA))
+    return len(checks)
 
 
 def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
@@ -230,5 +264,12 @@ _CHOICE_SCHEMA = {
     "paper_choice": pl.Int64,
     "paper_status": pl.String,
     "extracted_at": pl.Datetime("us"),
+}
+_GOLD_CHECK_SCHEMA = {
+    "item_id": pl.String,
+    "lang": pl.String,
+    "extractor": pl.String,
+    "countries": pl.List(pl.String),
+    "status": pl.String,
 }
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}

@@ -45,3 +45,14 @@ CREATE TABLE core.answer_languages (
 -- Imported multiple-choice files carry the dataset's right option on each line.
 ALTER TABLE raw.imported_responses ADD COLUMN task_id TEXT;
 ALTER TABLE raw.imported_responses ADD COLUMN multi_choice_answer INTEGER;
+
+-- What our country extractor reads in each gold answer string (WorldCuisines answer_<lang>): a gold
+-- string that names another country, or none, explains why a substring rule misses right answers.
+CREATE TABLE core.gold_text_checks (
+    item_id      TEXT NOT NULL,
+    lang         TEXT NOT NULL,
+    extractor    TEXT NOT NULL,
+    countries    TEXT[] NOT NULL,        -- countries the gold string names, in order
+    status       TEXT NOT NULL CHECK (status IN ('names_gold', 'names_other', 'names_none')),
+    PRIMARY KEY (item_id, lang)
+);
