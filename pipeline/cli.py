@@ -186,6 +186,10 @@ def import_responses(
         fail_line(f"--format {format}: unknown format — use one of {', '.join(responses.FORMATS)}")
         raise typer.Exit(code=2)
 
+    if format == "uacuisine":
+        _run(lambda: _import_uacuisine(files))
+        return
+
     def action() -> None:
         run_id = new_run_id()
         imported = 0
@@ -236,6 +240,32 @@ def import_responses(
             raise typer.Exit(code=2)
 
     _run(action)
+
+
+def _import_uacuisine(files: list[Path]) -> None:
+    """UACUISINE-style tables (dish, question, gold, model, answer): import, then score, in one command."""
+    from pipeline.ingest import uacuisine
+
+    with State.warehouse.writer() as con:
+        for path in files:
+            result = uacuisine.import_table(con, path, new_run_id())
+            if result.skipped:
+                say("[dim]{}: already imported[/]", path.name)
+            else:
+                say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
+        _score(con)
+        rows = con.execute(
+            """SELECT t.task_id, g.model_id, s.metric, count(s.value) AS n, avg(s.value) AS mean
+               FROM core.scores s JOIN core.generations g USING (generation_id) JOIN core.items i USING (item_id)
+               JOIN core.tasks t USING (task_id)
+               WHERE t.dataset = 'uacuisine' AND s.value IS NOT NULL AND NOT isnan(s.value)
+               GROUP BY ALL ORDER BY 1, 2, 3"""
+        ).fetchall()
+    table = Table("task", "model", "metric", "n", "mean", title="UACUISINE scores")
+    for task_id, model_id, metric, n, mean in rows:
+        table.add_row(task_id, Text(model_id), metric, str(n), f"{mean:.3f}")
+    console.print(table)
+    _publish()
 
 
 @data_app.command("fetch")

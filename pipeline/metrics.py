@@ -372,3 +372,44 @@ def paper_choice_accuracy(paper_choice: int | None, gold_choice: int | None) -> 
     if gold_choice is None:
         return NAN
     return 1.0 if paper_choice is not None and paper_choice == gold_choice else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# UACUISINE (pipeline/uacuisine_metrics.py): free-text answers against gold text
+# --------------------------------------------------------------------------------------------
+
+
+@metric("intersection_match")
+@reads("text")
+def intersection_match(predicted: str | None, gold: str | None) -> float:
+    """Ingredients: share of gold ingredient lemmas (pymorphy3) the answer names."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.intersection_match(predicted, gold)
+
+
+@metric("bertscore")
+@reads("text")
+def bertscore(predicted: str | None, gold: str | None) -> float:
+    """Recipes: BERTScore F1 (model set by DISH_ATLAS_BERTSCORE_MODEL)."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.bertscore_f1(predicted, gold)
+
+
+@metric("taste_match")
+@reads("text")
+def taste_match(predicted: str | None, gold: str | None) -> float:
+    """Taste as a class (salty | sweet): right when the answer names the gold's one class."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.class_match(predicted, gold, "taste")
+
+
+@metric("temperature_match")
+@reads("text")
+def temperature_match(predicted: str | None, gold: str | None) -> float:
+    """Serving temperature as a class (hot | cold)."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.class_match(predicted, gold, "temperature")

@@ -44,7 +44,7 @@ from pipeline.ingest.common import (
 from pipeline.ingest.worldcuisines import CHOICE_TASKS, TASK_ID
 from warehouse.db import scalar
 
-FORMATS = ("worldcuisines",)
+FORMATS = ("worldcuisines", "uacuisine")  # uacuisine: pipeline/ingest/uacuisine.py
 # Bumped whenever the importer reads files differently: files marked done by an older version are read again.
 IMPORTER_VERSION = 2
 MODEL_FROM_FILENAME = re.compile(r"^(?P<task>task[12])_(?P<kind>oe|mc)_(?P<model>.+?)(?:_pred)?(?:_small)?\.jsonl$")

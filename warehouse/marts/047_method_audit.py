@@ -44,9 +44,9 @@ def classify_ours_only(gold_status: str | None, switched_to_english: bool, span:
         return "gold string wrong"
     if switched_to_english:
         return "answer in English"
-    if span and gold:
+    if span and gold and not _NO_SPACE.search(gold):  # CJK and Thai: no inflection, another name is an alias
         s, g = span.casefold(), gold.casefold()
-        stem = g[: max(3, len(g) - 3)] if not _NO_SPACE.search(g) else g
+        stem = g[: max(3, len(g) - 3)]
         if s.startswith(stem) or g.startswith(s[: max(3, len(s) - 3)]):
             return "adjective" if _ADJECTIVE_ENDING.search(s) and not _ADJECTIVE_ENDING.search(g) else "inflection"
         if _ADJECTIVE_ENDING.search(s) and s[:3] == g[:3]:
@@ -152,7 +152,7 @@ WITH both_methods AS (
     SELECT dataset, task, model, lang, arg_max(reason, n) AS top_reason, max(n) AS top_reason_n
     FROM reasons GROUP BY ALL
 )
-SELECT b.*, b.atlas_accuracy - b.paper_accuracy AS gap,
+SELECT b.*, round(b.atlas_accuracy - b.paper_accuracy, 2) AS gap,
        coalesce(c.n_ours_only, 0) AS n_ours_only, coalesce(c.n_paper_only, 0) AS n_paper_only,
        r.top_reason, coalesce(r.top_reason_n, 0) AS top_reason_n
 FROM both_methods b
