@@ -60,7 +60,8 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from transformers import BertConfig, BertModel, BertTokenizer
 
     folder = tmp_path_factory.mktemp("tiny-bert")
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "зварити", "буряк", "капуста", "додати", "сіль", "варити", "годину", "посолити", "м'ясо"]
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = [*special, "зварити", "буряк", "капуста", "додати", "сіль", "варити", "годину", "посолити", "м'ясо"]
     vocab = folder / "vocab.txt"
     vocab.write_text("\n".join([*words, *(f"w{i}" for i in range(40 - len(words)))]) + "\n", encoding="utf-8")
     BertTokenizer(str(vocab), do_lower_case=True).save_pretrained(folder)
