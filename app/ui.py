@@ -251,12 +251,26 @@ SCORING_METHODS = {
 
 def scoring_method(container=st.sidebar) -> str:
     """The scoring-method switch shared by the leaderboard and the map, kept in the link as `?method=`:
-    `atlas` (ours, the default) or `paper` (the benchmark's own rule, as published)."""
-    return url_select(
+    `atlas` (ours, the default) or `paper` (the benchmark's own rule, as published). The choice follows
+    the user from page to page: a page switch drops the other page's widget state and the query string,
+    so it is remembered under a plain session key and handed to the widget on every run."""
+    key, remembered = "url_method", "_scoring_method"
+    if remembered not in st.session_state:
+        raw = st.query_params.get("method") or "atlas"
+        if raw not in SCORING_METHODS:
+            container.warning(f"Unknown scoring method `{_clip(str(raw))}` in the link; showing ours instead.")
+            raw = "atlas"
+        st.session_state[remembered] = raw
+    st.session_state[key] = st.session_state[remembered]
+    value = container.selectbox(
         "Scoring method",
         list(SCORING_METHODS),
-        param="method",
+        key=key,
         format_func=SCORING_METHODS.__getitem__,
-        what="scoring method",
-        container=container,
+        on_change=lambda: st.session_state.__setitem__(remembered, st.session_state[key]),
     )
+    if value != "atlas":
+        st.query_params["method"] = value
+    elif "method" in st.query_params:
+        del st.query_params["method"]
+    return value

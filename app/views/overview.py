@@ -96,8 +96,8 @@ def leaderboard(filters) -> None:
     if board.empty:
         st.info("No scored answers match the sidebar filters (task, models, prompt languages).")
         return
-    controls = st.columns(3)
-    method = ui.scoring_method(controls[2])
+    controls = st.columns(2)
+    method = ui.scoring_method()  # in the sidebar, shared with the Map
     if method != "atlas":
         board = with_method_accuracy(board, filters, method)
     label = controls[0].selectbox("Rank by", list(METRICS), key="overview_rank_by")

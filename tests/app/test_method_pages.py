@@ -46,8 +46,8 @@ def test_the_audit_picks_a_reason(warehouse_path: Path):
 def test_the_scoring_method_switch_changes_the_leaderboard(warehouse_path: Path):
     ours = open_page("views/overview.py", 120, task="origin_vqa")
     paper = open_page("views/overview.py", 120, task="origin_vqa", method="paper")
-    assert paper.selectbox(key="url_method").value == "paper"
-    assert ours.selectbox(key="url_method").value == "atlas"
+    assert paper.sidebar.selectbox(key="url_method").value == "paper"
+    assert ours.sidebar.selectbox(key="url_method").value == "atlas"
 
     def accuracy(at) -> dict:
         table = at.dataframe[0].value

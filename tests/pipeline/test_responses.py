@@ -19,11 +19,11 @@ from tests.helpers import REPO, query, run_cli
 def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
     per_model = query(real_warehouse, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL ORDER BY 1")
     assert len(per_model) == 12
-    assert all(n == 15000 for _, n in per_model)
+    assert all(n == 30000 for _, n in per_model)  # 15,000 open-ended + 15,000 multiple-choice answers
     langs = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.generations")[0][0]
     assert langs == 30
     runs = query(real_warehouse, "SELECT count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay'")
-    assert runs == [(12, 180000)]
+    assert runs == [(24, 360000)]
 
 
 @pytest.mark.parametrize(
