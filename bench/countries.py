@@ -25,11 +25,11 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core for both systems
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pipeline.datasets import worldcuisines
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.evaluation import evaluate, read_gold
 from pipeline.extract.gazetteer import lookup
 from pipeline.extract.language import answer_language
-from pipeline.ingest import worldcuisines
 
 GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold.tsv"
 

@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from pipeline.extract.switching import DETECTOR, analyse
-from pipeline.ingest.common import insert, transaction
+from warehouse.io import insert, transaction
 
 CHUNK = 20_000
 

@@ -30,21 +30,13 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
+from pipeline.datasets.worldcuisines import CHOICE_TASKS, TASK_ID
 from pipeline.errors import DataError
 from pipeline.extract.choice import clean_answer
-from pipeline.ingest.common import (
-    Quirk,
-    already_loaded,
-    insert,
-    record_quirks,
-    record_source,
-    sha256_files,
-    transaction,
-)
-from pipeline.ingest.worldcuisines import CHOICE_TASKS, TASK_ID
-from warehouse.db import scalar
+from warehouse.io import insert, scalar, transaction
 
-FORMATS = ("worldcuisines", "uacuisine")  # uacuisine: pipeline/ingest/uacuisine.py
+FORMATS = ("worldcuisines", "uacuisine")  # uacuisine: pipeline/datasets/uacuisine.py
 # Bumped whenever the importer reads files differently: files marked done by an older version are read again.
 IMPORTER_VERSION = 2
 MODEL_FROM_FILENAME = re.compile(r"^(?P<task>task[12])_(?P<kind>oe|mc)_(?P<model>.+?)(?:_pred)?(?:_small)?\.jsonl$")

@@ -24,9 +24,9 @@ import polars as pl
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.language import answer_language
-from pipeline.ingest.common import insert, transaction
 from pipeline.metrics import get_metric
 from pipeline.tasks import Task, registry
+from warehouse.io import insert, transaction
 
 CHUNK = 20_000
 
@@ -92,8 +92,14 @@ def score(
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
     for task in registry().values():
-        if task.task_id not in declared or task.answer_kind not in GOLD_SQL:
+        if task.task_id not in declared:
             continue
+        if task.answer_kind not in GOLD_SQL:
+            raise ValueError(
+                f"task {task.task_id}: answer kind {task.answer_kind!r} has no gold to score against "
+                f"(known: {', '.join(sorted(GOLD_SQL))}); declare its gold in pipeline/score.py GOLD_SQL and "
+                "register an extractor for it before its answers can be scored"
+            )
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
@@ -155,7 +161,7 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
                 "answer_lang": _answer_language(response),
                 "countries": list(result.countries),
                 "regions": list(result.regions),
-                "dish_names": [],
+                "dish_names": list(result.dish_names),
                 "extracted_at": now,
             }
         )

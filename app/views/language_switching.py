@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data, ui
+from app.safe import code
 from warehouse.queries import methods
 
 selected = ui.selection()
@@ -81,4 +82,4 @@ if segments:
         lambda r: ["background-color: #ffe0b2" if r["switched"] else "" for _ in r], axis=1
     )  # the switched segments, in orange; answers are shown as plain text, never markdown
     st.dataframe(highlight, hide_index=True)
-    st.caption(f"Segments of up to 50 switched answers; the prompt's language is `{prompt_lang}`.")
+    st.caption(f"Segments of up to 50 switched answers; the prompt's language is {code(prompt_lang)}.")

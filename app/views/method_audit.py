@@ -7,6 +7,7 @@ import streamlit as st
 from babel import Locale
 
 from app import data, ui
+from app.safe import code, literal
 from warehouse.queries import methods
 
 REASON_HELP = {
@@ -34,8 +35,8 @@ def language_label(code: str) -> str:
 def headline(row: pd.Series) -> str:
     direction = "undercounted" if row["mean_gap"] > 0 else "overcounted"
     text = (
-        f"**{language_label(row['lang'])}** is {direction} by about {abs(row['mean_gap']):.0f} points by the paper's "
-        f"rule (mean over {int(row['n_models'])} models)"
+        f"**{literal(language_label(row['lang']))}** is {direction} by about {abs(row['mean_gap']):.0f} points "
+        f"by the paper's rule (mean over {int(row['n_models'])} models)"
     )
     if isinstance(row["reason"], str):
         text += f': "{row["reason"]}" explains {row["reason_share"]:.0%} of the answers the two score differently'
@@ -60,7 +61,9 @@ st.caption(
 
 by_lang = data.query(methods.audit_by_language, filters)
 if by_lang.empty:
-    st.info(f"Task `{filters.task}` declares no paper rule to compare with: nothing to audit.", icon=":material/info:")
+    st.info(
+        f"Task {code(filters.task)} declares no paper rule to compare with: nothing to audit.", icon=":material/info:"
+    )
     st.stop()
 
 for _, row in by_lang[by_lang["mean_gap"].abs() >= 5].head(3).iterrows():
@@ -92,7 +95,7 @@ st.caption("Sorted by the size of the gap. Select a row to see the answers behin
 
 rows = (picked.get("selection") or {}).get("rows") or [] if picked else []
 first = audit.iloc[rows[0]] if rows else audit.iloc[0]
-st.subheader(f"Answers scored differently: {first['model']}, {language_label(first['lang'])}")
+st.subheader(f"Answers scored differently: {literal(first['model'])}, {literal(language_label(first['lang']))}")
 answers = data.query(methods.disagreements, filters, first["model"], first["lang"])
 if answers.empty:
     st.caption("The two methods agree on every answer here.")

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import code
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
 
@@ -82,7 +83,7 @@ def with_method_accuracy(board: pd.DataFrame, filters, method: str) -> pd.DataFr
     """The leaderboard with accuracy by another scoring method (no bootstrap interval for it)."""
     other = data.query(methods.method_accuracy, filters, method)
     if other.empty:
-        st.info(f"No {ui.SCORING_METHODS[method]} for task `{filters.task}`: accuracy below is ours.")
+        st.info(f"No {ui.SCORING_METHODS[method]} for task {code(filters.task)}: accuracy below is ours.")
         return board
     merged = board.drop(columns=["accuracy"]).merge(other[["model", "lang", "accuracy"]], on=["model", "lang"])
     merged["accuracy_low"] = merged["accuracy_high"] = merged["accuracy"]

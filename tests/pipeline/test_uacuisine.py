@@ -85,7 +85,7 @@ def test_the_uacuisine_task_declares_the_seven_questions(data_dir: Path) -> None
     with open(data_dir / "seed_prompts/uacuisine_questions.tsv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     assert len(rows) == 7
-    from pipeline.ingest.uacuisine import QUESTIONS
+    from pipeline.datasets.uacuisine import QUESTIONS
 
     for row in rows:
         task_id, variant = QUESTIONS[row["qid"]]
@@ -109,7 +109,7 @@ def test_a_uacuisine_table_is_scored_with_one_command(warehouse: Path, tmp_path:
         "dish\tquestion\tgold\tmodel\tanswer\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8"
     )
     result = run_cli(warehouse, "import-responses", "--format", "uacuisine", str(table))
-    assert "UACUISINE scores" in result.stderr
+    assert "imported uacuisine.tsv: 6 answers of m1, m2" in " ".join(result.stderr.split())
     scores = dict(
         query(
             warehouse,

@@ -19,8 +19,9 @@ import duckdb
 import polars as pl
 
 from pipeline.countries import UnknownCountry, resolve_english
-from pipeline.errors import DataError
-from pipeline.ingest.common import (
+from pipeline.datasets import DATASETS
+from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, RemoteFile, TaskItems, with_local_images
+from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
     Quirk,
@@ -28,24 +29,71 @@ from pipeline.ingest.common import (
     clean,
     delete_dataset_dishes,
     dish_key,
-    ensure_reference_data,
-    insert,
     name_row,
     read_csv,
+    record_dataset,
     record_quirks,
     record_source,
     sha256_files,
     to_json,
-    transaction,
 )
+from pipeline.errors import DataError
 from pipeline.tasks import get_task
 from pipeline.text import display_name
+from warehouse.io import insert, transaction
 
+REPO = "worldcuisines/worldcuisines"
+COMMIT = "d4d1c4446f468877c06bbf4e516bbe44993246d0"
+RAW = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}"
 DATASET = DatasetInfo(
     dataset="worldcuisines",
     title="WorldCuisines: multilingual, multicultural visual question answering about food",
-    home="github.com/worldcuisines/worldcuisines@d4d1c4446f468877c06bbf4e516bbe44993246d0",
+    home=f"github.com/{REPO}@{COMMIT}",
     license="Apache-2.0",
+)
+# The twelve models whose task-2 open-ended answers the repository publishes (imported by `demo`).
+MODELS = {
+    "Phi-3.5-vision-instruct": "24bc25f74e852c673b94f75a8dc1610b494be43c23808fb02919359d84f06703",
+    "aria-25B-moe-4B": "84e8e3904876dc0cbc9d04c6ea5ce1acb0ce80e73b68bc1a54cb467d04841e33",
+    "gpt-4o-2024-08-06": "0c1df4748dd8b96ce55fafa0c611eb12851f3ee8c6906a9309ac15319167d7d6",
+    "gpt-4o-mini-2024-07-18": "cc974716563eb33782a1963238570cbe0ab00eb9321302a54c17c726fff168fd",
+    "llama-3.2-11b": "a3c64de54873d9526bc63f291e70479f08108198042bc9a8fde3ee3f64dfdf43",
+    "llava-1.6-13b": "62efb8d7fcd93c719ba6be0770fb9592ac5c4396d014baeec8dbe7c3d4c0a935",
+    "llava-1.6-7b": "bb1b43f377abdb472d939b47854a69d981ad9b0dba465e0afac7c8d8e53d3377",
+    "molmo-7b-d": "798b6289cd21eaa3b020f4bad0d1536b183eae92233acf04e94cdad5d675c67f",
+    "molmo-7b-o": "c6f930759679909137dc4b0ce0e679fa7167f57d23f7d11283934f77735f9429",
+    "molmoe-1b": "758dbcee74b79f2908c5879e33c7813c6c22d18579d1812645a5b3382e612405",
+    "qwen-vl-2b": "dcb8e60971eaeba005cc992bc390ed9309b6f92be445211b54d8522bd957d86d",
+    "qwen2-vl-7b-instruct": "aa5bb0bb76a7a97315bbe26b799864d9289473444f330accba64244508f6a693",
+}
+# The public files at the pinned commit, with the SHA-256 `data fetch` checks them against.
+PUBLIC_FILES = (
+    RemoteFile(
+        f"{RAW}/kb/final_data.csv",
+        "worldcuisines/kb/final_data.csv",
+        "04114b78d7968e412d0c5f330974d2a354832e62a46d27d5ce99c60a9cd9b899",
+    ),
+    RemoteFile(
+        f"{RAW}/kb/food_name_multiling.csv",
+        "worldcuisines/kb/food_name_multiling.csv",
+        "93dadca6a11917eeaf20ddb54f6200c41faf319b3606a6c382bd612ea1602110",
+    ),
+    RemoteFile(
+        f"{RAW}/eval/large_eval_task2.csv",
+        "worldcuisines/eval/large_eval_task2.csv",
+        "827a4a2d5916aa6ca07114cdaccbe238a482e35a524dc90d3b6a4b3c226f9575",
+    ),
+    RemoteFile(
+        f"{RAW}/LICENSE", "worldcuisines/LICENSE", "c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4"
+    ),
+    *(
+        RemoteFile(
+            f"{RAW}/evaluation/result/task2_oe_{model}_pred.jsonl",
+            f"worldcuisines/predictions/task2_oe_{model}.jsonl",
+            sha256,
+        )
+        for model, sha256 in MODELS.items()
+    ),
 )
 TASK_ID = "worldcuisines.origin_vqa"
 # Multiple-choice tasks by prediction-file name (task2_mc_MODEL.jsonl, task1_mc_MODEL.jsonl), and the
@@ -365,7 +413,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
     data, paths = parse(source)
     task_ids = [TASK_ID, *(t for t in CHOICE_ITEM_FILES if any(i["task_id"] == t for i in data.items))]
     with transaction(con):
-        ensure_reference_data(con, DATASET)
+        record_dataset(con, DATASET)
         for task_id in task_ids:
             con.execute("DELETE FROM core.tasks WHERE task_id = ?", [task_id])
             insert(con, "core.tasks", [get_task(task_id).row()])
@@ -496,3 +544,66 @@ def _add_image(
             "license": license,
         }
     return image_id
+
+
+# --- items: the task-2 questions the dataset ships, one per item and prompt language -------------
+
+
+def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
+    """The items ingest created, each with the question the dataset asks in `lang`; image tasks
+    read DIR/<food_id>/*."""
+    rows = con.execute(
+        """
+        SELECT i.item_id, i.dish_key, d.name, i.source_ref, p.variant, p.text
+        FROM core.items i JOIN core.dishes d USING (dish_key)
+        JOIN core.item_prompts p ON p.item_id = i.item_id AND p.lang = ?
+        WHERE i.task_id = ? ORDER BY try_cast(i.source_ref AS BIGINT)
+        """,
+        [request.lang, request.task.task_id],
+    ).fetchall()
+    if not rows:
+        raise ValueError(
+            f"no WorldCuisines questions in {request.lang!r}: run `python -m pipeline ingest worldcuisines "
+            "--source DIR` first (prompt languages are the dataset's codes: en, ru_formal, zh_cn, ...)"
+        )
+    rows = rows[: request.limit] if request.limit else rows
+    found = [ItemInput(item_id, key, name, questions={variant: text}) for item_id, key, name, _, variant, text in rows]
+    return with_local_images(con, request, found, lambda item: request.images_dir / item.dish_key.rsplit(":", 1)[1])
+
+
+def image_manifest(data_dir: Path) -> list[RemoteFile]:
+    """The photo of each task-2 item (eval/large_eval_task2.csv image_url) as DIR/worldcuisines/images/
+    FOOD_ID/QA_ID.ext, the layout `generate --images DIR/worldcuisines/images` reads."""
+    import csv
+    from urllib.parse import urlparse
+
+    path = data_dir / "worldcuisines" / "eval" / "large_eval_task2.csv"
+    if not path.is_file():
+        return []
+    files = []
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            url = (row.get("image_url") or "").strip()
+            if url:
+                suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
+                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
+    return files
+
+
+def predictions(source: Path) -> list[Path]:
+    """The published answer files beside the knowledge base: open-ended (predictions/task2_oe_MODEL.jsonl)
+    and multiple-choice (predictions/mc/task2_mc_MODEL.jsonl)."""
+    folder = locate_files(source)["kb"].parent.parent / "predictions"
+    return sorted([*folder.glob("*.jsonl"), *folder.glob("mc/task2_mc_*.jsonl")])
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:
+    if source is None:
+        raise ValueError("WorldCuisines needs --source DIR (kb/final_data.csv, kb/food_name_multiling.csv, eval/)")
+    return ingest(con, source, run_id, force=force)
+
+
+DATASETS.add(
+    "worldcuisines",
+    Dataset(DATASET, lambda: list(PUBLIC_FILES), _ingest, items, image_manifest=image_manifest),
+)
