@@ -82,6 +82,7 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
     again = run_cli(copy, "score", "--rescore")
-    assert "scored 180,000 answers" in again.stderr
+    assert "scored 360,000 answers" in again.stderr  # 180,000 open-ended, 180,000 multiple-choice
     assert query(copy, fingerprint) == before
     assert query(copy, "SELECT count(*) FROM core.extractions") == [(180000,)]
+    assert query(copy, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
