@@ -47,7 +47,43 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
         "marts.language_switching",
         ["dataset", "model", "task", "lang", "item_id", "answer_lang", "switched", "segments"],
     ),
+    "imagined": (
+        "marts.imagined",
+        [
+            "model",
+            "dataset",
+            "dish_id",
+            "description",
+            "translation",
+            "image",
+            "generator",
+            "seed",
+            "encoder",
+            "intra_cosine",
+            "inter_cosine",
+            "qa_jaccard",
+        ],
+    ),
 }
+EXPORTS["culturemix"] = (
+    "marts.culturemix_answers",
+    [
+        "model",
+        "subtask",
+        "prompt",
+        "target_food_id",
+        "image",
+        "target_country",
+        "distractor_country",
+        "background_country",
+        "distance",
+        "predicted_food",
+        "predicted_country",
+        "food_correct",
+        "country_correct",
+        "shift",
+    ],
+)
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
 

@@ -16,6 +16,7 @@ MODULES = {
     "worldcuisines": "pipeline.datasets.worldcuisines",
     "sample": "pipeline.datasets.sample",
     "uacuisine": "pipeline.datasets.uacuisine",
+    "culturemix": "pipeline.datasets.culturemix",
 }
 DATASETS: Registry[Dataset] = Registry("dataset", modules=MODULES)
 
