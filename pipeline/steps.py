@@ -471,7 +471,7 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
         engine.check()
     try:
         with progress_bar(rate=True) as progress:
-            bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
+            bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
 
             def advance(done: int, tokens: int, total: int) -> None:
                 progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
@@ -492,10 +492,17 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
             )
     finally:
         engine.close()
-    console.print(
-        f"{task.task_id} {spec.lang} with {spec.model}: {summary.generated} answers "
-        f"({summary.cached} cached, {summary.failed} failed) in {summary.seconds:.1f} s, "
-        f"{summary.items_per_second:.1f} items/s, {summary.tokens_per_second:.0f} tokens/s"
+    say(
+        "{} {} with {}: {} answers ({} cached, {} failed) in {} s, {} items/s, {} tokens/s",
+        task.task_id,
+        spec.lang,
+        spec.model,
+        summary.generated,
+        summary.cached,
+        summary.failed,
+        f"{summary.seconds:.1f}",
+        f"{summary.items_per_second:.1f}",
+        f"{summary.tokens_per_second:.0f}",
     )
 
 
@@ -503,14 +510,14 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
     from pipeline.corpus.scan import scan_corpus
 
     with progress_bar() as progress:
-        bar = progress.add_task(f"scanning {lang} corpus", total=None)
+        bar = progress.add_task(f"scanning {literal(lang)} corpus", total=None)
 
         def advance(p) -> None:
             progress.update(
                 bar,
                 total=p.bytes_total,
                 completed=p.bytes_done,
-                description=f"scanning {lang} corpus ({p.mb_per_s:,.0f} MB/s)",
+                description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
             )
 
         summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
