@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.scrub import scrub
 from pipeline.stores import PROBES, StoreError
 
 PROBES_ENV = PROBES.env
@@ -75,11 +76,11 @@ def record(
         "matched_dish_key": matched_dish_key,
         "match_score": None if match_score is None else float(match_score),
         "image_sha256": image_sha256,
-        "answer": answer,
+        "answer": scrub(answer),
         "countries": list(countries),
         "status": status,
         "latency_ms": None if latency_ms is None else float(latency_ms),
-        "error": error,
+        "error": scrub(error),
     }
     placeholders = ", ".join(f"${name}" for name in COLUMNS)
     with PROBES.connect(target) as con:

@@ -33,6 +33,7 @@ REVIEWED = {
     ("app/views/map.py", "maps.CRIMEA_NOTE"): "a constant",
     ("app/views/map.py", "shown"): "numbers only",
     ("app/views/overview.py", "ui.NO_COUNTRY"): "a constant",
+    ("app/views/overview.py", "ui.SCORING_METHODS[method]"): "a constant label of a known method",
     ("app/views/probe.py", "link"): "a local path with urlencode()d parameters",
     ("app/views/probe.py", "best"): "built with literal()",
     ("app/views/probe.py", "headline"): "one of three constant phrases",

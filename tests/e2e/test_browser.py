@@ -83,6 +83,8 @@ PAGES = (
     Page(
         "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (BARS, 10)), 11
     ),
+    Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
+    Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
     Page(
         "dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,), ((HTML_ROWS, 12), (METRICS, 4)), 2
     ),
