@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from tests.helpers import query, run_cli
 
@@ -93,3 +94,25 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     assert query(copy, "SELECT count(*), count(*) FILTER (WHERE status = 'stale') FROM core.extractions") == [
         (15000, 0)
     ]
+
+
+def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A multiple-choice task (answer kind "choice") has no gold or extractor yet: score must say so,
+    not skip its answers silently."""
+    from dataclasses import replace
+
+    from pipeline import score as scoring
+    from pipeline import tasks
+    from warehouse.db import Warehouse
+    from warehouse.io import insert
+
+    choice = replace(
+        tasks.get_task("worldcuisines.origin_vqa"), task_id="worldcuisines.choice_vqa", answer_kind="choice"
+    )
+    monkeypatch.setattr(scoring, "registry", lambda: {choice.task_id: choice})
+    with Warehouse(tmp_path / "w.duckdb").writer() as con:
+        insert(con, "core.tasks", [choice.row()])
+        with pytest.raises(ValueError, match=r"worldcuisines\.choice_vqa: answer kind 'choice' has no gold"):
+            scoring.score(con)
