@@ -80,7 +80,6 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
         for table in ("core.extraction_spans", "core.scores", "core.extractions"):
             con.execute(f"DELETE FROM {table} WHERE generation_id IN {others}", [kept])
         con.execute("DELETE FROM core.generations WHERE model_id <> ?", [kept])
-        con.execute("UPDATE core.extractions SET status = 'stale', countries = []")
     finally:
         con.close()
     fingerprint = """SELECT count(*), sum(hash(generation_id, response, created_at)) FROM core.generations"""
@@ -88,12 +87,17 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     assert before[0][0] == 15000
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
+    con = duckdb.connect(str(work))
+    try:  # a mark only a re-extraction removes
+        con.execute("UPDATE core.extractions SET countries = ['ZZ']")
+    finally:
+        con.close()
     again = run_cli(copy, "score", "--rescore")
     assert "scored 15,000 answers" in again.stderr
     assert query(copy, fingerprint) == before
-    assert query(copy, "SELECT count(*), count(*) FILTER (WHERE status = 'stale') FROM core.extractions") == [
-        (15000, 0)
-    ]
+    assert query(
+        copy, "SELECT count(*), count(*) FILTER (WHERE list_contains(countries, 'ZZ')) FROM core.extractions"
+    ) == [(15000, 0)]
 
 
 def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
