@@ -465,6 +465,72 @@ def countries(
         sys.stdout.flush()
 
 
+@app.command("probe")
+def probe(
+    ctx: typer.Context,
+    dish: Annotated[str, typer.Argument(help="A dish name in any language, e.g. борщ or paella.")],
+    lang: Annotated[str, typer.Option(help="Prompt language: ru, uk or en.")],
+    backend: Annotated[str, typer.Option(help="transformers | openai | vllm | replay")] = "transformers",
+    model: Annotated[
+        str, typer.Option(help="Model folder, hub id or served name (default: the embedded SmolLM2-135M-Instruct).")
+    ] = "embedded:smollm2",
+    setting: Annotated[
+        list[str] | None, typer.Option("--setting", help="Backend setting KEY=VALUE (repeatable), e.g. base_url=…")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="The longest answer, in tokens.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+) -> None:
+    """Ask one model where a dish comes from: the answer, the countries it names, the dish's gold origins."""
+    from pipeline import probe as probing
+
+    def action() -> None:
+        names = None
+        if ctx.obj.warehouse.is_published:
+            con = ctx.obj.warehouse.reader()
+            try:
+                names = probing.dish_names(con)
+            finally:
+                con.close()
+        answer = probing.ask(
+            dish,
+            lang,
+            backend=backend,
+            model=model,
+            settings=_settings(setting or []),
+            names=names,
+            max_tokens=max_tokens,
+        )
+        if answer.error is not None:
+            raise BackendError(f"{model}: {answer.error}")
+        if as_json:
+            match = answer.match if answer.match is not None and answer.match.found else None
+            record = {
+                "dish": answer.dish,
+                "lang": answer.lang,
+                "model": answer.model,
+                "prompt": answer.prompt,
+                "answer": answer.text,
+                "countries": list(answer.countries),
+                "status": answer.status,
+                "matched_dish": match.dish_key if match else None,
+                "matched_name": match.matched_name if match else None,
+                "gold": list(answer.gold),
+            }
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            return
+        say("[bold]answer[/] ({}): {}", answer.model, answer.text.strip() or "(empty)", result=True)
+        say("[bold]countries named[/]: {}", ", ".join(answer.countries) or f"none ({answer.status})", result=True)
+        if answer.match is not None and answer.match.found:
+            gold = ", ".join(answer.gold) or "none"
+            say("[bold]gold origins[/] of {}: {}", answer.match.matched_name, gold, result=True)
+        elif names is None:
+            say("[dim]no published warehouse: gold origins unknown (run `python -m pipeline demo`)[/]")
+        else:
+            say("[dim]no dish in the warehouse matches {}: gold origins unknown[/]", answer.dish)
+
+    _run(ctx, action)
+
+
 @app.command("publish")
 def publish(
     ctx: typer.Context,
