@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline.backends import BACKEND_MODULES, BackendError, Request
+from pipeline.backends.embedded import embedded_model, is_embedded
 from pipeline.probe import (  # noqa: F401 (re-exported for the page: shared with `python -m pipeline probe`)
     LANGS,
     MATCH_THRESHOLD,
@@ -64,10 +65,25 @@ class ModelEntry:
     model: str
     settings: tuple[tuple[str, Any], ...] = ()  # passed to create_backend; hashable for st.cache_resource
     max_tokens: int | None = None  # None: the task's max_tokens
+    note: str | None = None  # shown under the model picker (the config's `note`)
 
     @property
     def label(self) -> str:
         return f"{self.name} ({self.backend}: {self.model})"
+
+    @property
+    def about(self) -> str | None:
+        """What the user should know about this model: the config's note, else for an embedded model
+        how small it is, so nobody takes its answers for a large model's."""
+        if self.note:
+            return self.note
+        if is_embedded(self.model):
+            entry = embedded_model(self.model)
+            return (
+                f"{entry.title} ({entry.parameters} parameters, {entry.licence}) ships with Dish Atlas and runs on "
+                "this machine's CPU: a real but very small model, so expect confident mistakes."
+            )
+        return None
 
 
 @dataclass(frozen=True)
@@ -118,8 +134,12 @@ def parse_config(text: str, path: Path) -> ProbeConfig:
         if max_tokens is not None and (not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096):
             problems.append(f"`models.{name}`: `max_tokens` must be a whole number from 1 to 4096.")
             continue
-        settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens")}
-        models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens))
+        note = spec.get("note")
+        if note is not None and not isinstance(note, str):
+            problems.append(f"`models.{name}`: `note` must be text.")
+            continue
+        settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens", "note")}
+        models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens, note))
     return ProbeConfig(path, tuple(models), tuple(problems))
 
 

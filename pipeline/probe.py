@@ -64,7 +64,12 @@ def match_dish(text: str, names: pd.DataFrame, lang: str | None = None) -> Match
 
     if names.empty or not text.strip():
         return None
-    ordered = names.assign(_first=names["lang"] != lang).sort_values(["_first", "dish_key"], kind="stable")
+    # ties: a name in `lang` first, then a dish its dataset records in `lang` (BORSch's own Ukrainian борщ
+    # before a Russian-set entry that also has a Ukrainian name)
+    native = names["dish_lang"] != lang if "dish_lang" in names else False
+    ordered = names.assign(_first=names["lang"] != lang, _native=native).sort_values(
+        ["_first", "_native", "dish_key"], kind="stable"
+    )
     choices = ordered["name"].astype(str).tolist()
     best = process.extractOne(text, choices, scorer=fuzz.WRatio, processor=utils.default_process)
     if best is None:
@@ -75,13 +80,14 @@ def match_dish(text: str, names: pd.DataFrame, lang: str | None = None) -> Match
 
 
 def dish_names(con) -> pd.DataFrame:
-    """Every dish name of the published warehouse (dish_key, lang, name) with the dish's gold origins."""
+    """Every dish name of the published warehouse (dish_key, lang, name, the dish's own language) with the
+    dish's gold origins."""
     return con.execute(
         """
-        SELECT n.dish_key, n.lang, n.name,
+        SELECT n.dish_key, n.lang, n.name, d.lang AS dish_lang,
                coalesce((SELECT list(o.country ORDER BY o.position) FROM core.dish_origins o
                          WHERE o.dish_key = n.dish_key), []) AS origins
-        FROM core.dish_names n ORDER BY n.dish_key, n.lang, n.name
+        FROM core.dish_names n JOIN core.dishes d USING (dish_key) ORDER BY n.dish_key, n.lang, n.name
         """
     ).df()
 
