@@ -18,7 +18,7 @@ from rich.text import Text
 
 from pipeline import export as exporting
 from pipeline import fetch as fetching
-from pipeline import responses, runconfig
+from pipeline import linking, responses, runconfig
 from pipeline import score as scoring
 from pipeline.backends.base import BackendError
 from pipeline.errors import CorpusError, DataError, OfflineError
@@ -115,6 +115,7 @@ def ingest_borsch(
     def action() -> None:
         with State.warehouse.writer() as con:
             _report(borsch.ingest(con, source, new_run_id(), force=force))
+            _link(con)
         _publish()
 
     _run(action)
@@ -130,6 +131,7 @@ def ingest_worldcuisines(
     def action() -> None:
         with State.warehouse.writer() as con:
             _report(worldcuisines.ingest(con, source, new_run_id(), force=force))
+            _link(con)
         _publish()
 
     _run(action)
@@ -155,6 +157,10 @@ def import_responses(
     skip_bad_lines: Annotated[
         bool, typer.Option("--skip-bad-lines", help="Import the good lines; record each bad one with its reason.")
     ] = False,
+    task: Annotated[
+        str | None,
+        typer.Option(help="The task the answers belong to (default: from the file name, task1_oe_… or task2_oe_…)."),
+    ] = None,
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
     if format not in responses.FORMATS:
@@ -168,7 +174,7 @@ def import_responses(
             task = progress.add_task("importing", total=len(files))
             for path in files:
                 started = time.perf_counter()
-                result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines)
+                result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines, task=task)
                 elapsed = time.perf_counter() - started
                 if result.skipped:
                     progress.console.print(f"[dim]{path.name}: already imported for {result.model}[/]")
@@ -247,6 +253,19 @@ def export_codemix(format: FormatOption = "csv", out: OutOption = None) -> None:
     _export("codemix", format, out)
 
 
+@export_app.command("name-scores")
+def export_name_scores(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per dish-name answer: dataset, model, task, lang, item_id, gold, prediction, matched_name,
+    named_dish_key, exact, lev1, stem, similarity, paper, status (+ more columns after)."""
+    _export("name-scores", format, out)
+
+
+@export_app.command("dish-links")
+def export_dish_links(format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per direction of each dish link: dish_key, linked_dish_key, method, score (+ more after)."""
+    _export("dish-links", format, out)
+
+
 @corpus_app.command("scan")
 def corpus_scan(
     lang: Annotated[str, typer.Option(help="Corpus language: uk, ru or en.")],
@@ -307,7 +326,29 @@ def _scan(con, lang: str, source: str, text_field: str) -> None:
         console.print(f"[yellow]corrupt shard skipped:[/] {path}: {reason}")
 
 
+def _import_predictions(con, folder: Path, run_id: str) -> None:
+    """Every published prediction file under `folder` and its subfolders, by the kind its name says;
+    files of a kind this version cannot import yet are counted and named, never a reason to stop."""
+    files, left = responses.prediction_files(folder)
+    with _progress() as progress:
+        task = progress.add_task("importing answers", total=len(files))
+        for path in files:
+            responses.import_file(con, path, run_id)
+            progress.advance(task)
+    if left:
+        kinds = sorted({responses.task_from_path(p) or "unknown file name" for p in left})
+        console.print(f"[yellow]skipped {len(left)} prediction files of kinds not imported yet:[/] {', '.join(kinds)}")
+
+
+def _link(con) -> None:
+    """The `link` step: which BORSch and WorldCuisines records name one dish (core.dish_links)."""
+    counts = linking.link_dishes(con)
+    if counts:
+        console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
+
+
 def _score(con) -> None:
+    _link(con)  # dish-name answers are checked against the linked dishes' names too
     with _progress() as progress:
         task = progress.add_task("extracting + scoring", total=None)
 
@@ -521,12 +562,7 @@ def demo(
                 sample.remove(con)
                 _report(borsch.ingest(con, source / "borsch" if (source / "borsch").is_dir() else source, run_id))
                 _report(worldcuisines.ingest(con, source, run_id))
-                files = sorted((worldcuisines.locate_files(source)["kb"].parent.parent / "predictions").glob("*.jsonl"))
-                with _progress() as progress:
-                    task = progress.add_task("importing answers", total=len(files))
-                    for path in files:
-                        responses.import_file(con, path, run_id)
-                        progress.advance(task)
+                _import_predictions(con, worldcuisines.locate_files(source)["kb"].parent.parent / "predictions", run_id)
                 _scan_uagec(con)  # a real Ukrainian corpus (UA-GEC), so the corpus pages show real counts
             _score(con)
         _publish()

@@ -37,6 +37,27 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
             "status",
         ],
     ),
+    "name-scores": (
+        "marts.name_scores",
+        [
+            "dataset",
+            "model",
+            "task",
+            "lang",
+            "item_id",
+            "gold",
+            "prediction",
+            "matched_name",
+            "named_dish_key",
+            "exact",
+            "lev1",
+            "stem",
+            "similarity",
+            "paper",
+            "status",
+        ],
+    ),
+    "dish-links": ("marts.dish_links", ["dish_key", "linked_dish_key", "method", "score"]),
 }
 FORMATS = ("csv", "parquet")
 

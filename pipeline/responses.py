@@ -1,4 +1,10 @@
-"""Importing answers produced elsewhere (the `replay` path): WorldCuisines task2_oe_MODEL.jsonl.
+"""Importing answers produced elsewhere (the `replay` path): WorldCuisines prediction files.
+
+The published file name says what a file answers: `task2_oe_MODEL.jsonl` (which country is this
+dish from, open-ended), `task1_oe_MODEL.jsonl` (what is this dish called), `task1_mc_`/`task2_mc_`
+(multiple choice); `--task` says it for a file named otherwise. Task-1 answers are tied to their
+dish by the gold name on the line (see pipeline/ingest/worldcuisines_task1.py) and keep their qa_id
+as the variant.
 
 Real files are messy: ids come as strings or numbers, a prediction can be missing or not a
 string. Each line is checked; a malformed one stops the file with FILE:LINE and the reason, or,
@@ -30,10 +36,19 @@ from pipeline.ingest.common import (
     transaction,
 )
 from pipeline.ingest.worldcuisines import TASK_ID
+from pipeline.ingest.worldcuisines_task1 import TASK_ID as TASK1_ID
 from warehouse.db import scalar
 
 FORMATS = ("worldcuisines",)
-MODEL_FROM_FILENAME = re.compile(r"^task2_oe_(?P<model>.+?)(?:_pred)?\.jsonl$")
+FILE_NAME = re.compile(r"^(?P<task>task[12])_(?P<mode>oe|mc)_(?P<model>.+?)(?:_pred)?\.jsonl$")
+# (published task, open-ended or multiple choice) -> the task its answers belong to
+TASKS = {
+    ("task2", "oe"): TASK_ID,
+    ("task1", "oe"): TASK1_ID,
+    ("task2", "mc"): "worldcuisines.origin_vqa_mc",
+    ("task1", "mc"): "worldcuisines.dish_name_vqa_mc",
+}
+IMPORTABLE = (TASK_ID, TASK1_ID)  # multiple-choice answers: see pipeline/extract/choice.py (in progress)
 IMPORT_KIND = "worldcuisines_responses"
 
 
@@ -62,10 +77,24 @@ class FileImport:
 
 
 def model_from_path(path: Path) -> str:
-    match = MODEL_FROM_FILENAME.match(path.name)
+    match = FILE_NAME.match(path.name)
     if not match:
         raise DataError(path, "cannot tell the model from the file name: name it task2_oe_MODEL.jsonl or pass --model")
     return match.group("model")
+
+
+def task_from_path(path: Path) -> str | None:
+    """The task a published file name says its answers belong to (None: the name does not say)."""
+    match = FILE_NAME.match(path.name)
+    return TASKS[(match.group("task"), match.group("mode"))] if match else None
+
+
+def prediction_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """(files to import, files left out) among the .jsonl files under `folder` and its subfolders:
+    a file is imported when its name says a task this version imports."""
+    found = sorted(p for p in folder.rglob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+    files = [p for p in found if task_from_path(p) in IMPORTABLE]
+    return files, [p for p in found if p not in files]
 
 
 def parse_line(text: str) -> ImportedAnswer | str:
@@ -93,7 +122,9 @@ def parse_line(text: str) -> ImportedAnswer | str:
     )
 
 
-def read_file(path: Path, model: str, known_items: set[str], skip_bad_lines: bool) -> FileImport:
+def read_file(path: Path, model: str, resolve, skip_bad_lines: bool) -> FileImport:
+    """The accepted lines of one file; `resolve(answer)` is the (item_id, variant) an answer belongs
+    to, or the reason it belongs to none."""
     result = FileImport(path=path, model=model)
     first_line_of: dict[tuple[str, str], int] = {}
     try:
@@ -109,8 +140,9 @@ def read_file(path: Path, model: str, known_items: set[str], skip_bad_lines: boo
                 if isinstance(parsed, ImportedAnswer):
                     parsed = ImportedAnswer(number, parsed.qa_id, parsed.lang, parsed.prediction, parsed.answer)
                     key = (parsed.qa_id, parsed.lang)
-                    if parsed.qa_id not in known_items:
-                        parsed = f"qa_id {parsed.qa_id} is not a WorldCuisines task-2 item"
+                    target = resolve(parsed)
+                    if isinstance(target, str):
+                        parsed = target
                     elif key in first_line_of:
                         parsed = (
                             f"second answer for qa_id {key[0]} in lang {key[1]} (first on line {first_line_of[key]})"
@@ -153,31 +185,34 @@ def import_file(
     run_id: str,
     model: str | None = None,
     skip_bad_lines: bool = False,
+    task: str | None = None,
 ) -> FileImport:
     model = model or model_from_path(path)
+    task_id = task or task_from_path(path) or TASK_ID
+    if task_id not in IMPORTABLE:
+        raise DataError(path, f"answers of {task_id} cannot be imported yet (known: {', '.join(IMPORTABLE)})")
     if not path.is_file():
         raise DataError(path, "file not found")
     sha = sha256_files([path])
-    if already_loaded(con, sha, IMPORT_KIND, scope=model):
+    scope = model if task_id == TASK_ID else f"{task_id}:{model}"
+    if already_loaded(con, sha, IMPORT_KIND, scope=scope):
         return FileImport(path=path, model=model, skipped=True)
-    variants = dict(con.execute("SELECT source_ref, variant FROM core.items WHERE task_id = ?", [TASK_ID]).fetchall())
-    if not variants:
-        raise DataError(
-            path,
-            "no WorldCuisines items in the warehouse: run `python -m pipeline ingest worldcuisines --source DIR` first",
-        )
+    resolve = _task1_items(con, path) if task_id == TASK1_ID else _task2_items(con, path)
     started = time.perf_counter()
-    result = read_file(path, model, set(variants), skip_bad_lines)
+    result = read_file(path, model, resolve, skip_bad_lines)
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = result.accepted
+    targets = [resolve(a) for a in rows]  # (item_id, variant) of each accepted answer
     generations = pl.DataFrame(
         {
-            "generation_id": [generation_id(model, f"{TASK_ID}:{a.qa_id}", a.lang, variants[a.qa_id]) for a in rows],
+            "generation_id": [
+                generation_id(model, item, a.lang, variant) for a, (item, variant) in zip(rows, targets, strict=True)
+            ],
             "run_id": [run_id] * len(rows),
             "model_id": [model] * len(rows),
-            "item_id": [f"{TASK_ID}:{a.qa_id}" for a in rows],
+            "item_id": [item for item, _ in targets],
             "lang": [a.lang for a in rows],
-            "variant": [variants[a.qa_id] for a in rows],
+            "variant": [variant for _, variant in targets],
             "response": [a.prediction for a in rows],
             "origin": ["import"] * len(rows),
             "created_at": [now] * len(rows),
@@ -197,7 +232,11 @@ def import_file(
         schema_overrides={"prediction": pl.String, "answer": pl.String},
     )
     with transaction(con):
-        con.execute("DELETE FROM raw.imported_responses WHERE model = ?", [model])
+        con.execute(
+            "DELETE FROM raw.imported_responses WHERE model = ? AND file_sha256 IN (SELECT sha256 FROM "
+            "meta.source_files WHERE kind = ? AND scope = ?)",
+            [model, IMPORT_KIND, scope],
+        )
         insert(con, "raw.imported_responses", raw)
         if not scalar(con, "SELECT count(*) FROM core.models WHERE model_id = ?", [model]):
             insert(
@@ -215,9 +254,9 @@ def import_file(
             "core.generation_runs",
             [
                 {
-                    "run_id": f"{run_id}:{model}",
+                    "run_id": f"{run_id}:{task_id}:{model}",
                     "model_id": model,
-                    "task_id": TASK_ID,
+                    "task_id": task_id,
                     "backend": "replay",
                     "settings": json.dumps({"file": str(path), "sha256": sha}),
                     "n_requested": len(rows) + len(result.rejected),
@@ -237,13 +276,57 @@ def import_file(
             con,
             sha256=sha,
             kind=IMPORT_KIND,
-            scope=model,
+            scope=scope,
             path=path,
             rows_loaded=len(rows),
             rows_rejected=len(result.rejected),
             run_id=run_id,
         )
     return result
+
+
+def _task2_items(con: duckdb.DuckDBPyConnection, path: Path):
+    """Task-2 answers belong to the item with their qa_id, in its fixed prompt variant."""
+    variants = dict(con.execute("SELECT source_ref, variant FROM core.items WHERE task_id = ?", [TASK_ID]).fetchall())
+    if not variants:
+        raise DataError(
+            path,
+            "no WorldCuisines items in the warehouse: run `python -m pipeline ingest worldcuisines --source DIR` first",
+        )
+
+    def resolve(answer: ImportedAnswer) -> tuple[str, str] | str:
+        if answer.qa_id not in variants:
+            return f"qa_id {answer.qa_id} is not a WorldCuisines task-2 item"
+        return f"{TASK_ID}:{answer.qa_id}", variants[answer.qa_id]
+
+    return resolve
+
+
+def _task1_items(con: duckdb.DuckDBPyConnection, path: Path):
+    """Task-1 answers belong to the dish whose gold name in the line's language is the line's
+    `answer` (the published answers number questions differently from the published set)."""
+    by_gold = {
+        (lang, text): item_id
+        for item_id, lang, text in con.execute(
+            "SELECT t.item_id, t.lang, t.text FROM core.item_gold_text t JOIN core.items i USING (item_id) "
+            "WHERE i.task_id = ?",
+            [TASK1_ID],
+        ).fetchall()
+    }
+    if not by_gold:
+        raise DataError(
+            path,
+            "no WorldCuisines task-1 items in the warehouse: run `python -m pipeline ingest worldcuisines "
+            "--source DIR` with eval/small_eval_task1/ present first",
+        )
+
+    def resolve(answer: ImportedAnswer) -> tuple[str, str] | str:
+        item_id = by_gold.get((answer.lang, (answer.answer or "").strip()))
+        if item_id is None:
+            return f"no task-1 dish has the gold name {answer.answer!r} in {answer.lang}"
+        return item_id, answer.qa_id
+
+    return resolve
 
 
 def _qa_id(value: object) -> str | None:

@@ -1,8 +1,9 @@
 """The extract + score stage: every generation without a current extraction is parsed with its
 task's declared extractor and scored with the task's declared metrics against the item's gold.
 
-It reads core.generations / core.items / core.item_gold_countries and writes only
-core.extractions, core.extraction_spans and core.scores, in chunks that are each one
+It reads core.generations / core.items / core.item_gold_countries (dish names: core.dish_names,
+core.item_gold_text, core.dish_links) and writes only core.extractions, core.extraction_spans,
+core.scores and core.name_matches, in chunks that are each one
 transaction: a killed run loses at most the chunk in flight, and the rerun picks up the rest.
 A generation is pending when it has no extraction by the current extractor version, or one older
 than the generation itself (an answer re-imported since).
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
+from pipeline import names
 from pipeline.extract import get_extractor
 from pipeline.extract.language import answer_language
 from pipeline.ingest.common import insert, transaction
@@ -43,8 +45,15 @@ class ScoreSummary:
 GOLD_SQL = {
     "countries": """coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
                               WHERE c.item_id = g.item_id), [])""",
-    "dish_name": """coalesce((SELECT list(n.name ORDER BY n.name) FROM core.dish_names n
-                              WHERE n.dish_key = i.dish_key AND n.lang = split_part(g.lang, '_', 1)), [])""",
+    # every name of the dish in the prompt's language or English, and the dataset's own gold string
+    "dish_name": """{'names': coalesce((SELECT list({'name': n.name, 'lang': n.lang} ORDER BY n.lang, n.name)
+                                        FROM core.dish_names n WHERE n.dish_key = i.dish_key
+                                        AND n.lang IN (split_part(g.lang, '_', 1), 'en')), []),
+                     'paper': coalesce((SELECT t.text FROM core.item_gold_text t
+                                        WHERE t.item_id = g.item_id AND t.lang = g.lang),
+                                       (SELECT min(n.name) FROM core.dish_names n
+                                        WHERE n.dish_key = i.dish_key AND n.is_primary)),
+                     'dish_key': i.dish_key}""",
     "text": "[]",
 }
 STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM core.extractions e WHERE e.generation_id = g.generation_id
@@ -74,14 +83,17 @@ def score(
     summary = ScoreSummary()
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
+    names_context: names.NamesContext | None = None
     for task in registry().values():
         if task.task_id not in declared or task.answer_kind not in GOLD_SQL:
             continue
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
+        if rows and task.answer_kind == "dish_name" and names_context is None:
+            names_context = names.NamesContext.load(con)
         for chunk in _chunks(rows, CHUNK):
-            _write(con, chunk, extractor_name, extract, metrics, task.answer_kind)
+            _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context)
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
@@ -89,9 +101,17 @@ def score(
     return summary
 
 
-def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
+def _write(
+    con,
+    chunk: list[tuple],
+    extractor_name: str,
+    extract,
+    metrics: dict,
+    answer_kind: str,
+    names_context: names.NamesContext | None = None,
+) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
-    extractions, spans, scores = [], [], []
+    extractions, spans, scores, name_matches = [], [], [], []
     extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
     for generation_id, lang, response, gold in chunk:
         result = extract(response, lang)
@@ -103,7 +123,7 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
                 "answer_lang": _answer_language(response),
                 "countries": list(result.countries),
                 "regions": list(result.regions),
-                "dish_names": [],
+                "dish_names": list(result.dish_names),
                 "extracted_at": now,
             }
         )
@@ -119,18 +139,24 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
             }
             for s in result.spans
         )
-        predicted = list(result.dish_names if answer_kind == "dish_name" else result.countries)
+        if answer_kind == "dish_name" and names_context is not None:
+            values, match = names_context.score(generation_id, response, lang, result.dish_names, gold, metrics)
+            scores.extend({"generation_id": generation_id, "metric": k, "value": v} for k, v in values.items())
+            name_matches.append(match)
+            continue
+        predicted = list(result.countries)
         scores.extend(
             {"generation_id": generation_id, "metric": name, "value": float(fn(predicted, gold))}
             for name, fn in metrics.items()
         )
     ids = [row[0] for row in chunk]
     with transaction(con):
-        for table in ("core.extractions", "core.extraction_spans", "core.scores"):
+        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
             con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.extractions", pl.DataFrame(extractions, schema=_EXTRACTION_SCHEMA))
         insert(con, "core.extraction_spans", pl.DataFrame(spans, schema=_SPAN_SCHEMA))
         insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
+        insert(con, "core.name_matches", pl.DataFrame(name_matches, schema=_NAME_MATCH_SCHEMA))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -163,3 +189,12 @@ _SPAN_SCHEMA = {
     "negated": pl.Boolean,
 }
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}
+_NAME_MATCH_SCHEMA = {
+    "generation_id": pl.String,
+    "matched_name": pl.String,
+    "matched_lang": pl.String,
+    "matched_rule": pl.String,
+    "named_dish_key": pl.String,
+    "named_name": pl.String,
+    "candidates": pl.List(pl.String),
+}

@@ -1,4 +1,5 @@
-"""WorldCuisines: the dish knowledge base, multilingual dish names and the 500 task-2 VQA items.
+"""WorldCuisines: the dish knowledge base, multilingual dish names, the 500 task-2 VQA items and
+the small task-1 set (pipeline/ingest/worldcuisines_task1.py).
 
 food_id in the eval file is the 0-based data row of kb/final_data.csv (the file has no id
 column). Gold countries are English names; "England", "Scotland" and "Wales" become GB because
@@ -20,6 +21,7 @@ import polars as pl
 
 from pipeline.countries import UnknownCountry, resolve_english
 from pipeline.errors import DataError
+from pipeline.ingest import worldcuisines_task1 as task1
 from pipeline.ingest.common import (
     DatasetInfo,
     IngestResult,
@@ -74,6 +76,7 @@ class WorldCuisinesData:
     gold_text: list[dict] = field(default_factory=list)
     prompts: list[dict] = field(default_factory=list)
     quirks: list[Quirk] = field(default_factory=list)
+    task1: task1.Task1Data = field(default_factory=task1.Task1Data)
 
 
 def locate_files(source: Path) -> dict[str, Path]:
@@ -285,27 +288,37 @@ def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
     key_by_name = {d["name"]: d["dish_key"] for d in data.dishes}
     parse_names(paths["names"], data, key_by_name)
     parse_task2(paths["task2"], data, key_by_food_id)
+    data.task1 = task1.parse_task1(task1.task1_files(paths["kb"].parent.parent), key_by_food_id, image_id_for_url)
+    for key, url in data.task1.image_urls:
+        _add_image(data, url, key)
+    data.quirks += data.task1.quirks
     data.names = list({(n["dish_key"], n["lang"], n["norm_name"]): n for n in data.names}.values())
     return data, paths
 
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
     paths = locate_files(source)
-    sha = sha256_files(paths.values())
+    sha = sha256_files([*paths.values(), *task1.task1_files(paths["kb"].parent.parent)])
     if not force and already_loaded(con, sha, "worldcuisines"):
         return IngestResult("worldcuisines", skipped=True)
     data, paths = parse(source)
-    task = get_task(TASK_ID)
+    tasks = [get_task(TASK_ID), get_task(task1.TASK_ID)]
     with transaction(con):
         ensure_reference_data(con, DATASET)
-        con.execute("DELETE FROM core.tasks WHERE task_id = ?", [TASK_ID])
-        insert(con, "core.tasks", [task.row()])
         items = "(SELECT item_id FROM core.items WHERE task_id = ?)"
-        for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_text", "core.item_prompts"):
-            con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [TASK_ID])
-        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
+        for task in tasks:
+            con.execute("DELETE FROM core.tasks WHERE task_id = ?", [task.task_id])
+            insert(con, "core.tasks", [task.row()])
+            for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_text", "core.item_prompts"):
+                con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [task.task_id])
+            con.execute("DELETE FROM core.items WHERE task_id = ?", [task.task_id])
         delete_dataset_dishes(con, "worldcuisines")
-        for table in ("raw.worldcuisines_kb", "raw.worldcuisines_names", "raw.worldcuisines_task2"):
+        for table in (
+            "raw.worldcuisines_kb",
+            "raw.worldcuisines_names",
+            "raw.worldcuisines_task2",
+            "raw.worldcuisines_task1",
+        ):
             con.execute(f"DELETE FROM {table}")
         insert(con, "raw.worldcuisines_kb", data.raw_kb)
         insert(con, "raw.worldcuisines_names", data.raw_names)
@@ -320,6 +333,11 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_gold_countries", data.gold)
         insert(con, "core.item_gold_text", data.gold_text)
         insert(con, "core.item_prompts", data.prompts)
+        insert(con, "raw.worldcuisines_task1", data.task1.raw)
+        insert(con, "core.items", data.task1.items)
+        insert(con, "core.item_images", data.task1.item_images)
+        insert(con, "core.item_gold_text", data.task1.gold_text)
+        insert(con, "core.item_prompts", data.task1.prompts)
         record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
         record_source(con, sha256=sha, kind="worldcuisines", path=source, rows_loaded=len(data.dishes), run_id=run_id)
     counts = {
@@ -327,6 +345,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         "dish names": len(data.names),
         "images": len(data.images),
         "task-2 items": len(data.items),
+        "task-1 dishes": len(data.task1.items),
+        "task-1 questions": len(data.task1.raw),
     }
     return IngestResult("worldcuisines", counts=counts, quirks=data.quirks)
 
