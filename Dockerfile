@@ -1,6 +1,8 @@
 # CPU image: the dashboard on the demo warehouse. Build: docker build -t dish-atlas .
-# Run:   docker run -p 8501:8501 dish-atlas                       (embedded sample)
-#        docker run -p 8501:8501 -v /path/to/data:/data:ro -e DATA=/data dish-atlas   (real data)
+# Run:   docker run -p 127.0.0.1:8501:8501 dish-atlas             (embedded sample)
+#        docker run -p 127.0.0.1:8501:8501 -v /path/to/data:/data:ro -e DATA=/data dish-atlas   (real data)
+# Inside the container the app listens on all interfaces (so the published port reaches it); the
+# `127.0.0.1:` in -p keeps that port on the host's loopback. The dashboard has no login: see SECURITY.md.
 # The GPU pipeline image differs: it starts from a CUDA base (e.g. vllm/vllm-openai) and adds
 # requirements-gpu.txt; see README "GPU image".
 FROM python:3.11-slim

@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
+# Loopback only (the dashboard has no login); ADDRESS=0.0.0.0 exposes it on purpose.
+ADDRESS ?= 127.0.0.1
 
 .PHONY: demo warehouse app test lint fetch clean browser
 
@@ -20,7 +22,7 @@ warehouse: $(STAMP)
 	$(PY) -m pipeline demo $(if $(DATA),--data "$(DATA)")
 
 app: $(STAMP)
-	$(VENV)/bin/streamlit run app/main.py --server.port $(PORT)
+	$(VENV)/bin/streamlit run app/main.py --server.address $(ADDRESS) --server.port $(PORT)
 
 ## Lint and run the test suite (DATA=DIR points the tests at the real data; .ci/run sets it).
 test: $(STAMP) lint browser

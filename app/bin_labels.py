@@ -4,6 +4,7 @@ bin holds, and a narrow bin of a corpus with small counts may hold none ("–").
 
 from __future__ import annotations
 
+import html
 import math
 
 
@@ -42,9 +43,11 @@ def difference_labels(max_abs_difference: float, n_bins: int = 9) -> dict[int, s
 
 
 def wrap_names(names: str | list | None, per_line: int = 4, limit: int = 30) -> str:
-    """Hover text: a bin's names, `per_line` a line, the first `limit` of a list."""
+    """Hover text: a bin's names, `per_line` a line, the first `limit` of a list. The names are
+    HTML-escaped (plotly reads <b>, <a href>, … in hover text; a dish name is data, not markup)."""
     if isinstance(names, str) or names is None:
         parts = [p for p in str(names or "").split(", ") if p]
     else:
         parts = [str(n) for n in names[:limit]] + ([f"… (+{len(names) - limit} more)"] if len(names) > limit else [])
+    parts = [html.escape(part) for part in parts]
     return "<br>".join(", ".join(parts[i : i + per_line]) for i in range(0, len(parts), per_line))

@@ -10,7 +10,6 @@ that is replaced is not closed under a query still running on it (it closes once
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -72,74 +71,47 @@ def _query(snap: Snapshot, function: Callable[..., Any], *args: Any, **kwargs: A
         return function(cur, *args, **kwargs)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _dataset_summary(snap: Snapshot) -> pd.DataFrame:
-    return _query(snap, queries.dataset_summary)
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached(snap: Snapshot, name: str, args: tuple, kwargs: tuple, _function: Callable[..., Any]) -> Any:
+    """One query result per (snapshot, query, arguments). `name` (module and qualified name) keys the
+    cache; `_function` itself is passed along, never looked up again (a leading underscore keeps it
+    out of Streamlit's hash)."""
+    return _query(snap, _function, *args, **dict(kwargs))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _published_info(snap: Snapshot) -> pd.DataFrame:
-    return _query(snap, queries.published_info)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _languages(snap: Snapshot, dataset: str) -> list[str]:
-    return _query(snap, queries.languages, dataset)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _dishes_per_origin(snap: Snapshot, dataset: str, lang: str | None) -> pd.DataFrame:
-    return _query(snap, queries.dishes_per_origin, dataset, lang)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _dishes_per_source(snap: Snapshot, dataset: str, lang: str | None) -> pd.DataFrame:
-    return _query(snap, queries.dishes_per_source, dataset, lang)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _ingest_report(snap: Snapshot, dataset: str | None) -> pd.DataFrame:
-    return _query(snap, queries.ingest_report, dataset)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _answers_per_model(snap: Snapshot, dataset: str | None) -> pd.DataFrame:
-    return _query(snap, queries.answers_per_model, dataset)
-
-
-@st.cache_data(max_entries=128, show_spinner=False)
-def _dishes(
-    snap: Snapshot, dataset: str, lang: str | None, country: str | None, search: str | None, limit: int | None
-) -> pd.DataFrame:
-    return _query(snap, queries.dishes, dataset, lang=lang, country=country, search=search, limit=limit)
+def query(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a `warehouse.queries` function on the current snapshot, cached per snapshot and
+    arguments (which must be hashable: pass tuples, frozen dataclasses such as Filters)."""
+    name = f"{function.__module__}.{function.__qualname__}"
+    return _cached(snapshot(), name, args, tuple(sorted(kwargs.items())), function)
 
 
 def dataset_summary() -> pd.DataFrame:
-    return _dataset_summary(snapshot())
+    return query(queries.dataset_summary)
 
 
 def published_info() -> pd.DataFrame:
-    return _published_info(snapshot())
+    return query(queries.published_info)
 
 
 def languages(dataset: str) -> list[str]:
-    return _languages(snapshot(), dataset)
+    return query(queries.languages, dataset)
 
 
 def dishes_per_origin(dataset: str, lang: str | None = None) -> pd.DataFrame:
-    return _dishes_per_origin(snapshot(), dataset, lang)
+    return query(queries.dishes_per_origin, dataset, lang)
 
 
 def dishes_per_source(dataset: str, lang: str | None = None) -> pd.DataFrame:
-    return _dishes_per_source(snapshot(), dataset, lang)
+    return query(queries.dishes_per_source, dataset, lang)
 
 
 def ingest_report(dataset: str | None = None) -> pd.DataFrame:
-    return _ingest_report(snapshot(), dataset)
+    return query(queries.ingest_report, dataset)
 
 
 def answers_per_model(dataset: str | None = None) -> pd.DataFrame:
-    return _answers_per_model(snapshot(), dataset)
+    return query(queries.answers_per_model, dataset)
 
 
 def dishes(
@@ -149,19 +121,8 @@ def dishes(
     search: str | None = None,
     limit: int | None = DISH_LIMIT,
 ) -> pd.DataFrame:
-    return _dishes(snapshot(), dataset, lang, country or None, (search or "").strip() or None, limit)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def _cached(snap: Snapshot, module: str, name: str, args: tuple, kwargs: tuple) -> Any:
-    function = getattr(importlib.import_module(module), name)
-    return _query(snap, function, *args, **dict(kwargs))
-
-
-def query(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run a `warehouse.queries` function on the current snapshot, cached per snapshot and
-    arguments (which must be hashable: pass tuples, frozen dataclasses such as Filters)."""
-    return _cached(snapshot(), function.__module__, function.__name__, args, tuple(sorted(kwargs.items())))
+    search = (search or "").strip() or None
+    return query(queries.dishes, dataset, lang=lang, country=country or None, search=search, limit=limit)
 
 
 def to_csv(frame: pd.DataFrame) -> bytes:

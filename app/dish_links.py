@@ -8,7 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import data, ui
+from app import data, ui, widgets
+from app.safe import literal
 from warehouse.queries import names as queries
 
 LINK_HELP = (
@@ -40,8 +41,8 @@ def show(dish_key: str, dataset: str) -> None:
             st.warning(
                 "The datasets disagree about where this dish comes from: "
                 + "; ".join(
-                    f"{dataset} gives {row.origins or 'no country'}, {row.linked_dataset} "
-                    f"({row.linked_display_name}) gives {row.linked_origins or 'no country'}"
+                    f"{literal(dataset)} gives {literal(row.origins or 'no country')}, {literal(row.linked_dataset)} "
+                    f"({literal(row.linked_display_name)}) gives {literal(row.linked_origins or 'no country')}"
                     for row in disagreements.drop_duplicates(["linked_dataset", "linked_origins"]).itertuples()
                 ),
                 icon=":material/call_split:",
@@ -64,9 +65,9 @@ def _linked_answers(dish_key: str, dataset: str, links: pd.DataFrame) -> None:
     st.subheader("What models said about it, asked in another dataset")
     sources = sorted(set(origin["dataset"]) | set(answers["dataset"]))
     st.info(
-        f"These are real answers to questions about the linked record in {', '.join(sources)} "
-        f"(its photo and question, in each prompt language), not answers to a {dataset} question. "
-        f"'accuracy vs {dataset} gold' scores their first named country against this dish's gold origins; "
+        f"These are real answers to questions about the linked record in {literal(', '.join(sources))} "
+        f"(its photo and question, in each prompt language), not answers to a {literal(dataset)} question. "
+        f"'accuracy vs {literal(dataset)} gold' scores their first named country against this dish's gold origins; "
         "'accuracy vs linked gold' against the gold of the dataset that asked.",
         icon=":material/link:",
     )
@@ -75,7 +76,7 @@ def _linked_answers(dish_key: str, dataset: str, links: pd.DataFrame) -> None:
         cols = st.columns(3)
         cols[0].metric("Models", f"{summary['model'].nunique()}", border=True)
         cols[1].metric("Answers", f"{len(origin):,}", border=True)
-        cols[2].metric(f"Accuracy vs {dataset} gold", _pct(origin["score_dish_gold"].mean()), border=True)
+        cols[2].metric(f"Accuracy vs {literal(dataset)} gold", _pct(origin["score_dish_gold"].mean()), border=True)
         st.dataframe(
             summary.rename(
                 columns={
@@ -90,15 +91,15 @@ def _linked_answers(dish_key: str, dataset: str, links: pd.DataFrame) -> None:
             },
         )
     langs = sorted(answers["lang"].unique())
-    options = [ui.ALL, *langs]
+    options = [widgets.ALL, *langs]
     lang = st.selectbox(
         "Prompt language of the linked answers",
         options,
         index=options.index("en") if "en" in options else 0,
-        format_func=lambda code: "All prompt languages" if code == ui.ALL else code,
+        format_func=lambda code: "All prompt languages" if code == widgets.ALL else code,
         key="dish_linked_lang",
     )
-    shown = answers if lang == ui.ALL else answers[answers["lang"] == lang]
+    shown = answers if lang == widgets.ALL else answers[answers["lang"] == lang]
     st.dataframe(
         shown.drop(columns=["generation_id", "response"]),
         hide_index=True,

@@ -20,6 +20,7 @@ import duckdb  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from app import data, ui  # noqa: E402
+from app.safe import code, literal  # noqa: E402
 from warehouse.db import NotPublished  # noqa: E402
 
 VIEWS_DIR = Path(__file__).resolve().parent / "views"
@@ -41,7 +42,7 @@ PAGES = [
 
 
 def not_published() -> None:
-    st.warning(ui.NOT_PUBLISHED.format(path=data.warehouse_path()), icon=":material/database_off:")
+    st.warning(ui.NOT_PUBLISHED.format(path=code(data.warehouse_path())), icon=":material/database_off:")
 
 
 def main() -> None:
@@ -56,7 +57,7 @@ def main() -> None:
     try:
         selected = ui.sidebar()
         if selected is None:
-            st.warning(ui.NO_DATASETS.format(path=data.warehouse_path()), icon=":material/database_off:")
+            st.warning(ui.NO_DATASETS.format(path=code(data.warehouse_path())), icon=":material/database_off:")
             return
         ui.sample_banner(selected)
         page.run()
@@ -64,7 +65,7 @@ def main() -> None:
         not_published()
     except duckdb.Error as exc:
         st.error(
-            f"Could not read the published warehouse at `{data.warehouse_path()}`: {exc}  \n"
+            f"Could not read the published warehouse at {code(data.warehouse_path())}: {literal(exc)}  \n"
             "It may predate this version of the app; rebuild it with `make demo` "
             "(or `python -m pipeline demo`)."
         )

@@ -1,5 +1,5 @@
 """Helpers for the Live probe page (app/views/probe.py): the model config, input checks, the prompt,
-the fuzzy dish match, the streamed answer, highlighting and map colours, and the two mart queries.
+the fuzzy dish match, the streamed answer and map colours.
 
 Everything here but `ProbeStream` is pure or a one-SELECT query, so tests call it directly. The
 models are declared in a TOML file (`DISH_ATLAS_PROBE_CONFIG`, default assets/probe.toml), one
@@ -10,7 +10,6 @@ passed on to the backend (`pipeline.backends.create_backend(backend, model, **se
 from __future__ import annotations
 
 import hashlib
-import html
 import io
 import os
 import re
@@ -24,7 +23,6 @@ from typing import Any
 import pandas as pd
 
 from pipeline.backends import BACKEND_MODULES, BackendError, Message, Request
-from pipeline.extract.countries import Span
 from pipeline.tasks import get_task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,25 +37,10 @@ UPLOAD_TYPES = ["png", "jpg", "jpeg", "webp"]
 MATCH_THRESHOLD = 85.0  # rapidfuzz WRatio (0-100); below it the typed name matches no dish
 VARIANT = "1"  # the first prompt variant of the task declarations
 
-# English wording of origin_qa / origin_vqa / origin_vqa_with_name variant 1 (the task declarations
-# have Russian and Ukrainian prompts only).
-ENGLISH_PROMPTS = {
-    "borsch.origin_qa": "Which country does the dish “{dish}” come from? "
-    "Answer with the name of the country or countries.",
-    "borsch.origin_vqa": "Which country does the dish in the photos come from? "
-    "Answer with the name of the country or countries.",
-    "borsch.origin_vqa_with_name": "The photos show the dish “{dish}”. Which country is it from? "
-    "Answer with the name of the country or countries.",
-}
-
-# RGBA on the map; the marks in the answer use the same hues.
+# RGBA on the map; the marks in the answer (app.widgets.PROBE_PALETTE) use the same hues.
 GOLD_RGBA = [46, 160, 67, 210]
 NAMED_RGBA = [230, 120, 20, 210]
 BOTH_RGBA = [111, 66, 193, 210]
-MARK_NAMED = "background:#ffd3a8;border-radius:3px;padding:0 2px"
-MARK_BOTH = "background:#dcccf5;border-radius:3px;padding:0 2px"
-MARK_REGION = "background:#e9e4c8;border-radius:3px;padding:0 2px"
-MARK_NEGATED = "background:#e6e6e6;border-radius:3px;padding:0 2px;text-decoration:line-through"
 
 _TIMEOUT = re.compile(r"timed out|no answer within|timeout", re.I)
 
@@ -201,11 +184,10 @@ def task_id(has_name: bool, has_image: bool) -> str:
 
 
 def prompt_text(lang: str, dish: str | None, has_image: bool = False) -> str:
-    """Variant 1 of the task's prompt in `lang` (ru/uk from the task declarations, en from this module)."""
+    """Variant 1 of the task's prompt in `lang`, from the task declarations (pipeline/tasks/borsch.toml)."""
     if lang not in LANGS:
         raise ProbeInputError(f"Unknown language {lang!r}; pick one of {', '.join(LANGS)}.")
-    task = task_id(bool(dish), has_image)
-    template = ENGLISH_PROMPTS[task] if lang == "en" else get_task(task).templates(lang)[VARIANT]
+    template = get_task(task_id(bool(dish), has_image)).templates(lang)[VARIANT]
     return template.format(dish=dish) if "{dish}" in template else template
 
 
@@ -293,31 +275,6 @@ def answer_status(text: str | None, error: str | None, extraction_status: str) -
     if not (text or "").strip():
         return "empty"
     return extraction_status
-
-
-def highlight(text: str | None, spans: Iterable[Span], gold: Collection[str] = ()) -> str:
-    """The answer as safe HTML, each matched mention in a `<mark>`: violet for a gold origin the
-    model named, orange for another country, beige for a broad region, struck through when negated.
-    The text is escaped piece by piece, so span offsets refer to the raw answer."""
-    text = text or ""
-    parts, position = [], 0
-    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
-        if span.start < position or span.end > len(text) or span.start >= span.end:
-            continue
-        code = span.country or span.region or ""
-        if span.negated:
-            style, title = MARK_NEGATED, f"negated: {code}"
-        elif span.country:
-            style, title = (MARK_BOTH if span.country in gold else MARK_NAMED), code
-        else:
-            style, title = MARK_REGION, f"region: {code}"
-        parts.append(html.escape(text[position : span.start]))
-        parts.append(
-            f'<mark style="{style}" title="{html.escape(title)}">{html.escape(text[span.start : span.end])}</mark>'
-        )
-        position = span.end
-    parts.append(html.escape(text[position:]))
-    return "".join(parts)
 
 
 def map_colours(gold: Iterable[str], named: Iterable[str]) -> dict[str, list[int]]:

@@ -1,31 +1,30 @@
-"""Widgets shared by the pages: URL-synced selectors, the sidebar selection, download buttons."""
+"""The frame around every page: the sidebar selection (in the link), the empty states, download buttons."""
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
 from app import data
+from app.safe import literal
+from app.widgets import ALL, url_multiselect, url_select
 from warehouse.queries import answers
 from warehouse.queries.answers import Filters
-
-ALL = ""  # the "no filter" option of a selector; never written to the URL
 
 SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
 
 NOT_PUBLISHED = (
-    "No published warehouse yet at `{path}`. Build one with `make demo` "
+    "No published warehouse yet at {path}. Build one with `make demo` "
     "(or `python -m pipeline demo`; `python -m pipeline ingest sample` for the small embedded sample), "
     "then reload this page."
 )
 
 NO_DATASETS = (
-    "The published warehouse at `{path}` holds no datasets yet. Load one with `make demo` "
+    "The published warehouse at {path} holds no datasets yet. Load one with `make demo` "
     "(or `python -m pipeline demo`), then reload this page."
 )
 
@@ -50,29 +49,6 @@ NO_ANSWERS = (
 )
 
 
-def url_multiselect(
-    label: str, options: Sequence[str], *, param: str, container=st.sidebar, help: str | None = None
-) -> tuple[str, ...]:
-    """A multiselect kept in the query string as `?param=a,b` (nothing selected = all, no parameter).
-    Unknown values in a link are dropped with a small warning."""
-    options = list(options)
-    key = f"url_{param}"
-    if key not in st.session_state:
-        raw = [value for value in str(st.query_params.get(param) or "").split(",") if value]
-        unknown = [value for value in raw if value not in options]
-        if unknown:
-            container.warning(f"Ignoring unknown {param} in the link: {', '.join(_clip(v) for v in unknown[:5])}")
-        st.session_state[key] = [value for value in raw if value in options]
-    else:
-        st.session_state[key] = [value for value in st.session_state[key] if value in options]
-    chosen = container.multiselect(label, options, key=key, placeholder="All", help=help)
-    if chosen:
-        st.query_params[param] = ",".join(chosen)
-    elif param in st.query_params:
-        del st.query_params[param]
-    return tuple(chosen)
-
-
 def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple[str, ...]]:
     """Task, models and prompt languages for the pages about model answers (sidebar, in the URL)."""
     tasks = data.query(answers.tasks, dataset)
@@ -88,59 +64,6 @@ def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple
     models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
     langs = url_multiselect("Prompt languages", all_langs, param="langs", help="None selected: all languages.")
     return Filters(dataset=dataset, task=task, models=models, langs=langs), all_models, all_langs
-
-
-def url_select(
-    label: str,
-    options: Sequence[str],
-    *,
-    param: str,
-    format_func: Callable[[str], str] = str,
-    what: str | None = None,
-    keep_default_in_url: bool = False,
-    container=st.sidebar,
-) -> str:
-    """A selectbox whose value lives in the query string as `?param=value`, for shareable links.
-
-    A value in the URL seeds the widget when a session starts; an unknown value falls back to
-    the first option with a small warning. Afterwards the widget is the source of truth and
-    the URL follows it (the default value is dropped from the URL unless keep_default_in_url).
-    """
-    options = list(options)
-    default = options[0]
-    key = f"url_{param}"
-    if key not in st.session_state:
-        raw = st.query_params.get(param)
-        if raw in (None, "") or raw == default:
-            st.session_state[key] = default
-        elif raw in options:
-            st.session_state[key] = raw
-        else:
-            container.warning(
-                f"Unknown {what or param} `{_clip(raw)}` in the link; showing {format_func(default)} instead."
-            )
-            st.session_state[key] = default
-    elif st.session_state[key] not in options:  # the options changed, e.g. another dataset
-        st.session_state[key] = default
-    value = container.selectbox(label, options, key=key, format_func=format_func)
-    if value != default or keep_default_in_url:
-        st.query_params[param] = value
-    elif param in st.query_params:
-        del st.query_params[param]
-    return value
-
-
-def url_text(label: str, *, param: str, placeholder: str = "", container=st) -> str:
-    """A text input mirrored to `?param=...` (empty text: no parameter)."""
-    key = f"url_{param}"
-    if key not in st.session_state:
-        st.session_state[key] = str(st.query_params.get(param) or "")[:200]
-    value = container.text_input(label, key=key, placeholder=placeholder, max_chars=200).strip()
-    if value:
-        st.query_params[param] = value
-    elif param in st.query_params:
-        del st.query_params[param]
-    return value
 
 
 def sidebar() -> Selection | None:
@@ -168,7 +91,7 @@ def sidebar() -> Selection | None:
             "Dish list language",
             [ALL, *langs],
             param="lang",
-            format_func=lambda code: "All languages" if code == ALL else code,
+            format_func=lambda lang: "All languages" if lang == ALL else lang,
             what="language",
         )
         lang = chosen or None
@@ -177,7 +100,7 @@ def sidebar() -> Selection | None:
     row = rows[dataset]
     filters, all_models, all_langs = answer_filters(dataset)
     st.sidebar.divider()
-    st.sidebar.caption(f"**{row['title']}**  \n{row['home']}")
+    st.sidebar.caption(f"**{literal(row['title'])}**  \n{literal(row['home'])}")
     published = data.published_info()
     if not published.empty:
         info = published.iloc[0]
@@ -228,11 +151,6 @@ def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:
         icon=":material/download:",
         on_click="ignore",
     )
-
-
-def _clip(text: str, limit: int = 40) -> str:
-    text = text.replace("`", "'")
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def require_answers(selected: Selection) -> Filters:

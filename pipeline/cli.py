@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
+import duckdb
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -26,12 +26,13 @@ from pipeline.extract.countries import extract_countries
 from pipeline.extract.language import answer_language
 from pipeline.ingest import borsch, sample, worldcuisines
 from pipeline.ingest.common import IngestResult, new_run_id
+from pipeline.output import console, describe, fail_line, literal, print_traceback, say
 from pipeline.runconfig import GenerationSpec
 from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.tasks import get_task, with_prompt_table
-from warehouse.db import Warehouse, WarehouseError, scalar
+from warehouse.db import Warehouse, WarehouseError, scalar, storage_failure
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
 ingest_app = typer.Typer(no_args_is_help=True, help="Load a dataset from its published files.")
 data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
 export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
@@ -41,12 +42,11 @@ app.add_typer(export_app, name="export")
 corpus_app = typer.Typer(no_args_is_help=True, help="Dish and country mentions in a text corpus.")
 app.add_typer(corpus_app, name="corpus")
 
-console = Console(stderr=True)
-
 
 class State:
     warehouse: Warehouse = Warehouse(default_warehouse())
     rescore: bool = False
+    debug: bool = False
 
 
 @app.callback()
@@ -60,20 +60,22 @@ def main_options(
             show_default=False,
         ),
     ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
 ) -> None:
+    State.debug = debug
     State.warehouse = Warehouse((warehouse or default_warehouse()).expanduser().resolve())
 
 
 def _publish(force: bool = False) -> None:
     if State.warehouse.publish(force=force):
-        console.print(f"[green]published[/] {State.warehouse.path}")
+        say("[green]published[/] {}", State.warehouse.path)
     else:
-        console.print(f"[dim]nothing changed: {State.warehouse.path} is up to date[/]")
+        say("[dim]nothing changed: {} is up to date[/]", State.warehouse.path)
 
 
 def _report(result: IngestResult) -> None:
     if result.skipped:
-        console.print(f"[dim]{result.name}: same files as last time, nothing to do[/]")
+        say("[dim]{}: same files as last time, nothing to do[/]", result.name)
         return
     counts = ", ".join(f"{v} {k}" for k, v in result.counts.items())
     console.print(f"[bold]{result.name}[/]: loaded {counts}")
@@ -83,26 +85,37 @@ def _report(result: IngestResult) -> None:
         for quirk in result.quirks:
             examples.setdefault((quirk.kind, quirk.severity), f"{quirk.file}:{quirk.line} {quirk.message}")
         for (kind, severity), n in sorted(result.quirk_counts().items()):
-            table.add_row(kind, severity, str(n), examples[(kind, severity)])
+            table.add_row(literal(kind), severity, str(n), literal(examples[(kind, severity)]))
         console.print(table)
 
 
+EXPECTED_FAILURES = (DataError, WarehouseError, OfflineError, CorpusError, OSError, BackendError, ValueError, KeyError)
+
+
 def _run(action: Callable[[], None]) -> None:
-    """Clear one-line errors instead of tracebacks for bad input and known failures."""
+    """Every expected failure ends as one line, `error: WHAT[:LINE]: why — what to do`, exit 2;
+    anything else as one line too, exit 1. `--debug` prints the traceback first."""
     try:
         action()
-    except (
-        DataError,
-        WarehouseError,
-        OfflineError,
-        CorpusError,
-        FileNotFoundError,
-        BackendError,
-        ValueError,
-        KeyError,
-    ) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(code=2) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as exc:
+        raise typer.Exit(code=_fail(exc)) from None
+
+
+def _fail(exc: BaseException) -> int:
+    """Print `exc` as one `error:` line (values literal); returns the exit code."""
+    if State.debug:
+        print_traceback(exc)
+    expected = isinstance(exc, EXPECTED_FAILURES) or (
+        isinstance(exc, duckdb.Error) and storage_failure(exc, State.warehouse.working_path) is not None
+    )
+    if expected:
+        fail_line(describe(exc, State.warehouse.working_path))
+        return 2
+    hint = "" if State.debug else " (rerun with --debug for the traceback)"
+    fail_line(f"unexpected {type(exc).__name__}: {describe(exc)} — this is a bug, please report it{hint}")
+    return 1
 
 
 @ingest_app.command("borsch")
@@ -164,7 +177,7 @@ def import_responses(
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
     if format not in responses.FORMATS:
-        console.print(f"[red]error:[/] unknown --format {format!r}; known: {', '.join(responses.FORMATS)}")
+        fail_line(f"--format {format}: unknown format — use one of {', '.join(responses.FORMATS)}")
         raise typer.Exit(code=2)
 
     def action() -> None:
@@ -177,18 +190,20 @@ def import_responses(
                 result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines, task=task)
                 elapsed = time.perf_counter() - started
                 if result.skipped:
-                    progress.console.print(f"[dim]{path.name}: already imported for {result.model}[/]")
+                    say("[dim]{}: already imported for {}[/]", path.name, result.model)
                 else:
                     imported += 1
                     rate = len(result.accepted) / elapsed if elapsed else 0.0
                     rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
-                    progress.console.print(
-                        f"imported {path.name}: {len(result.accepted)} answers of {result.model} "
-                        f"({rate:,.0f} lines/s){rejected}"
+                    say(
+                        "imported {}: {} answers of {} ({} lines/s)" + rejected,
+                        path.name,
+                        len(result.accepted),
+                        result.model,
+                        f"{rate:,.0f}",
                     )
                 progress.advance(task)
-        if imported or not State.warehouse.is_published:
-            _publish()
+        _publish()  # also after a no-op rerun: a run killed before its publish is published now
 
     _run(action)
 
@@ -206,7 +221,7 @@ def data_fetch(
         if images:
             photos = fetching.borsch_image_manifest() + fetching.worldcuisines_image_manifest(target)
             written += fetching.fetch(target, photos)
-        console.print(f"{len(written)} files downloaded into {target}")
+        say("{} files downloaded into {}", len(written), target)
 
     _run(action)
 
@@ -222,7 +237,7 @@ def _export(name: str, format: str, out: Path | None) -> None:
         frame = exporting.export_frame(State.warehouse, name)
         exporting.write(frame, format, out)
         if out is not None:
-            console.print(f"wrote {frame.height} rows to {out}")
+            say("wrote {} rows to {}", frame.height, out)
 
     _run(action)
 
@@ -323,7 +338,7 @@ def _scan(con, lang: str, source: str, text_field: str) -> None:
         f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
     )
     for path, reason in summary.corrupt:
-        console.print(f"[yellow]corrupt shard skipped:[/] {path}: {reason}")
+        say("[yellow]corrupt shard skipped:[/] {}: {}", path, reason)
 
 
 def _import_predictions(con, folder: Path, run_id: str) -> None:
@@ -445,7 +460,7 @@ def tiny_model(
 
     def action() -> None:
         path = build_tiny_model(kind, out)
-        console.print(f"tiny {kind} model saved to {path}")
+        say("tiny {} model saved to {}", kind, path)
 
     _run(action)
 
@@ -541,6 +556,37 @@ def publish(
     _run(lambda: _publish(force=force))
 
 
+@app.command("recover")
+def recover(
+    force: Annotated[
+        bool, typer.Option(help="Replace a working database that is not damaged (its unpublished changes are lost).")
+    ] = False,
+) -> None:
+    """Rebuild a damaged working database from the published snapshot; say what cannot be restored."""
+
+    def action() -> None:
+        recovery = State.warehouse.recover(force=force)
+        rows = sum(recovery.restored.values())
+        say(
+            "[green]recovered[/] {} from the snapshot {} ({} rows in {} tables)",
+            State.warehouse.working_path,
+            State.warehouse.path,
+            f"{rows:,}",
+            len(recovery.restored),
+        )
+        if recovery.damaged_copy is not None:
+            say("the damaged file is kept as {} (delete it when done)", recovery.damaged_copy)
+        if recovery.not_restored:
+            say("[yellow]not restored (never published):[/]")
+            for line in recovery.not_restored:
+                say("  {}", line)
+            say("rerun the commands run since then: unchanged files and cached answers are skipped, the rest resumes")
+        else:
+            say("nothing was lost: the snapshot held everything the working database had")
+
+    _run(action)
+
+
 @app.command("demo")
 def demo(
     data: Annotated[
@@ -558,7 +604,7 @@ def demo(
                 _report(sample.ingest(con, run_id))
             else:
                 source = source.expanduser().resolve()
-                console.print(f"building the demo from {source}")
+                say("building the demo from {}", source)
                 sample.remove(con)
                 _report(borsch.ingest(con, source / "borsch" if (source / "borsch").is_dir() else source, run_id))
                 _report(worldcuisines.ingest(con, source, run_id))
@@ -589,7 +635,10 @@ def _progress(rate: bool = False) -> Progress:
 
 
 def main() -> None:
-    app(prog_name="python -m pipeline")
+    try:
+        app(prog_name="python -m pipeline")
+    except Exception as exc:
+        sys.exit(_fail(exc))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,9 @@ def query(path: Path, sql: str, params: list | None = None) -> list[tuple]:
         return con.execute(sql, params or []).fetchall()
     finally:
         con.close()
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of markdown written with app.safe.literal(): CommonMark shows a
+    backslash-escaped punctuation character as the character itself, and the word joiner is invisible."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")

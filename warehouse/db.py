@@ -10,10 +10,12 @@ read-only; a run that fails or is killed never touches it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import importlib
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -118,6 +120,105 @@ def _statements(sql: str) -> list[str]:
     return [part.strip() for part in code.split(";") if part.strip()]
 
 
+RECOVER_HINT = "run `python -m pipeline recover` to rebuild it from the published snapshot"
+
+# What DuckDB says when a file's bytes are not what it wrote (block checksums, a foreign file).
+_DAMAGE_MARKERS = ("corrupt database file", "not a valid duckdb database", "does not match stored checksum")
+_QUOTED_PATH = re.compile(r'file "([^"]+)"')
+
+
+class WarehouseDamaged(WarehouseError):
+    """A database file whose bytes DuckDB cannot read back: checksum mismatch, not a database."""
+
+
+class WarehouseStorageError(WarehouseError):
+    """The disk or folder holding the warehouse refuses a write (full, read-only, not a folder)."""
+
+
+def storage_failure(
+    exc: BaseException, path: Path, needed: int | None = None, name_quoted_file: bool = True
+) -> WarehouseError | None:
+    """One line for a failure of the file or folder at `path`, or None when `exc` is something else.
+
+    DuckDB reports I/O failures as text; its message names the file (`file "X"`), which is used
+    when `name_quoted_file` so the line names the real culprit."""
+    text = str(exc)
+    lowered = text.lower()
+    code = getattr(exc, "errno", None)
+    if isinstance(exc, duckdb.Error):
+        if any(marker in lowered for marker in _DAMAGE_MARKERS):
+            damaged = _quoted_file(text) if name_quoted_file else None
+            return WarehouseDamaged(f"{damaged or path}: damaged database ({_first_line(text)}) — {RECOVER_HINT}")
+        code = next((c for marker, c in _ERRNO_TEXTS if marker in lowered), None)
+        if code is None:
+            return None
+        if name_quoted_file:
+            path = Path(_quoted_file(text) or path)
+    elif not isinstance(exc, OSError):
+        return None
+    elif name_quoted_file and getattr(exc, "filename", None):
+        path = Path(exc.filename)
+    if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        folder = _existing_folder(path)
+        free = shutil.disk_usage(folder).free
+        need = f"needs about {_size(needed)}, " if needed else ""
+        why = "no space left on device" if code != errno.EFBIG else "file size limit reached"
+        return WarehouseStorageError(
+            f"{path}: {why} ({need}{_size(free)} free in {folder}) — free some space or pass --warehouse "
+            "on a larger disk, then rerun; nothing was published"
+        )
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM):
+        folder = _existing_folder(path)
+        return WarehouseStorageError(
+            f"{path}: cannot write there ({os.strerror(code).lower()} in {folder}) — make the folder writable "
+            "or pass --warehouse with a writable folder"
+        )
+    if code in (errno.ENOTDIR, errno.EEXIST):
+        blocking = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            return WarehouseStorageError(
+                f"{path}: {blocking} is a file, not a folder — pass --warehouse with a path inside a folder"
+            )
+    return None
+
+
+_ERRNO_TEXTS = (
+    ("no space left on device", errno.ENOSPC),
+    ("disk quota exceeded", errno.EDQUOT),
+    ("file too large", errno.EFBIG),
+    ("read-only file system", errno.EROFS),
+    ("permission denied", errno.EACCES),
+    ("not a directory", errno.ENOTDIR),
+)
+
+
+def _quoted_file(text: str) -> str | None:
+    match = _QUOTED_PATH.search(text)
+    return match.group(1) if match else None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def _existing_folder(path: Path) -> Path:
+    return next((p for p in path.parents if p.is_dir()), Path("/"))
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB" if n >= 2**20 else f"{n:,} bytes"
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What `recover` put back and what it could not (never published, or unreadable)."""
+
+    restored: dict[str, int]
+    not_restored: list[str]
+    published_at: str | None
+    damaged_copy: Path | None
+
+
 @dataclass(frozen=True)
 class Warehouse:
     """The published snapshot at `path` and its working database beside it."""
@@ -133,45 +234,63 @@ class Warehouse:
         return self.path.with_name(self.path.stem + ".lock")
 
     @property
+    def damaged_path(self) -> Path:
+        return self.working_path.with_name(self.working_path.name + ".damaged")
+
+    @property
     def is_published(self) -> bool:
         return self.path.exists()
 
     @contextlib.contextmanager
     def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """The one writable connection, to the working database, migrated to the latest schema."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a+") as lock:
+        """The one writable connection, to the working database, migrated to the latest schema.
+
+        Opening reads every table once (a fraction of a second on the demo), so a damaged file is
+        reported before anything is written to it."""
+        with self._exclusive(
+            f"{self.working_path}: another pipeline command is writing it (lock {self.lock_path}) — "
+            "wait for it to finish"
+        ):
+            con = self._open_working()
             try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise WarehouseLocked(
-                    f"another pipeline command is writing {self.working_path} "
-                    f"(lock {self.lock_path}); wait for it to finish"
-                ) from None
-            con = duckdb.connect(str(self.working_path))
-            try:
-                migrate(con)
-                yield con
-                con.execute("CHECKPOINT")
+                try:
+                    _table_digests(con, scalar(con, "SELECT current_database()"), self.working_path)
+                    migrate(con)
+                    yield con
+                    con.execute("CHECKPOINT")
+                except duckdb.Error as exc:
+                    failure = storage_failure(exc, self.working_path)
+                    if failure is not None:
+                        raise failure from exc
+                    raise
             finally:
-                con.close()
+                with contextlib.suppress(duckdb.Error):
+                    con.close()
 
     def publish(self, force: bool = False) -> bool:
         """Copy the working database, build marts and checks into the copy, rename it into place.
 
         Returns False (and does nothing) when the published snapshot already holds exactly this
-        content and this code's marts, unless `force`."""
-        if not self.working_path.exists():
-            raise WarehouseError(f"nothing to publish: {self.working_path} does not exist")
-        tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        with open(self.lock_path, "a+") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise WarehouseLocked(f"cannot publish while another command writes {self.working_path}") from None
+        content and this code's marts, unless `force`. Damage, a full disk or a read-only folder
+        stop it with one line; the snapshot and the working database stay as they were."""
+        with self._exclusive(
+            f"{self.working_path}: cannot publish while another command writes it (lock {self.lock_path}) — "
+            "wait for it to finish"
+        ):
+            if not self.working_path.exists():
+                raise WarehouseError(
+                    f"{self.working_path}: nothing to publish, the working database does not exist — "
+                    "run an ingest command or `python -m pipeline demo` first"
+                )
+            self._checkpoint_working()
             fingerprint = self._working_fingerprint()
             if not force and fingerprint == self._published_fingerprint():
                 return False
+            needed = self.working_path.stat().st_size
+            free = shutil.disk_usage(self.path.parent).free
+            if free < needed:
+                raise storage_failure(OSError(errno.ENOSPC, "no space"), self.path, needed, name_quoted_file=False)
+            tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
             try:
                 shutil.copyfile(self.working_path, tmp)
                 con = duckdb.connect(str(tmp))
@@ -181,38 +300,139 @@ class Warehouse:
                     failures = failed_checks(con)
                     if failures:
                         raise WarehouseError("integrity checks failed, not published:\n" + "\n".join(failures))
-                    con.execute("CREATE OR REPLACE TABLE marts.fingerprint AS SELECT ? AS fingerprint", [fingerprint])
+                    con.execute(
+                        "CREATE OR REPLACE TABLE marts.fingerprint AS "
+                        "SELECT ? AS fingerprint, now()::TIMESTAMP AS published_at",
+                        [fingerprint],
+                    )
                     con.execute("CHECKPOINT")
                 finally:
-                    con.close()
+                    with contextlib.suppress(duckdb.Error):
+                        con.close()
                 with open(tmp, "rb") as handle:
                     os.fsync(handle.fileno())
                 os.replace(tmp, self.path)
                 _fsync_dir(self.path.parent)
+            except (OSError, duckdb.Error) as exc:
+                failure = storage_failure(exc, self.path, needed, name_quoted_file=False)
+                if failure is not None:
+                    raise failure from exc
+                raise
             finally:
                 tmp.unlink(missing_ok=True)
                 tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
         return True
 
+    def recover(self, force: bool = False) -> Recovery:
+        """Rebuild the working database from the published snapshot.
+
+        The damaged file is kept beside it (`.damaged`) for inspection; what it held beyond the
+        snapshot (never published) is listed, as far as it can still be read. A healthy working
+        database is only replaced with `force`, since that discards its unpublished changes."""
+        with self._exclusive(f"{self.working_path}: cannot recover while another command writes it — wait for it"):
+            if not self.path.exists():
+                raise WarehouseError(
+                    f"{self.path}: no published snapshot to recover from — rebuild with `python -m pipeline demo` "
+                    "or the ingest commands"
+                )
+            published = _file_counts(self.path)  # raises WarehouseDamaged when the snapshot is damaged too
+            published_at = _published_at(self.path)
+            working, unreadable = self._readable_working_counts()
+            if working is not None and not unreadable and not force:
+                raise WarehouseError(
+                    f"{self.working_path}: the working database is not damaged, nothing to recover — "
+                    "pass --force to replace it with the published snapshot anyway (unpublished changes are lost)"
+                )
+            not_restored = _unpublished(working, unreadable, published, published_at)
+            tmp = self.working_path.with_name(f"{self.working_path.name}.tmp-{os.getpid()}")
+            damaged_copy = None
+            try:
+                shutil.copyfile(self.path, tmp)
+                con = duckdb.connect(str(tmp))
+                try:
+                    migrate(con)
+                    con.execute("CHECKPOINT")
+                finally:
+                    con.close()
+                with open(tmp, "rb") as handle:
+                    os.fsync(handle.fileno())
+                wal = self.working_path.with_name(self.working_path.name + ".wal")
+                if self.working_path.exists():
+                    damaged_copy = self.damaged_path
+                    os.replace(self.working_path, damaged_copy)
+                    if wal.exists():
+                        os.replace(wal, damaged_copy.with_name(damaged_copy.name + ".wal"))
+                os.replace(tmp, self.working_path)
+                _fsync_dir(self.path.parent)
+            except (OSError, duckdb.Error) as exc:
+                failure = storage_failure(exc, self.working_path, self.path.stat().st_size)
+                if failure is not None:
+                    raise failure from exc
+                raise
+            finally:
+                tmp.unlink(missing_ok=True)
+                tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+        return Recovery(published, not_restored, published_at, damaged_copy)
+
+    def leftovers(self) -> list[Path]:
+        """Temporary files of a killed publish or recover: `NAME.tmp-PID` and its `.wal`, for the
+        snapshot and the working database only (nothing else in the folder is ever touched)."""
+        names = "|".join(re.escape(p.name) for p in (self.path, self.working_path))
+        pattern = re.compile(rf"^(?:{names})\.tmp-\d+(?:\.wal)?$")
+        try:
+            return sorted(p for p in self.path.parent.iterdir() if pattern.match(p.name) and p.is_file())
+        except OSError:
+            return []
+
+    @contextlib.contextmanager
+    def _exclusive(self, busy: str) -> Iterator[None]:
+        """The warehouse lock; once held, a killed command's temporary files are removed."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock = open(self.lock_path, "a+")  # noqa: SIM115 - held for the whole block below
+        except OSError as exc:
+            raise storage_failure(exc, self.lock_path, name_quoted_file=False) or exc from exc
+        with lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise WarehouseLocked(busy) from None
+            for path in self.leftovers():
+                path.unlink(missing_ok=True)
+            yield
+
+    def _open_working(self) -> duckdb.DuckDBPyConnection:
+        wal = self.working_path.with_name(self.working_path.name + ".wal")
+        if self.working_path.exists() and self.working_path.stat().st_size == 0 and not wal.exists():
+            self.working_path.unlink()  # created by a command killed before DuckDB wrote its header
+        try:
+            return duckdb.connect(str(self.working_path))
+        except duckdb.Error as exc:
+            raise storage_failure(exc, self.working_path) or exc from exc
+
+    def _checkpoint_working(self) -> None:
+        """Fold a killed writer's WAL into the file, so the copy publish makes has every commit."""
+        con = self._open_working()
+        try:
+            con.execute("CHECKPOINT")
+        except duckdb.Error as exc:
+            raise storage_failure(exc, self.working_path) or exc from exc
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                con.close()
+
     def _working_fingerprint(self) -> str:
-        """What the snapshot would be built from: every table's row count, loaded files, the newest
-        generation and extraction, and the SQL/Python that builds the marts."""
+        """What the snapshot would be built from: every row of every raw/core/meta table (hashed by
+        DuckDB, so reading them also verifies their block checksums) and the SQL/Python that builds
+        the marts."""
         digest = hashlib.sha256()
         for path in sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py")]):
             digest.update(path.read_bytes())
         con = duckdb.connect(":memory:")
         try:
-            con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)]).fetchall()
-            tables = con.execute(
-                "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'work' "
-                "AND schema_name IN ('raw', 'core', 'meta') ORDER BY ALL"
-            ).fetchall()
-            for schema, table in tables:
-                digest.update(
-                    repr((schema, table, scalar(con, f"SELECT count(*) FROM work.{schema}.{table}"))).encode()
-                )
-            for sql in _FINGERPRINT_QUERIES:
-                digest.update(repr(con.execute(sql).fetchall()).encode())
+            _attach(con, self.working_path, "work")
+            for row in _table_digests(con, "work", self.working_path):
+                digest.update(repr(row).encode())
         finally:
             con.close()
         return digest.hexdigest()
@@ -225,7 +445,28 @@ class Warehouse:
             con.execute("ATTACH ? AS pub (READ_ONLY)", [str(self.path)]).fetchall()
             return scalar(con, "SELECT fingerprint FROM pub.marts.fingerprint")
         except duckdb.Error:
-            return None
+            return None  # no snapshot, or a damaged one: publishing again repairs it
+        finally:
+            con.close()
+
+    def _readable_working_counts(self) -> tuple[dict[str, int] | None, list[str]]:
+        """Row counts of the working database's tables, as far as they can be read."""
+        if not self.working_path.exists():
+            return {}, []
+        con = duckdb.connect(":memory:")
+        try:
+            try:
+                con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)]).fetchall()
+            except duckdb.Error:
+                return None, []
+            counts, unreadable = {}, []
+            for schema, table in _tables(con, "work"):
+                try:
+                    rows = con.execute(f'SELECT count(*), bit_xor(hash(t)) FROM work."{schema}"."{table}" t').fetchall()
+                    counts[f"{schema}.{table}"] = rows[0][0]
+                except duckdb.Error:
+                    unreadable.append(f"{schema}.{table}")
+            return counts, unreadable
         finally:
             con.close()
 
@@ -238,12 +479,70 @@ class Warehouse:
         return duckdb.connect(str(self.path), read_only=True)
 
 
-_FINGERPRINT_QUERIES = (
-    "SELECT sha256, kind, scope FROM work.meta.source_files ORDER BY ALL",
-    "SELECT max(created_at) FROM work.core.generations",
-    "SELECT max(extracted_at) FROM work.core.extractions",
-    "SELECT max(version) FROM work.meta.schema_migrations",
-)
+def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
+    try:
+        con.execute(f"ATTACH ? AS {alias} (READ_ONLY)", [str(path)]).fetchall()
+    except duckdb.Error as exc:
+        raise storage_failure(exc, path) or exc from exc
+
+
+def _tables(con: duckdb.DuckDBPyConnection, database: str) -> list[tuple[str, str]]:
+    return con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? "
+        "AND schema_name IN ('raw', 'core', 'meta') ORDER BY ALL",
+        [database],
+    ).fetchall()
+
+
+def _table_digests(con: duckdb.DuckDBPyConnection, database: str, path: Path) -> list[tuple]:
+    """(schema, table, rows, content hash) for each raw/core/meta table; reads every block."""
+    digests = []
+    try:
+        for schema, table in _tables(con, database):
+            rows = con.execute(
+                f'SELECT count(*), bit_xor(hash(t)), sum(hash(t)::HUGEINT) FROM "{database}"."{schema}"."{table}" t'
+            ).fetchall()
+            digests.append((schema, table, *rows[0]))
+    except duckdb.Error as exc:
+        raise storage_failure(exc, path, name_quoted_file=False) or exc from exc
+    return digests
+
+
+def _file_counts(path: Path) -> dict[str, int]:
+    con = duckdb.connect(":memory:")
+    try:
+        _attach(con, path, "db")
+        return {f"{schema}.{table}": rows for schema, table, rows, *_ in _table_digests(con, "db", path)}
+    finally:
+        con.close()
+
+
+def _published_at(path: Path) -> str | None:
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("ATTACH ? AS pub (READ_ONLY)", [str(path)]).fetchall()
+        value = scalar(con, "SELECT max(published_at) FROM pub.marts.fingerprint")
+        return str(value)[:19] if value is not None else None
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def _unpublished(
+    working: dict[str, int] | None, unreadable: list[str], published: dict[str, int], published_at: str | None
+) -> list[str]:
+    """Lines naming what the working database held beyond the snapshot, as far as it can be read."""
+    since = f"since the snapshot of {published_at}" if published_at else "since the last snapshot"
+    if working is None:
+        return [f"the damaged working database cannot be read at all: everything written {since} is lost"]
+    lines = [
+        f"{table}: {rows - published.get(table, 0):,} rows never published"
+        for table, rows in sorted(working.items())
+        if rows > published.get(table, 0)
+    ]
+    lines += [f"{table}: unreadable in the damaged copy (rows written {since} are lost)" for table in unreadable]
+    return lines
 
 
 def _fsync_dir(directory: Path) -> None:

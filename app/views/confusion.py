@@ -7,7 +7,8 @@ countries by default, as in the BORSch paper), with the answers behind any cell 
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui
+from app import data, ui, widgets
+from app.safe import literal
 from warehouse.queries import confusion as queries
 from warehouse.queries.confusion import CELL_LIMIT, NONE, OTHER
 
@@ -25,22 +26,19 @@ def set_countries(countries: tuple[str, ...]) -> None:
 
 
 def country_set(options: list[str], names: dict[str, str], ranked: list[str]) -> tuple[str, ...]:
-    """The chosen countries, mirrored to `?countries=A,B` (absent: the Post-Soviet default)."""
-    if SET_KEY not in st.session_state:
-        raw = [v.strip().upper() for v in str(st.query_params.get("countries") or "").split(",") if v.strip()]
-        unknown = [value for value in raw if value not in options]
-        if unknown:
-            st.warning(f"Ignoring countries with no answers in this selection: {', '.join(unknown[:10])}")
-        st.session_state[SET_KEY] = [value for value in raw if value in options] or list(POST_SOVIET)
-    else:
-        st.session_state[SET_KEY] = [value for value in st.session_state[SET_KEY] if value in options]
+    """The chosen countries, kept in the link as `?countries=A,B` (absent: the Post-Soviet default)."""
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    chosen = left.multiselect(
+    chosen = widgets.url_multiselect(
         "Countries",
         options,
-        key=SET_KEY,
+        param="countries",
+        default=POST_SOVIET,
+        normalise=lambda value: value.strip().upper(),
+        what="countries (none has answers in this selection)",
         format_func=lambda code: f"{code} · {names.get(code, code)}",
         placeholder="Choose countries",
+        container=left,
+        key=SET_KEY,
         help="Rows: answers about dishes from these countries. Columns: these countries, "
         "then 'other' (any country outside the set) and '—' (no country named).",
     )
@@ -54,37 +52,21 @@ def country_set(options: list[str], names: dict[str, str], ranked: list[str]) ->
             key="confusion_top_button",
             width="stretch",
         )
-    if list(chosen) == list(POST_SOVIET):
-        if "countries" in st.query_params:
-            del st.query_params["countries"]
-    else:
-        st.query_params["countries"] = ",".join(chosen)
-    return tuple(chosen)
+    return chosen
 
 
 def min_n_slider(largest: int) -> int:
-    """Rows with fewer answers than this are hidden; mirrored to `?min_n=`. A larger value in the link
-    is capped at the largest row, which therefore always shows."""
-    top = max(int(largest), 2)
-    if MIN_N_KEY not in st.session_state:
-        try:
-            st.session_state[MIN_N_KEY] = int(str(st.query_params.get("min_n") or 1))
-        except ValueError:
-            st.warning(f"Ignoring min_n `{str(st.query_params.get('min_n'))[:20]}` in the link: not a number.")
-            st.session_state[MIN_N_KEY] = 1
-    st.session_state[MIN_N_KEY] = min(max(int(st.session_state[MIN_N_KEY]), 1), top)
-    value = st.slider(
+    """Rows with fewer answers than this are hidden; kept in the link as `?min_n=`. A larger value in
+    the link is capped at the largest row, which therefore always shows."""
+    return widgets.url_slider(
         "Minimum answers per row",
-        min_value=1,
-        max_value=top,
+        param="min_n",
+        low=1,
+        high=max(int(largest), 2),
+        default=1,
         key=MIN_N_KEY,
         help="Hide true countries with fewer answers than this: their shares rest on too few answers.",
     )
-    if value > 1:
-        st.query_params["min_n"] = str(value)
-    elif "min_n" in st.query_params:
-        del st.query_params["min_n"]
-    return value
 
 
 def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -> go.Figure:
@@ -192,7 +174,7 @@ matrix = data.query(queries.matrix, filters, chosen)
 if matrix.empty:
     st.warning(
         f"None of the {len(chosen)} chosen countries is the origin of a dish answered in this selection "
-        f"(the {selected.dataset} items include few dishes from some regions). Widen the set: add countries, "
+        f"(the {literal(selected.dataset)} items include few dishes from some regions). Widen the set: add countries, "
         "or use **Quick sets → Top N countries by answers**.",
         icon=":material/filter_alt_off:",
     )
@@ -243,21 +225,21 @@ ui.downloads(table, f"{selected.dataset}_confusion", key="confusion_matrix")
 st.subheader("Answers behind a cell")
 follow_click(event)
 pick_true, pick_pred = st.columns(2)
-true_country = ui.url_select(
+true_country = widgets.url_select(
     "True origin",
-    [ui.ALL, *rows],
+    [widgets.ALL, *rows],
     param="true",
-    format_func=lambda code: "Choose…" if code == ui.ALL else f"{code} · {names.get(code, code)}",
+    format_func=lambda code: "Choose…" if code == widgets.ALL else f"{code} · {names.get(code, code)}",
     what="true country",
     container=pick_true,
 )
-predicted = ui.url_select(
+predicted = widgets.url_select(
     "Predicted",
-    [ui.ALL, *columns],
+    [widgets.ALL, *columns],
     param="pred",
     format_func=lambda code: (
         "Choose…"
-        if code == ui.ALL
+        if code == widgets.ALL
         else f"{LABELS.get(code, code)} · "
         + {OTHER: "outside the set", NONE: "no country named"}.get(code, names.get(code, code))
     ),
@@ -271,7 +253,7 @@ if not (true_country and predicted):
 cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
 n_cell = int(cell["n"].iloc[0]) if not cell.empty else 0
 if not n_cell:
-    st.info(f"No answers about dishes from {names.get(true_country, true_country)} fall in this cell.")
+    st.info(f"No answers about dishes from {literal(names.get(true_country, true_country))} fall in this cell.")
     st.stop()
 answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
 shown_note = f"first {len(answers):,} of {n_cell:,}" if n_cell > len(answers) else f"{n_cell:,}"

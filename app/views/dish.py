@@ -6,18 +6,20 @@ answer about the dish (global filters applied) with the matched country mentions
 the scores per model, prompt language and prompt variant.
 
 The page body runs only when Streamlit runs this file as a page (`__name__ == "__main__"`), so
-tests can import the pure helper `highlight()` without drawing anything.
+tests can import the pure helper `names_table()` without drawing anything.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Collection, Iterable, Mapping
+import re
+from collections.abc import Collection
 
 import pandas as pd
 import streamlit as st
 
-from app import data, dish_links, maps, ui
+from app import data, dish_links, maps, ui, widgets
+from app.safe import code, literal
 from warehouse.queries import dish as queries
 
 PARAM = "dish"
@@ -26,38 +28,7 @@ GOLD_RGBA = [46, 160, 67, 200]
 WRONG_RGBA = [214, 39, 40, 200]
 ALL_LANGS = "All prompt languages"
 IMAGE_NOTE = "Image from Wikimedia (not reachable offline)"
-MARK_GOLD = "background:#c8f0cf;border-radius:3px;padding:0 2px"
-MARK_OTHER = "background:#ffe08a;border-radius:3px;padding:0 2px"
-MARK_NEGATED = "background:#e6e6e6;border-radius:3px;padding:0 2px;text-decoration:line-through"
-
-
-def highlight(text: str | None, spans: Iterable[Mapping], gold: Collection[str] = ()) -> str:
-    """The answer as safe HTML with each matched span wrapped in `<mark>`.
-
-    `spans` are mappings with `span_start`, `span_end` (offsets into `text`), `country`, `region`
-    and `negated`. The text is HTML-escaped piece by piece, so offsets refer to the raw answer and
-    markup in an answer (`<script>`) is shown, never run. Gold countries get a green mark, other
-    mentions a yellow one, negated mentions ("not Italy") are struck through. Spans that overlap
-    an earlier one or fall outside the text are skipped.
-    """
-    text = text or ""
-    parts, position = [], 0
-    for span in sorted(spans, key=lambda s: (int(s["span_start"]), -int(s["span_end"]))):
-        start, end = int(span["span_start"]), int(span["span_end"])
-        if start < position or end > len(text) or start >= end:
-            continue
-        code = span.get("country") or span.get("region") or ""
-        code = "" if pd.isna(code) else str(code)
-        negated = bool(span.get("negated"))
-        if negated:
-            style, title = MARK_NEGATED, f"negated: {code}"
-        else:
-            style, title = (MARK_GOLD if code in gold else MARK_OTHER), code
-        parts.append(html.escape(text[position:start]))
-        parts.append(f'<mark style="{style}" title="{html.escape(title)}">{html.escape(text[start:end])}</mark>')
-        position = end
-    parts.append(html.escape(text[position:]))
-    return "".join(parts)
+PHOTO_URL = re.compile(r"https://upload\.wikimedia\.org/[A-Za-z0-9/%._~+-]+")
 
 
 def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[str]) -> str:
@@ -70,7 +41,7 @@ def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[st
     )
     rows = []
     for row in answers.itertuples(index=False):
-        body = highlight(row.response, by_generation.get(row.generation_id, ()), gold)
+        body = widgets.highlight(row.response, by_generation.get(row.generation_id, ()), gold)
         jaccard = "" if pd.isna(row.jaccard) else f"{row.jaccard:.2f}"
         rows.append(
             "<tr>"
@@ -89,7 +60,7 @@ def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[st
 
 
 def pick_dish(selected: ui.Selection) -> str | None:
-    """The dish selectbox, mirrored to `?dish=`; an unknown key in the link falls back with a warning."""
+    """The dish selectbox, kept in the link as `?dish=`; an unknown key falls back with a warning."""
     dishes = data.query(queries.options, selected.dataset)
     if dishes.empty:
         return None
@@ -98,34 +69,19 @@ def pick_dish(selected: ui.Selection) -> str | None:
         row.dish_key: (f"[{row.lang}] " if several else "") + f"{row.display_name} ({row.dish_id})"
         for row in dishes.itertuples(index=False)
     }
-    keys = list(labels)
-    fallback = None
-    if selected.filters is not None:
-        fallback = data.query(queries.first_answered, selected.filters)
-    fallback = fallback if fallback in labels else keys[0]
-    if KEY not in st.session_state:
-        raw = st.query_params.get(PARAM)
-        if raw in labels:
-            st.session_state[KEY] = raw
-        else:
-            if raw:
-                shown = (raw if len(raw) <= 60 else raw[:60] + "…").replace("`", "'")
-                st.warning(
-                    f"Unknown dish `{shown}` in the link for dataset {selected.dataset}; "
-                    f"showing {labels[fallback]} instead."
-                )
-            st.session_state[KEY] = fallback
-    elif st.session_state[KEY] not in labels:  # another dataset was selected
-        st.session_state[KEY] = fallback
-    value = st.selectbox(
+    fallback = data.query(queries.first_answered, selected.filters) if selected.filters is not None else None
+    return widgets.url_select(
         "Dish",
-        keys,
-        key=KEY,
+        list(labels),
+        param=PARAM,
         format_func=lambda key: labels.get(key, key),
+        what=f"dish of {selected.dataset}",
+        default=fallback,
+        keep_default_in_url=True,
+        container=st,
+        key=KEY,
         help="Type to search by name or id. The choice is kept in the link (`?dish=`).",
     )
-    st.query_params[PARAM] = value
-    return value
 
 
 def names_table(names: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +113,9 @@ def show_image(images: pd.DataFrame) -> None:
     license_ = "" if pd.isna(license_) else str(license_)
     st.image(url, caption=license_ or None, width="stretch")  # fetched by the browser, never by the server
     more = f" ({len(images)} photos in the dataset)" if len(images) > 1 else ""
-    st.caption(f"{IMAGE_NOTE}: [open the photo]({url}){more}" + (f", license {license_}" if license_ else ""))
+    # A link only to the dataset's photo host, by a URL with nothing markdown could read; else the URL as text.
+    link = f"[open the photo]({url})" if PHOTO_URL.fullmatch(url) else code(url, limit=200)
+    st.caption(f"{IMAGE_NOTE}: {link}{more}" + (f", license {literal(license_)}" if license_ else ""))
 
 
 def render() -> None:
@@ -169,17 +127,17 @@ def render() -> None:
         return
     info = data.query(queries.dish, dish_key)
     if info.empty:  # the snapshot changed under the picker
-        st.warning(f"Dish `{dish_key}` is not in the published warehouse; pick another one.")
+        st.warning(f"Dish {code(dish_key)} is not in the published warehouse; pick another one.")
         return
     row = info.iloc[0]
     gold = [code for code in str(row["origins"] or "").split(",") if code]
 
-    st.header(str(row["display_name"] or row["name"]))
-    facts = [f"`{dish_key}`", f"{row['dataset']} {row['lang']} list, id {row['dish_id']}"]
+    st.header(literal(row["display_name"] or row["name"]))
+    facts = [code(dish_key), literal(f"{row['dataset']} {row['lang']} list, id {row['dish_id']}")]
     if isinstance(row["category"], str) and row["category"]:
-        facts.append(f"category: {row['category']}")
+        facts.append(f"category: {literal(row['category'])}")
     if isinstance(row["source"], str) and row["source"]:
-        facts.append(f"collection round: {row['source']}")
+        facts.append(f"collection round: {literal(row['source'])}")
     st.caption(" · ".join(facts))
 
     filters = selected.filters
@@ -192,17 +150,20 @@ def render() -> None:
     codes = tuple(gold + ([wrong] if wrong and wrong not in gold else []))
     country_names = dict(data.query(queries.countries, codes).itertuples(index=False)) if codes else {}
 
-    def named(code: str) -> str:
-        name = country_names.get(code)
-        return f"{name} ({code})" if isinstance(name, str) else code
+    def named(country: str) -> str:
+        name = country_names.get(country)
+        return f"{name} ({country})" if isinstance(name, str) else country
 
-    badges = [f":green-badge[{named(code)}]" for code in gold] or ["The dataset names no origin country for this dish."]
+    badges = [f":green-badge[{literal(named(c))}]" for c in gold] or [
+        "The dataset names no origin country for this dish."
+    ]
     if wrong:
-        badges.append(f"   most-named wrong country: :red-badge[{named(wrong)}]")
+        badges.append(f"   most-named wrong country: :red-badge[{literal(named(wrong))}]")
     st.markdown(" ".join(badges))
     origins_map(gold, wrong)  # full width: the whole world fits at the shared map's zoom
     st.caption(
-        "Green: gold origins." + (f" Red: {named(wrong)}, the wrong country the answers name most." if wrong else "")
+        "Green: gold origins."
+        + (f" Red: {literal(named(wrong))}, the wrong country the answers name most." if wrong else "")
     )
 
     left, right = st.columns(2)

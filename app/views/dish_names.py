@@ -12,7 +12,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from app import data, ui
+from app import data, ui, widgets
+from app.safe import literal
 from warehouse.queries import names as queries
 
 PAIR_PARAM = "pair"
@@ -47,9 +48,9 @@ def heatmap(frame: pd.DataFrame, models: list[str]) -> None:
 def photo(url: object, caption: str) -> None:
     """The dish photo straight from its URL (the browser fetches it; offline it shows its caption)."""
     if isinstance(url, str) and url.startswith("https://"):
-        st.image(url, caption=caption, width=160)
+        st.image(url, caption=literal(caption), width=160)
     else:
-        st.caption(f"{caption} (no photo)")
+        st.caption(f"{literal(caption)} (no photo)")
 
 
 def render() -> None:
@@ -58,13 +59,13 @@ def render() -> None:
     tasks = data.query(queries.tasks, selected.dataset)
     if not tasks:
         st.info(
-            f"No scored dish-name answers for {selected.dataset}. The WorldCuisines task-1 answers of 12 "
+            f"No scored dish-name answers for {literal(selected.dataset)}. The WorldCuisines task-1 answers of 12 "
             "vision-language models are imported by `make demo DATA=DIR` (pick the worldcuisines dataset).",
             icon=":material/info:",
         )
         return
     task = tasks[0] if len(tasks) == 1 else st.selectbox("Task", tasks, key="dish_names_task")
-    rule = ui.url_select(
+    rule = widgets.url_select(
         "Scoring rule",
         list(queries.RULES),
         param="rule",
@@ -89,7 +90,8 @@ def render() -> None:
     overall["accuracy"] = overall["correct"] / overall["n"]
     order = overall.sort_values("accuracy", ascending=False).index.tolist()
     st.caption(
-        f"{int(overall['n'].sum()):,} real answers of {len(order)} models ({selected.dataset} {task}); "
+        f"{int(overall['n'].sum()):,} real answers of {len(order)} models ({literal(selected.dataset)} "
+        f"{literal(task)}); "
         f"accuracy from {overall['accuracy'].min():.1%} to {overall['accuracy'].max():.1%} under this rule."
     )
     heatmap(accuracy, order)
@@ -129,7 +131,7 @@ def render() -> None:
         for row in confusions.itertuples(index=False)
     }
     st.dataframe(confusions.drop(columns=["image_url", "named_image_url"]), hide_index=True)
-    pair = ui.url_select(
+    pair = widgets.url_select(
         "Show the answers of",
         list(labels),
         param=PAIR_PARAM,
@@ -142,7 +144,7 @@ def render() -> None:
     st.dataframe(answers.drop(columns=["generation_id"]), hide_index=True)
     st.page_link(
         "views/dish.py",
-        label=f"Open {labels[pair].rsplit(' (', 1)[0].split(' → ')[0]} on the Dish page",
+        label=f"Open {literal(answers['dish_name'].iloc[0] if not answers.empty else true_key)} on the Dish page",
         icon=":material/ramen_dining:",
         query_params={"dataset": selected.dataset, "dish": true_key},
     )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app import data, ui
+from app import data, ui, widgets
 
 COLUMNS = ["dish_id", "name", "display_name", "origins", "source", "names_ru", "names_uk", "names_en"]
 
@@ -13,12 +13,12 @@ st.title("Dishes")
 origin = data.dishes_per_origin(selected.dataset, selected.lang).sort_values("country_name")
 names = dict(zip(origin["country"], origin["country_name"], strict=True))
 search_col, country_col = st.columns([3, 2])
-search = ui.url_text("Search", param="q", placeholder="name in any language, or id", container=search_col)
-country = ui.url_select(
+search = widgets.url_text("Search", param="q", placeholder="name in any language, or id", container=search_col)
+country = widgets.url_select(
     "Origin country",
-    [ui.ALL, *names],
+    [widgets.ALL, *names],
     param="country",
-    format_func=lambda code: "All countries" if code == ui.ALL else f"{names[code]} ({code})",
+    format_func=lambda code: "All countries" if code == widgets.ALL else f"{names[code]} ({code})",
     what="origin country",
     container=country_col,
 )

@@ -3,7 +3,8 @@
 
 import streamlit as st
 
-from app import data, maps, ui
+from app import data, maps, ui, widgets
+from app.safe import literal
 from warehouse.queries import geo
 
 VIEWS = {"recall": "Recall per origin country", "over": "Over-prediction"}
@@ -12,20 +13,6 @@ ANSWER_LIMIT = 2_000
 
 selected = ui.selection()
 filters = ui.require_answers(selected)
-
-
-def url_view(container) -> str:
-    """The recall / over-prediction toggle, mirrored to `?view=` (the default, recall, is left out)."""
-    key, default = "url_view", "recall"
-    if key not in st.session_state:
-        raw = st.query_params.get("view")
-        st.session_state[key] = raw if raw in VIEWS else default
-    value = container.radio("Colour countries by", list(VIEWS), key=key, format_func=VIEWS.get, horizontal=True)
-    if value != default:
-        st.query_params["view"] = value
-    elif "view" in st.query_params:
-        del st.query_params["view"]
-    return value
 
 
 def clicked_country() -> str | None:
@@ -75,7 +62,7 @@ for frame in (recall, over):
 options = sorted(set(recall["country"]) | set(over["country"]), key=lambda code: (names.get(code) or code, code))
 
 controls = st.columns([3, 2, 3], vertical_alignment="bottom")
-view = url_view(controls[0])
+view = widgets.url_radio("Colour countries by", VIEWS, param="view", container=controls[0])
 n_arcs = controls[1].slider(
     "Error arcs", 0, 500, geo.DEFAULT_ARCS, step=10, key="map_arcs",
     help="The most frequent (true origin → country named instead) pairs, line width by number of answers.",
@@ -83,11 +70,11 @@ n_arcs = controls[1].slider(
 code = clicked_country()
 if code in options:
     st.session_state["url_country"] = code  # before the selectbox is drawn: the click picks it
-country = ui.url_select(
+country = widgets.url_select(
     "Country",
-    [ui.ALL, *options],
+    [widgets.ALL, *options],
     param="country",
-    format_func=lambda c: "none (click the map)" if c == ui.ALL else f"{names.get(c) or c} ({c})",
+    format_func=lambda c: "none (click the map)" if c == widgets.ALL else f"{names.get(c) or c} ({c})",
     what="country",
     container=controls[2],
 )
@@ -127,7 +114,7 @@ if not country:
     st.stop()
 
 name = names.get(country) or country
-st.subheader(f"{name} ({country})")
+st.subheader(f"{literal(name)} ({country})")
 hit = recall[recall["country"] == country]
 wrong = over[over["country"] == country]
 metrics = st.columns(4)
@@ -147,14 +134,14 @@ metrics[3].metric("Named for a dish from elsewhere", f"{n_wrong:,}", border=True
 
 answers = data.query(geo.country_answers, filters, country, ANSWER_LIMIT)
 if answers.empty:
-    st.caption(f"No dish of this dataset has {name} among its origins.")
+    st.caption(f"No dish of this dataset has {literal(name)} among its origins.")
     st.stop()
 total = int(answers["n_total"].iloc[0])
 dishes = data.query(geo.dish_labels, tuple(sorted(set(answers["dish_key"]))))
 answers = answers.drop(columns="n_total").merge(dishes, on="dish_key", how="left")
 columns = ["dish", "item_id", "gold", "model", "lang", "response", "predicted", "status", "jaccard", "dish_key"]
 answers = answers[columns]
-st.markdown(f"**Dishes from {name}, with every selected model's answer**")
+st.markdown(f"**Dishes from {literal(name)}, with every selected model's answer**")
 st.dataframe(
     answers,
     hide_index=True,

@@ -17,13 +17,15 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import duckdb
 import pandas as pd
 import streamlit as st
 
-from app import data, maps, ui
+from app import data, maps, ui, widgets
 from app import probe as helpers
+from app.safe import code, literal
 from pipeline import probe_store
 from pipeline.backends import BackendError, create_backend
 from pipeline.extract.countries import extract_countries
@@ -38,7 +40,7 @@ RUN_KEY = "probe_run"
 RECENT_LIMIT = 20
 
 EMPTY_STATE = """\
-**No model is configured for the live probe.** Models are declared in `{path}`
+**No model is configured for the live probe.** Models are declared in {path}
 (or the file named by the `{env}` environment variable), one table per model:
 
 ```toml
@@ -117,7 +119,7 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
         dish = helpers.check_dish(dish_raw, required=image is None)
         prompt = helpers.prompt_text(lang, dish, has_image=image is not None)
     except helpers.ProbeInputError as exc:
-        st.warning(str(exc), icon=":material/edit:")
+        st.warning(literal(exc), icon=":material/edit:")
         return None
 
     result = helpers.ProbeResult(
@@ -135,7 +137,7 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
     show_match(result)
 
     st.subheader("Answer")
-    st.caption(f"Prompt: {prompt}")
+    st.caption(f"Prompt: {literal(prompt)}")
     box = st.empty()
     with tempfile.TemporaryDirectory(prefix="dish-atlas-probe-") as tmp:
         images = ()
@@ -162,7 +164,7 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
             error=result.error,
         )
     except (probe_store.ProbeStoreError, duckdb.Error, OSError) as exc:
-        st.warning(f"The probe was not saved to the probe store: {exc}", icon=":material/save:")
+        st.warning(f"The probe was not saved to the probe store: {literal(exc)}", icon=":material/save:")
     show_outcome(result, box)
     return asdict(result)
 
@@ -203,18 +205,21 @@ def show_match(result: helpers.ProbeResult) -> None:
         st.caption("No dish name typed, so the answer is not compared with a dataset dish.")
         return
     if result.match_key is None or not result.matched:
-        best = f" (closest: “{result.match_name}”, score {result.match_score:.0f})" if result.match_key else ""
-        st.info(f"No matching dish in the dataset for “{result.dish_text}”{best}.", icon=":material/search_off:")
+        best = f" (closest: “{literal(result.match_name)}”, score {result.match_score:.0f})" if result.match_key else ""
+        st.info(
+            f"No matching dish in the dataset for “{literal(result.dish_text)}”{best}.", icon=":material/search_off:"
+        )
         return
     info = data.query(probe_queries.dish_info, result.match_key)
     if info.empty:
-        st.info(f"No matching dish in the dataset (`{result.match_key}` is not published).")
+        st.info(f"No matching dish in the dataset ({code(result.match_key)} is not published).")
         return
     row = info.iloc[0]
-    link = f"/dish?dataset={row['dataset']}&dish={result.match_key}"
+    link = "/dish?" + urlencode({"dataset": row["dataset"], "dish": result.match_key})
     st.markdown(
-        f"Matched dataset dish: **{row['display_name']}** (`{result.match_key}`, {row['dataset']} {row['lang']} list) "
-        f"via the name “{result.match_name}”, match score **{result.match_score:.0f}**/100 · [open the dish]({link})"
+        f"Matched dataset dish: **{literal(row['display_name'])}** ({code(result.match_key)}, "
+        f"{literal(row['dataset'])} {literal(row['lang'])} list) via the name “{literal(result.match_name)}”, "
+        f"match score **{result.match_score:.0f}**/100 · [open the dish]({link})"
     )
 
 
@@ -224,7 +229,7 @@ def show_outcome(result: helpers.ProbeResult, box) -> None:
     if result.answer:
         box.html(
             '<div style="white-space:pre-wrap;padding:0.5rem 0.75rem;border-left:3px solid #999;'
-            f'font-size:1rem">{helpers.highlight(result.answer, spans_of(result), gold)}</div>'
+            f'font-size:1rem">{widgets.highlight(result.answer, spans_of(result), gold, widgets.PROBE_PALETTE)}</div>'
         )
     else:
         box.empty()
@@ -234,15 +239,15 @@ def show_outcome(result: helpers.ProbeResult, box) -> None:
             headline = "The model server did not answer in time"
         else:
             headline = where.get(result.stage, "The model failed while answering")
-        st.error(f"{headline} ({result.model}): {result.error}", icon=":material/error:")
+        st.error(f"{headline} ({literal(result.model)}): {literal(result.error)}", icon=":material/error:")
         if result.stage == "check":
             st.caption("Start the server (or fix `base_url` in the probe config) and try again.")
     elif result.status == "empty":
-        st.warning(f"{result.model} returned an empty answer.", icon=":material/chat_error:")
+        st.warning(f"{literal(result.model)} returned an empty answer.", icon=":material/chat_error:")
     elif result.answer:
         took = f" in {result.latency_ms / 1000:.1f} s" if result.latency_ms is not None else ""
         named = ", ".join(result.countries) or "no country"
-        st.caption(f"Status `{result.status}`{took}; countries named: {named}.")
+        st.caption(f"Status {code(result.status)}{took}; countries named: {literal(named)}.")
 
 
 def spans_of(result: helpers.ProbeResult):
@@ -292,10 +297,10 @@ def show_recent() -> None:
     try:
         recent = probe_store.recent(RECENT_LIMIT)
     except (probe_store.ProbeStoreError, duckdb.Error, OSError) as exc:
-        st.caption(f"The probe store cannot be read: {exc}")
+        st.caption(f"The probe store cannot be read: {literal(exc)}")
         return
     if recent.empty:
-        st.caption(f"No probes yet. They are kept in `{probe_store.default_path()}`.")
+        st.caption(f"No probes yet. They are kept in {code(probe_store.default_path())}.")
         return
     recent = recent.assign(
         countries=recent["countries"].map(lambda codes: ",".join(codes) if codes is not None else "")
@@ -311,7 +316,7 @@ def show_recent() -> None:
             "latency_ms": st.column_config.NumberColumn("ms", format="%.0f"),
         },
     )
-    st.caption(f"Kept in `{probe_store.default_path()}`, apart from the published warehouse.")
+    st.caption(f"Kept in {code(probe_store.default_path())}, apart from the published warehouse.")
     ui.downloads(pd.DataFrame(recent), "probes", key="probe_recent")
 
 
@@ -335,9 +340,9 @@ def render() -> None:
     )
     config = helpers.load_config()
     for problem in config.problems:
-        st.warning(problem, icon=":material/settings:")
+        st.warning(literal(problem), icon=":material/settings:")
     if not config.models:
-        st.info(EMPTY_STATE.format(path=config.path, env=helpers.CONFIG_ENV), icon=":material/science:")
+        st.info(EMPTY_STATE.format(path=code(config.path), env=helpers.CONFIG_ENV), icon=":material/science:")
         show_recent()
         return
 
@@ -350,7 +355,7 @@ def render() -> None:
     elif (result := last_result()) is not None:
         show_match(result)
         st.subheader("Answer")
-        st.caption(f"Prompt: {result.prompt}")
+        st.caption(f"Prompt: {literal(result.prompt)}")
         show_outcome(result, st.empty())
         show_context(result)
     st.divider()

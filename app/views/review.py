@@ -6,13 +6,13 @@ annotation store (pipeline/annotations.py), never to the published warehouse.
 """
 
 import hashlib
-import html
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui
+from app import data, ui, widgets
+from app.safe import code, literal
 from pipeline import annotations
 from warehouse.queries import corpus as queries
 
@@ -52,9 +52,12 @@ def load_annotations() -> pd.DataFrame | None:
     try:
         return annotations.load()
     except annotations.AnnotationStoreError as exc:
-        st.error(str(exc), icon=":material/block:")
+        st.error(literal(exc), icon=":material/block:")
     except Exception as exc:  # a locked or damaged store must not take the page down
-        st.error(f"Could not read the annotation store {annotations.store_path()}: {exc}", icon=":material/error:")
+        st.error(
+            f"Could not read the annotation store {code(annotations.store_path())}: {literal(exc)}",
+            icon=":material/error:",
+        )
     return None
 
 
@@ -64,7 +67,7 @@ st.markdown(
     "sentence and pick a category: **web-scraping error** (menus, lists, boilerplate), **word polysemy** (the dish "
     "name means something else here), **irrelevant geographic mention** (the country is mentioned for another "
     "reason), **inaccurate origin** (the text claims a wrong origin), or **miscellaneous**. Labels are saved to "
-    f"the annotation store `{annotations.store_path()}`, not to the warehouse."
+    f"the annotation store {code(annotations.store_path())}, not to the warehouse."
 )
 
 langs = data.query(queries.sample_langs)
@@ -78,9 +81,9 @@ if langs.empty:
 
 counts = {row.lang: f"{row.lang} ({row.n_samples:,} samples, {row.n_dishes:,} dishes)" for row in langs.itertuples()}
 columns = st.columns([1, 1, 1])
-lang = ui.url_select("Corpus language", list(counts), param="corpus_lang", format_func=counts.get,
+lang = widgets.url_select("Corpus language", list(counts), param="corpus_lang", format_func=counts.get,
                      container=columns[0])  # fmt: skip
-search = ui.url_text("Search dish or sentence", param="q", container=columns[1])
+search = widgets.url_text("Search dish or sentence", param="q", container=columns[1])
 annotator = columns[2].text_input("Annotator", key="annotator", placeholder="anonymous", max_chars=80).strip()
 annotator = annotator or "anonymous"
 
@@ -97,17 +100,17 @@ else:
     n_pages = (len(samples) - 1) // PAGE_SIZE + 1
     page = 1
     if n_pages > 1:
-        page = int(ui.url_select("Page", [str(p) for p in range(1, n_pages + 1)], param="page", container=st,
+        page = int(widgets.url_select("Page", [str(p) for p in range(1, n_pages + 1)], param="page", container=st,
                                  format_func=lambda p: f"{p} of {n_pages}"))  # fmt: skip
     shown = samples.iloc[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     done = sum(sample_id in mine for sample_id in samples["sample_id"])
-    st.caption(f"{done:,} of {len(samples):,} samples labelled by **{annotator}**.")
+    st.caption(f"{done:,} of {len(samples):,} samples labelled by **{literal(annotator)}**.")
     with st.form("review_form"):
         for row in shown.itertuples():
             box = st.container(border=True)
             box.markdown(
-                f"**{html.escape(str(row.name))}** · next to **{html.escape(str(row.country_name))}** "
-                f"({row.country}) · true origin: {row.origins or '?'}"
+                f"**{literal(row.name)}** · next to **{literal(row.country_name)}** "
+                f"({literal(row.country)}) · true origin: {literal(row.origins or '?')}"
             )
             box.text(row.sentence)
             current = mine.get(row.sample_id)
@@ -130,7 +133,7 @@ else:
             for row, category in changes:
                 annotations.save(row.sample_id, row.lang, row.dish_key, row.country, category, annotator)
         except Exception as exc:
-            st.error(f"Could not save to {annotations.store_path()}: {exc}", icon=":material/error:")
+            st.error(f"Could not save to {code(annotations.store_path())}: {literal(exc)}", icon=":material/error:")
         else:
             st.success(f"Saved {len(changes)} label{'s' if len(changes) != 1 else ''}.", icon=":material/check:")
             saved = load_annotations()

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO as REPO_ROOT
+from tests.helpers import shown
 
 MAIN = REPO_ROOT / "app" / "main.py"
 DISHES_PAGE = "views/dishes.py"  # relative to app/main.py
@@ -48,7 +49,7 @@ def sample_rows() -> list[dict[str, str]]:
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 def metric(at: AppTest, label: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page as open_app_page
-from tests.helpers import REPO
+from tests.helpers import REPO, shown
 from warehouse.queries import confusion
 from warehouse.queries.answers import Filters
 
@@ -28,7 +28,7 @@ def matrix_table(at: AppTest):
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 def test_defaults_show_the_post_soviet_matrix(warehouse_path: Path):

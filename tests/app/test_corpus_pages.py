@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import annotations
-from tests.helpers import REPO
+from tests.helpers import REPO, shown
 from tests.warehouse.test_corpus_analyses import MODEL, build_corpus_warehouse
 
 MAIN = REPO / "app" / "main.py"
@@ -49,7 +49,7 @@ def open_page(warehouse: Path, monkeypatch: pytest.MonkeyPatch, page: str, **par
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 def chart_spec(at: AppTest, index: int = 0) -> dict:

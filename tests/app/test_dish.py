@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.views.dish import highlight, names_table
-from tests.helpers import REPO
+from app.views.dish import names_table
+from app.widgets import highlight
+from tests.helpers import REPO, shown
 
 MAIN = REPO / "app" / "main.py"
 DISH_PAGE = "views/dish.py"  # relative to app/main.py
@@ -20,7 +21,7 @@ def span(start: int, end: int, country: str | None = None, negated: bool = False
     return {"span_start": start, "span_end": end, "country": country, "region": region, "negated": negated}
 
 
-# --- the span highlighter: answer text + spans -> safe HTML ---------------------------------------
+# --- the shared highlighter (app/widgets.py) on published span rows -> safe HTML ---------------------
 
 
 def test_highlight_marks_spans_by_offset():
@@ -91,7 +92,7 @@ def open_dish(app: AppTest, **params: str) -> AppTest:
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 def answer_rows(at: AppTest) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page as open_app_page
-from tests.helpers import REPO
+from tests.helpers import REPO, shown
 
 MAIN = REPO / "app" / "main.py"
 PAGE = "views/language_pull.py"
@@ -20,7 +20,7 @@ def open_page(**params: str) -> AppTest:
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 def test_one_model_shows_the_pull_chart_and_table(warehouse_path: Path):

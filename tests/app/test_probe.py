@@ -15,13 +15,13 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-from app import probe
+from app import probe, widgets
 from pipeline import probe_store
 from pipeline.backends import create_backend
 from pipeline.backends.local_server import backend_responder, serve
 from pipeline.extract.countries import extract_countries
 from pipeline.tasks import get_task
-from tests.helpers import REPO, query
+from tests.helpers import REPO, query, shown
 from warehouse.queries import probe as probe_queries
 
 MAIN = REPO / "app" / "main.py"
@@ -43,7 +43,7 @@ def closed_port() -> int:
 
 
 def texts(elements) -> list[str]:
-    return [str(element.value) for element in elements]
+    return [shown(str(element.value)) for element in elements]
 
 
 # --- pure helpers ----------------------------------------------------------------------------------
@@ -112,10 +112,10 @@ def test_bad_config_entries_are_reported_not_raised(tmp_path: Path):
 def test_highlight_marks_named_countries_and_escapes_the_answer():
     text = "<b>Не Россия</b>, а Украина & Польша"
     spans = extract_countries(text, "ru").spans
-    out = probe.highlight(text, spans, gold={"UA"})
+    out = widgets.highlight(text, spans, gold={"UA"}, palette=widgets.PROBE_PALETTE)
     assert "<b>" not in out and "&lt;b&gt;" in out and "&amp;" in out
-    assert f'style="{probe.MARK_BOTH}" title="UA">Украина</mark>' in out
-    assert f'style="{probe.MARK_NAMED}" title="PL">Польша</mark>' in out
+    assert f'style="{widgets.PROBE_PALETTE.gold}" title="UA">Украина</mark>' in out
+    assert f'style="{widgets.PROBE_PALETTE.country}" title="PL">Польша</mark>' in out
     assert 'title="negated: RU">Россия</mark>' in out
 
 

@@ -7,10 +7,12 @@ browser download (`playwright install`) is never used.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -47,34 +49,46 @@ def healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def app_url(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`streamlit run app/main.py` on the real warehouse; stopped (terminate, then kill) afterwards."""
+@contextlib.contextmanager
+def serve(script: str, env: dict[str, str], *, address: str | None = "127.0.0.1") -> Iterator[str]:
+    """`streamlit run SCRIPT` from the repository root (so .streamlit/config.toml applies) on a free
+    port; `address` None leaves the listening address to that config. Stopped (terminate, then
+    kill) afterwards; a server that does not come up fails with the end of its log."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(real_warehouse)}
     command = [
-        sys.executable, "-m", "streamlit", "run", "app/main.py",
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not healthy(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"streamlit did not come up on {url}:\n{log_path.read_text()[-4000:]}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        server.terminate()
+    if address is not None:
+        command += ["--server.address", address]
+    with tempfile.TemporaryDirectory(prefix="streamlit-log-") as logs:
+        log_path = Path(logs) / "server.log"
+        with open(log_path, "w") as log:
+            server = subprocess.Popen(
+                command, cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT
+            )
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=20)
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not healthy(url):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"streamlit did not come up on {url}:\n{log_path.read_text()[-4000:]}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def app_url(real_warehouse: Path) -> Iterator[str]:
+    """`streamlit run app/main.py` on the real warehouse, on the loopback interface."""
+    with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(real_warehouse)}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,69 @@
+"""What the CLI prints, and the one place where text from users and files is made literal.
+
+Rich reads `[...]` as markup, so a file named `preds[red].jsonl` or a server message with brackets
+would be printed wrong (or styled). Every value that came from a user, a file or a server goes
+through `say` (values escaped) or `fail_line` (the whole message is plain text); only the project's
+own templates carry markup."""
+
+from __future__ import annotations
+
+import errno as errnos
+import traceback
+from pathlib import Path
+
+import duckdb
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from pipeline.errors import DataError
+
+console = Console(stderr=True)
+
+
+def literal(value: object) -> str:
+    """A value printed as it is, whatever brackets it holds."""
+    return escape(str(value))
+
+
+def say(template: str, *values: object, **named: object) -> None:
+    """Print `template` (the project's markup) with `{}` fields filled by literal values."""
+    console.print(
+        template.format(*(literal(v) for v in values), **{k: literal(v) for k, v in named.items()}),
+        soft_wrap=True,
+    )
+
+
+def describe(exc: BaseException, warehouse: Path | None = None) -> str:
+    """`WHAT[:LINE]: why — what to do` for an expected failure (no `error:` prefix)."""
+    from warehouse.db import storage_failure
+
+    if isinstance(exc, DataError):
+        return str(exc)
+    if isinstance(exc, (OSError, duckdb.Error)):
+        failure = storage_failure(exc, Path(getattr(exc, "filename", None) or warehouse or "."))
+        if failure is not None:
+            return str(failure)
+    if isinstance(exc, OSError) and exc.filename is not None:
+        why = (exc.strerror or str(exc)).lower()
+        fix = {
+            errnos.ENOENT: "check the path",
+            errnos.EISDIR: "pass a file, not a folder",
+            errnos.ENOTDIR: "check the path",
+        }.get(exc.errno, "check the path and its permissions")
+        return f"{exc.filename}: {why} — {fix}"
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    if isinstance(exc, UnicodeDecodeError):
+        return f"input is not UTF-8 text ({exc.reason} at byte {exc.start}) — convert it to UTF-8"
+    return str(exc) or type(exc).__name__
+
+
+def fail_line(message: str) -> None:
+    """`error: MESSAGE` with the message as plain text: one line (newlines folded), nothing styled."""
+    one_line = " ".join(message.split("\n")).strip() if "\n" in message else message
+    console.print(Text("error: ", style="red") + Text(one_line), soft_wrap=True)
+
+
+def print_traceback(exc: BaseException) -> None:
+    console.print(Text("".join(traceback.format_exception(exc))), soft_wrap=True)
