@@ -263,7 +263,10 @@ def test_code_mixing_bins_average_the_ukrainian_dishes_answers(corpus_warehouse:
 
 
 def test_name_scores_mart_holds_the_dish_name_answers(corpus_warehouse: Path):
-    rows = query(corpus_warehouse, "SELECT dataset, task, model, lang, dish_key, name_match FROM marts.name_scores")
+    rows = query(
+        corpus_warehouse,
+        "SELECT dataset, task, model, lang, dish_key, name_match FROM marts.name_scores WHERE dataset = 'borsch'",
+    )
     assert sorted(rows) == sorted(
         ("borsch", "dish_name_vqa", MODEL, "uk", key, value)
         for task, key, _, _, value in BORSCH_ANSWERS

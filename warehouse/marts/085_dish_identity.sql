@@ -42,7 +42,7 @@ CREATE OR REPLACE TABLE marts.name_scores AS
 WITH metric AS (
     SELECT generation_id,
            max(value) FILTER (metric = 'name_exact') AS exact,
-           max(value) FILTER (metric = 'name_lev1') AS lev1,
+           max(value) FILTER (metric IN ('name_lev1', 'name_match')) AS lev1,  -- name_match: its older name
            max(value) FILTER (metric = 'name_stem') AS stem,
            max(value) FILTER (metric = 'name_similarity') AS similarity,
            max(value) FILTER (metric = 'name_paper') AS paper
@@ -55,12 +55,13 @@ SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.
        m.paper::INTEGER AS paper, e.status,
        i.dish_key, d.display_name AS dish_name, nd.display_name AS named_dish_name, nm.named_name,
        nm.matched_lang, nm.matched_rule, array_to_string(nm.candidates, ' | ') AS candidates,
-       (m.similarity >= 0.6)::INTEGER AS similarity_ok, g.variant, t.task_id, g.item_id AS item_key, g.generation_id,
+       (m.similarity >= 0.6)::INTEGER AS similarity_ok, m.lev1 AS name_match, g.variant, t.task_id,
+       g.item_id AS item_key, g.generation_id,
        e.extractor
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.tasks t USING (task_id)
-JOIN core.extractions e USING (generation_id)
+LEFT JOIN core.extractions e USING (generation_id)
 JOIN metric m USING (generation_id)
 LEFT JOIN core.name_matches nm USING (generation_id)
 LEFT JOIN core.dishes d ON d.dish_key = i.dish_key
