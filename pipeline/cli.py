@@ -184,7 +184,7 @@ def import_responses(
         run_id = new_run_id()
         imported = 0
         with State.warehouse.writer() as con, _progress() as progress:
-            task = progress.add_task("importing", total=len(files))
+            bar = progress.add_task("importing", total=len(files))
             for path in files:
                 started = time.perf_counter()
                 result = responses.import_file(con, path, run_id, model=model, skip_bad_lines=skip_bad_lines, task=task)
@@ -202,7 +202,7 @@ def import_responses(
                         result.model,
                         f"{rate:,.0f}",
                     )
-                progress.advance(task)
+                progress.advance(bar)
         _publish()  # also after a no-op rerun: a run killed before its publish is published now
 
     _run(action)

@@ -77,6 +77,7 @@ class Name:
     lang: str
     name: str  # as given
     norm: str  # comparison form (pipeline.text.norm_name)
+    primary: bool = False  # the dataset's own name of the dish (WorldCuisines: its English Name)
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,16 @@ def find_links(sources: list[Name], targets: list[Name], parallel: list[tuple[st
     translits = [(s, transliterate(s.norm, s.lang)) for s in sources if is_cyrillic(s.norm)]
     for source, roman in translits:
         matches = latin_by_norm.get(roman, ())
+        # "plov" is the English name of Plov and an alias of Pilaf and Chelow: the dish whose own
+        # name it is wins outright; aliases alone share the score.
+        primary = {t.dish_key for t in matches if t.primary}
         keys = {t.dish_key for t in matches}
         for target in matches:
-            found.append(_link(source, target, "translit", 1.0 / len(keys)))
+            if primary:
+                score = 1.0 / len(primary) if target.dish_key in primary else 1.0 / len(keys)
+            else:
+                score = 1.0 / len(keys)
+            found.append(_link(source, target, "translit", score))
     # fuzzy: same script (Cyrillic with Cyrillic), and transliteration with Latin names
     cyrillic = [t for t in targets if is_cyrillic(t.norm)]
     found += _fuzzy([(s, s.norm) for s in sources if is_cyrillic(s.norm)], cyrillic)
@@ -190,7 +198,7 @@ def best_links(links: list[Link]) -> list[dict]:
 def _names(con: duckdb.DuckDBPyConnection, dataset: str) -> list[Name]:
     rows = con.execute(
         """
-        SELECT n.dish_key, n.lang, n.name, n.norm_name
+        SELECT n.dish_key, n.lang, n.name, n.norm_name, n.is_primary
         FROM core.dish_names n JOIN core.dishes d USING (dish_key)
         WHERE d.dataset = ? AND n.norm_name <> ''
         ORDER BY n.dish_key, n.lang, n.norm_name

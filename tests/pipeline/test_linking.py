@@ -39,7 +39,8 @@ def test_methods_and_scores() -> None:
     world = [
         name("w:1191", "en", "Borscht"),
         name("w:1191", "ru", "Борщ"),
-        name("w:10", "en", "Pelmeni"),
+        Name("w:10", "en", "Pelmeni", "pelmeni", primary=True),
+        name("w:11", "hu", "Pelmeni"),  # another dish's alias: the dish whose own name it is wins
         name("w:404", "en", "Varenyky"),
         name("w:205", "en", "Sushi"),
         name("w:205", "ru", "Суши"),
@@ -52,7 +53,8 @@ def test_methods_and_scores() -> None:
     links = links_by_pair(borsch, world)
     assert links[("b:ru:1", "w:1191")]["method"] == "exact" and links[("b:ru:1", "w:1191")]["score"] == 1.0
     assert links[("w:1191", "b:ru:1")]["method"] == "exact"  # both directions
-    assert links[("b:ru:2", "w:10")]["method"] == "translit"
+    assert links[("b:ru:2", "w:10")]["method"] == "translit" and links[("b:ru:2", "w:10")]["score"] == 1.0
+    assert links[("b:ru:2", "w:11")]["score"] == 0.5
     assert links[("b:uk:3", "w:404")]["method"] == "translit"
     # a name two dishes share links to both at 1/2; the transliteration singles one out
     assert links[("b:ru:4", "w:205")]["method"] == "translit" and links[("b:ru:4", "w:205")]["score"] == 1.0
@@ -74,7 +76,7 @@ KNOWN_LINKS = [
     # (BORSch name, language, WorldCuisines English name)
     ("БОРЩ", "ru", "Borscht"),
     ("БОРЩ", "uk", "Borscht"),
-    ("ПЕЛЬМЕНИ", "ru", "Pelmeni"),
+    ("ЧЕБУРЕК", "ru", "Chebureki"),
     ("ВАРЕНИКИ", "uk", "Varenyky"),
     ("ХОЛОДЕЦ", "ru", "Kholodets"),
     ("ХАЧАПУРИ", "ru", "Khachapuri"),
@@ -82,7 +84,7 @@ KNOWN_LINKS = [
 ]
 KNOWN_NON_LINKS = [
     ("БОРЩ", "ru", "Shchi"),
-    ("ПЕЛЬМЕНИ", "ru", "Varenyky"),
+    ("ЧЕБУРЕК", "ru", "Varenyky"),
     ("ХАЧАПУРИ", "ru", "Pizza"),
     ("ВАРЕНИКИ", "uk", "Borscht"),
 ]

@@ -121,7 +121,7 @@ def test_paper_rule_reproduces_published_scale(real_warehouse: Path) -> None:
         )
     )
     assert accuracy["gpt-4o-2024-08-06"] > 2 * accuracy["molmoe-1b"]
-    assert 0.2 < accuracy["gpt-4o-2024-08-06"] < 0.9
+    assert 0.1 < accuracy["gpt-4o-2024-08-06"] < 0.9
 
 
 def test_rules_nest_as_documented(real_warehouse: Path) -> None:

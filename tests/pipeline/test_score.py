@@ -28,9 +28,13 @@ CONTRACT = [
 
 
 def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> None:
-    assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(180000,)]
+    # 180,000 origin answers (task 2) and 108,000 dish-name answers (task 1) of the 12 models
+    assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(288000,)]
     per_metric = dict(query(real_warehouse, "SELECT metric, count(*) FROM core.scores GROUP BY ALL"))
-    assert per_metric == {"jaccard": 180000, "dice": 180000, "overlap": 180000, "accuracy": 180000}
+    assert per_metric == {
+        **dict.fromkeys(["jaccard", "dice", "overlap", "accuracy"], 180000),
+        **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
+    }
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
     assert statuses == {"ok", "no_country", "refusal", "empty"}
 
@@ -72,6 +76,6 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
     again = run_cli(copy, "score", "--rescore")
-    assert "scored 180,000 answers" in again.stderr
+    assert "scored 288,000 answers" in again.stderr
     assert query(copy, fingerprint) == before
-    assert query(copy, "SELECT count(*) FROM core.extractions") == [(180000,)]
+    assert query(copy, "SELECT count(*) FROM core.extractions") == [(288000,)]

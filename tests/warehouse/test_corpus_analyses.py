@@ -318,6 +318,6 @@ def test_queries_pool_prompt_languages_and_list_corpora(corpus_warehouse: Path):
 def test_an_empty_corpus_gives_empty_marts(real_warehouse: Path, tmp_path: Path):
     path = build_corpus_warehouse(real_warehouse, tmp_path / "empty", with_corpus=False)
     for mart in ("corpora", "cooccurrence_dishes", "cooccurrence_bins", "codemix_pairs", "codemix_excluded",
-                 "codemix_bins", "corpus_samples", "name_scores"):  # fmt: skip
+                 "codemix_bins", "corpus_samples"):  # fmt: skip
         assert query(path, f"SELECT count(*) FROM marts.{mart}") == [(0,)]
     assert corpus.corpora(path).empty
