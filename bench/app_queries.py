@@ -40,8 +40,8 @@ if str(ROOT) not in sys.path:
 
 from pipeline.countries import country_table, language_countries  # noqa: E402
 from pipeline.geo import country_shapes  # noqa: E402
-from pipeline.ingest.common import insert  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
+from warehouse.io import insert  # noqa: E402
 from warehouse.queries import confusion, dish, geo, language  # noqa: E402
 from warehouse.queries.answers import Filters, leaderboard  # noqa: E402
 
@@ -543,22 +543,17 @@ def run(path: Path, args: argparse.Namespace) -> None:
 
 def time_marts(path: Path) -> list[tuple[str, float]]:
     """Rebuild each mart file once more on a scratch copy, timed, to name any slow one."""
-    from warehouse.db import MARTS_DIR
+    from warehouse.marts import MARTS
 
     scratch = path.with_name("marts-timing.duckdb")
     shutil.copyfile(path, scratch)
     times = []
     con = duckdb.connect(str(scratch))
     try:
-        import importlib
-
-        for mart in sorted([*MARTS_DIR.glob("*.sql"), *MARTS_DIR.glob("[0-9]*.py")]):
+        for mart in MARTS:
             start = time.perf_counter()
-            if mart.suffix == ".sql":
-                con.execute(mart.read_text(encoding="utf-8"))
-            else:
-                importlib.import_module(f"warehouse.marts.{mart.stem}").build(con)
-            times.append((mart.name, time.perf_counter() - start))
+            mart.run(con)
+            times.append((mart.file, time.perf_counter() - start))
     finally:
         con.close()
         scratch.unlink(missing_ok=True)

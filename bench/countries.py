@@ -7,8 +7,10 @@
    cycled to 20,000), ours vs natasha.
 3. Every WorldCuisines gold answer string in all 30 prompt languages -> the gold country? (misses
    listed), and the share of real predictions left `no_country`, per language.
+4. Extraction time against answer length (10 KB -> 10 MB, one answer made of real answers joined)
+   with the fitted log-log slope: 1.0 is linear time.
 
-Usage: .venv/bin/python bench/countries.py [--data ../shared/data] [--natasha-answers 2000]
+Usage: .venv/bin/python bench/countries.py [--data ../shared/data] [--natasha-answers 2000] [--only timing,...]
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core for both systems
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pipeline.datasets import worldcuisines
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.evaluation import evaluate, read_gold
 from pipeline.extract.gazetteer import lookup
 from pipeline.extract.language import answer_language
-from pipeline.ingest import worldcuisines
 
 GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold.tsv"
 
@@ -146,17 +148,63 @@ def no_country_share(data: Path) -> None:
     print()
 
 
+TIMING_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
+
+
+def timing(data: Path, lang: str = "en") -> None:
+    """One long answer made of real answers (as a model that never stops would write), cut to each
+    size; the slope of log(time) against log(length) is the growth order."""
+    import numpy as np
+
+    pieces = []
+    for path in sorted((data / "worldcuisines" / "predictions").glob("*.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            record = json.loads(line)
+            if record.get("lang") == lang and isinstance(record.get("prediction"), str):
+                pieces.append(record["prediction"])
+    if not pieces:
+        pieces = ["Borscht is not from Russia; it is popular in Poland, but it comes from Ukraine."]
+    corpus = " ".join(pieces)
+    corpus = (corpus + " ") * (max(TIMING_SIZES) // len(corpus) + 1)
+    extract_countries("Россия", lang)  # warm
+    print(f"## Extraction time against answer length ({lang}, one answer of real {lang} answers joined)\n")
+    print(f"{'chars':>12} {'seconds':>9} {'MB/s':>7} {'mentions':>9}")
+    sizes, seconds = [], []
+    for size in TIMING_SIZES:
+        text = corpus[:size]
+        started = time.perf_counter()
+        result = extract_countries(text, lang)
+        elapsed = time.perf_counter() - started
+        sizes.append(size)
+        seconds.append(elapsed)
+        print(f"{size:>12,} {elapsed:9.3f} {size / elapsed / 1e6:7.2f} {len(result.spans):>9,}")
+    slope = float(np.polyfit(np.log10(sizes), np.log10(seconds), 1)[0])
+    print(f"\nfitted slope of log(time) vs log(length): {slope:.2f} (1.0 = linear, 2.0 = quadratic)\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("DATA", "../shared/data")))
     parser.add_argument("--answers", type=int, default=20_000)
     parser.add_argument("--natasha-answers", type=int, default=2_000, help="natasha is slow: time it on a prefix")
+    parser.add_argument(
+        "--only",
+        default="accuracy,speed,coverage,no_country,timing",
+        help="comma-separated sections: accuracy, speed, coverage, no_country, timing",
+    )
     args = parser.parse_args()
-    natasha = Natasha()
-    accuracy(natasha)
-    speed(russian_answers(args.data, args.answers), natasha, args.natasha_answers)
-    coverage(args.data)
-    no_country_share(args.data)
+    sections = set(args.only.split(","))
+    natasha = Natasha() if sections & {"accuracy", "speed"} else None
+    if "accuracy" in sections:
+        accuracy(natasha)
+    if "speed" in sections:
+        speed(russian_answers(args.data, args.answers), natasha, args.natasha_answers)
+    if "coverage" in sections:
+        coverage(args.data)
+    if "no_country" in sections:
+        no_country_share(args.data)
+    if "timing" in sections:
+        timing(args.data)
 
 
 if __name__ == "__main__":

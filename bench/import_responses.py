@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.ingest import worldcuisines
+from pipeline.datasets import worldcuisines
 from pipeline.responses import generation_id, import_file, model_from_path
 from warehouse.db import Warehouse
 

@@ -1,106 +1,35 @@
 """`data fetch`: download the public files for users with internet, into the layout `ingest` reads.
 
-The sources are pinned to the commits named in the project's data notes, so a fetch today and a
-fetch next year give the same bytes. Offline, it fails fast and says how to proceed instead.
+Each dataset module (pipeline/datasets/) declares its public files at a pinned commit with their
+SHA-256, so a fetch today and a fetch next year give the same bytes (a file that differs is refused).
+Offline, it fails fast and says how to proceed instead.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import shutil
 import socket
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from pipeline.datasets import all_datasets
+from pipeline.datasets.base import RemoteFile
 from pipeline.errors import OfflineError
 
-BORSCH = "https://raw.githubusercontent.com/alavrouk/BORSch/e697041065f09dcf120ffb7ba622b112f3611816"
-WORLDCUISINES = "https://raw.githubusercontent.com/worldcuisines/worldcuisines/d4d1c4446f468877c06bbf4e516bbe44993246d0"
-WORLDCUISINES_MODELS = (
-    "Phi-3.5-vision-instruct",
-    "aria-25B-moe-4B",
-    "gpt-4o-2024-08-06",
-    "gpt-4o-mini-2024-07-18",
-    "llama-3.2-11b",
-    "llava-1.6-13b",
-    "llava-1.6-7b",
-    "molmo-7b-d",
-    "molmo-7b-o",
-    "molmoe-1b",
-    "qwen-vl-2b",
-    "qwen2-vl-7b-instruct",
-)
-
-
-@dataclass(frozen=True)
-class RemoteFile:
-    url: str
-    dest: str  # relative to the data directory
+__all__ = ["RemoteFile", "check_online", "fetch", "image_manifest", "manifest"]
 
 
 def manifest() -> list[RemoteFile]:
-    files = [
-        RemoteFile(f"{BORSCH}/data/RU/RU_DATA.xlsx", "borsch/RU_DATA.xlsx"),
-        RemoteFile(f"{BORSCH}/data/UK/UK_DATA.xlsx", "borsch/UK_DATA.xlsx"),
-        RemoteFile(f"{BORSCH}/data/PARALLEL/PARALLEL_RU_UK.xlsx", "borsch/PARALLEL_RU_UK.xlsx"),
-        RemoteFile(f"{BORSCH}/LICENSE", "borsch/LICENSE"),
-        RemoteFile(f"{WORLDCUISINES}/kb/final_data.csv", "worldcuisines/kb/final_data.csv"),
-        RemoteFile(f"{WORLDCUISINES}/kb/food_name_multiling.csv", "worldcuisines/kb/food_name_multiling.csv"),
-        RemoteFile(f"{WORLDCUISINES}/eval/large_eval_task2.csv", "worldcuisines/eval/large_eval_task2.csv"),
-        RemoteFile(f"{WORLDCUISINES}/LICENSE", "worldcuisines/LICENSE"),
-    ]
-    files += [
-        RemoteFile(
-            f"{WORLDCUISINES}/evaluation/result/task2_oe_{model}_pred.jsonl",
-            f"worldcuisines/predictions/task2_oe_{model}.jsonl",
-        )
-        for model in WORLDCUISINES_MODELS
-    ]
-    return files
+    """Every registered dataset's public files (each dataset module declares its own)."""
+    return [remote for dataset in all_datasets() for remote in dataset.public_files()]
 
 
-BORSCH_REPO = "alavrouk/BORSch"
-BORSCH_COMMIT = "e697041065f09dcf120ffb7ba622b112f3611816"
-GITHUB_TREE = f"https://api.github.com/repos/{BORSCH_REPO}/git/trees/{BORSCH_COMMIT}?recursive=1"
-# The BORSch photos are stored with Git LFS: their bytes are served from the media host.
-GITHUB_MEDIA = f"https://media.githubusercontent.com/media/{BORSCH_REPO}/{BORSCH_COMMIT}"
-
-
-def borsch_image_manifest(timeout: float = 60.0) -> list[RemoteFile]:
-    """Every dish photo of the BORSch repository (data/RU|UK/images/ID/*), laid out as `generate
-    --images DIR/borsch` expects (DIR/borsch/RU/images/ID/file)."""
-    check_online(GITHUB_TREE)
-    try:
-        with urllib.request.urlopen(GITHUB_TREE, timeout=timeout) as response:
-            tree = json.load(response)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise OfflineError(f"cannot list the BORSch images at {GITHUB_TREE}: {exc}") from exc
-    return [
-        RemoteFile(f"{GITHUB_MEDIA}/{entry['path']}", "borsch/" + entry["path"].removeprefix("data/"))
-        for entry in tree.get("tree", [])
-        if entry.get("type") == "blob" and entry["path"].startswith(("data/RU/images/", "data/UK/images/"))
-    ]
-
-
-def worldcuisines_image_manifest(data_dir: Path) -> list[RemoteFile]:
-    """The photo of each task-2 item (eval/large_eval_task2.csv image_url) as DIR/worldcuisines/images/
-    FOOD_ID/QA_ID.ext, the layout `generate --images DIR/worldcuisines/images` reads."""
-    import csv
-
-    path = data_dir / "worldcuisines" / "eval" / "large_eval_task2.csv"
-    if not path.is_file():
-        return []
-    files = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            url = (row.get("image_url") or "").strip()
-            if url:
-                suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
-                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
-    return files
+def image_manifest(data_dir: Path) -> list[RemoteFile]:
+    """Every registered dataset's photos (`data fetch --images`)."""
+    return [remote for dataset in all_datasets() for remote in dataset.image_manifest(data_dir)]
 
 
 def check_online(url: str, timeout: float = 3.0) -> None:
@@ -137,6 +66,20 @@ def fetch(dest: Path, files: list[RemoteFile] | None = None, timeout: float = 60
         except (urllib.error.URLError, OSError) as exc:
             partial.unlink(missing_ok=True)
             raise OfflineError(f"download of {remote.url} failed: {exc}") from exc
+        if remote.sha256 and _sha256(partial) != remote.sha256:
+            partial.unlink(missing_ok=True)
+            raise OfflineError(
+                f"download of {remote.url} does not match its pinned SHA-256 {remote.sha256[:12]}…: "
+                "the host served different bytes; nothing was kept"
+            )
         partial.replace(target)
         written.append(target)
     return written
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

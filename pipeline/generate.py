@@ -15,7 +15,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,25 +23,12 @@ import duckdb
 import polars as pl
 
 from pipeline.backends import Backend, Message, Request, Response
-from pipeline.ingest.common import insert, transaction
+from pipeline.datasets import get_dataset
+from pipeline.datasets.base import ItemInput, ItemsRequest
 from pipeline.tasks import Task
-from warehouse.db import scalar
+from warehouse.io import insert, transaction
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".bmp")
-MAX_IMAGES = 10
-BORSCH_IMAGE_DIRS = {"ru": "RU", "uk": "UK"}
-
-
-@dataclass(frozen=True)
-class ItemInput:
-    """One dataset item as a task sees it: the dish name to fill in and its images."""
-
-    item_id: str
-    dish_key: str
-    dish_name: str
-    images: tuple[Path, ...] = ()
-    image_hashes: tuple[str, ...] = ()
-    questions: dict[str, str] = field(default_factory=dict)  # variant -> text, for dataset-shipped prompts
+__all__ = ["ItemInput", "prepare_items", "run"]
 
 
 @dataclass(frozen=True)
@@ -89,148 +76,17 @@ def prepare_items(
     images_dir: Path | None = None,
     run_id: str = "",
 ) -> list[ItemInput]:
-    """The task's items in `lang` (creating core.items rows for dataset dishes), first `limit` of them.
-
-    For image tasks, images are read from `images_dir`; an item without a readable image is left
-    out and the reason recorded."""
-    if task.dataset == "borsch":
-        items = _borsch_items(con, task, lang, limit, subset)
-    elif task.dataset == "worldcuisines":
-        items = _worldcuisines_items(con, task, lang, limit)
-    else:
-        raise ValueError(f"generation for dataset {task.dataset!r} is not declared")
-    if task.inputs == "name":
-        return items
-    ready = []
-    for item in items:
-        folder = _image_folder(task, lang, item, images_dir)
-        images, problem = _read_images(folder)
-        if problem:
-            record_failure(con, run_id, task, item.item_id, lang, None, "input", problem)
-            continue
-        ready.append(_with_images(con, item, images))
-    return ready
-
-
-def _borsch_items(con, task: Task, lang: str, limit: int | None, subset: str) -> list[ItemInput]:
-    if lang not in ("ru", "uk"):
-        raise ValueError(f"BORSch tasks are asked in ru or uk, not {lang!r}")
-    side = "ru_dish_key" if lang == "ru" else "uk_dish_key"
-    rows = con.execute(
-        f"""
-        SELECT d.dish_key, d.dish_id, d.name,
-               EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{side} = d.dish_key
-                       AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL) AS parallel
-        FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ?
-        ORDER BY try_cast(d.dish_id AS BIGINT)
-        """,
-        [lang],
-    ).fetchall()
-    if not rows:
-        raise ValueError("no BORSch dishes in the warehouse: run `python -m pipeline ingest borsch --source DIR` first")
-    if subset == "parallel":
-        rows = [row for row in rows if row[3]]
-    rows = rows[:limit] if limit else rows
-    with transaction(con):
-        insert(con, "core.tasks", _missing_task(con, task))
-        for dish_key, dish_id, _name, parallel in rows:
-            item_id = f"{task.task_id}:{lang}:{dish_id}"
-            con.execute(
-                "INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref, subset) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [item_id, task.task_id, dish_key, f"{lang}:{dish_id}", "parallel" if parallel else "full"],
-            )
-            if task.answer_kind == "countries":
-                con.execute(
-                    "INSERT OR IGNORE INTO core.item_gold_countries SELECT ?, country FROM core.dish_origins "
-                    "WHERE dish_key = ?",
-                    [item_id, dish_key],
-                )
-    return [ItemInput(f"{task.task_id}:{lang}:{dish_id}", dish_key, name) for dish_key, dish_id, name, _ in rows]
-
-
-def _worldcuisines_items(con, task: Task, lang: str, limit: int | None) -> list[ItemInput]:
-    rows = con.execute(
-        """
-        SELECT i.item_id, i.dish_key, d.name, i.source_ref, p.variant, p.text
-        FROM core.items i JOIN core.dishes d USING (dish_key)
-        JOIN core.item_prompts p ON p.item_id = i.item_id AND p.lang = ?
-        WHERE i.task_id = ? ORDER BY try_cast(i.source_ref AS BIGINT)
-        """,
-        [lang, task.task_id],
-    ).fetchall()
-    if not rows:
-        raise ValueError(
-            f"no WorldCuisines questions in {lang!r}: run `python -m pipeline ingest worldcuisines --source DIR` "
-            "first (prompt languages are the dataset's codes: en, ru_formal, zh_cn, ...)"
-        )
-    rows = rows[:limit] if limit else rows
-    return [
-        ItemInput(item_id, dish_key, name, questions={variant: text})
-        for item_id, dish_key, name, _, variant, text in rows
-    ]
-
-
-def _missing_task(con, task: Task) -> list[dict]:
-    present = scalar(con, "SELECT count(*) FROM core.tasks WHERE task_id = ?", [task.task_id])
-    return [] if present else [task.row()]
-
-
-def _image_folder(task: Task, lang: str, item: ItemInput, images_dir: Path | None) -> Path | None:
-    """BORSch: DIR/RU/images/ID/* (the public repository's layout). WorldCuisines: DIR/<food_id>/*."""
-    if images_dir is None:
-        return None
-    dish_id = item.dish_key.rsplit(":", 1)[1]
-    if task.dataset == "borsch":
-        return images_dir / BORSCH_IMAGE_DIRS[lang] / "images" / dish_id
-    return images_dir / dish_id
-
-
-def _read_images(folder: Path | None) -> tuple[list[tuple[Path, str]], str | None]:
-    """Up to 10 readable images with their content hashes, or the reason there are none."""
-    from PIL import Image, UnidentifiedImageError
-
-    if folder is None:
-        return [], "no image folder given: pass --images DIR (laid out like the BORSch repository)"
-    if not folder.is_dir():
-        return [], f"no images: {folder} does not exist"
-    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)[:MAX_IMAGES]
-    images, problems = [], []
-    for path in files:
-        try:
-            with Image.open(path) as image:
-                image.verify()
-        except (OSError, UnidentifiedImageError) as exc:
-            problems.append(f"{path.name}: {exc}")
-            continue
-        images.append((path, hashlib.sha256(path.read_bytes()).hexdigest()))
-    if not images:
-        why = "; ".join(problems) if problems else "no image files"
-        return [], f"no readable image in {folder} ({why})"
-    return images, None
-
-
-def _with_images(con, item: ItemInput, images: list[tuple[Path, str]]) -> ItemInput:
-    with transaction(con):
-        for position, (path, digest) in enumerate(images):
-            image_id = digest[:32]
-            con.execute(
-                "INSERT OR IGNORE INTO core.images (image_id, kind, dish_key, position, local_path, sha256) "
-                "VALUES (?, 'real', ?, ?, ?, ?)",
-                [image_id, item.dish_key, position, str(path), digest],
-            )
-            con.execute(
-                "INSERT OR REPLACE INTO core.item_images (item_id, position, image_id) VALUES (?, ?, ?)",
-                [item.item_id, position, image_id],
-            )
-    return ItemInput(
-        item.item_id,
-        item.dish_key,
-        item.dish_name,
-        tuple(p for p, _ in images),
-        tuple(d for _, d in images),
-        item.questions,
+    """The task's items in `lang`, first `limit` of them, as its dataset module builds them (the
+    dataset is the only writer of items, gold and images). Items left out for want of a readable
+    image are recorded in core.generation_failures with the reason."""
+    found = get_dataset(task.dataset).items(
+        con, ItemsRequest(task, lang, limit=limit, subset=subset, images_dir=images_dir, run_id=run_id)
     )
+    if found.skipped:
+        with transaction(con):
+            for item_id, reason in found.skipped:
+                record_failure(con, run_id, task, item_id, lang, None, "input", reason)
+    return found.ready
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -312,7 +168,6 @@ def run(
     started = datetime.now(UTC).replace(tzinfo=None)
     with transaction(con):
         _upsert_model(con, backend)
-        insert(con, "core.tasks", _missing_task(con, task))
         insert(
             con,
             "core.generation_runs",

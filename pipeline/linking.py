@@ -36,7 +36,7 @@ import duckdb
 import polars as pl
 from rapidfuzz import fuzz, process
 
-from pipeline.ingest.common import transaction
+from warehouse.io import transaction
 
 LINKER = "dish_links@1"
 FUZZY_THRESHOLD = 90.0

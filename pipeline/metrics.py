@@ -21,11 +21,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import TypeVar
 
 from rapidfuzz.distance import Levenshtein
 
+from pipeline.registry import DuplicateName, Registry
 from pipeline.text import norm_name
 
 K = TypeVar("K", bound=Hashable)
@@ -38,38 +38,22 @@ NAN = float("nan")
 # Registry
 # --------------------------------------------------------------------------------------------
 
-_REGISTRY: dict[str, Metric] = {}
-METRICS: Mapping[str, Metric] = MappingProxyType(_REGISTRY)
-"""Read-only view: metric name -> ``score(pred, gold) -> float``."""
+METRICS: Registry[Metric] = Registry("metric")
+"""Metric name -> ``score(pred, gold) -> float`` (read-only from outside: register with `metric`)."""
 
-
-class DuplicateMetric(ValueError):
-    """Two metrics claimed one name; a silent overwrite would change every score of a task."""
+DuplicateMetric = DuplicateName
 
 
 def metric(*names: str) -> Callable[[F], F]:
     """Register a ``score(pred, gold)`` function under one or more names (aliases allowed).
 
     Raises `DuplicateMetric` if a name is taken, so a task never silently gets another metric."""
-    if not names:
-        raise ValueError("metric() needs at least one name")
-
-    def register(func: F) -> F:
-        for name in names:
-            if name in _REGISTRY:
-                raise DuplicateMetric(f"metric {name!r} already registered ({_REGISTRY[name].__name__})")
-        for name in names:
-            _REGISTRY[name] = func
-        return func
-
-    return register
+    return METRICS.register(*names)
 
 
 def get_metric(name: str) -> Metric:
     """Look a metric up by name, with the known names in the error so typos in a task file are obvious."""
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    return METRICS.get(name)
 
 
 # --------------------------------------------------------------------------------------------

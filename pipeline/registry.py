@@ -44,6 +44,8 @@ class Registry(Generic[T], Mapping[str, T]):
             raise ValueError(f"{self.kind} registration needs at least one name")
 
         def decorate(thing: T) -> T:
+            for name in names:  # all names checked first: a refused registration leaves nothing behind
+                self._refuse_taken(name, thing)
             for name in names:
                 self.add(name, thing)
             return thing
@@ -51,9 +53,12 @@ class Registry(Generic[T], Mapping[str, T]):
         return decorate
 
     def add(self, name: str, thing: T) -> None:
+        self._refuse_taken(name, thing)
+        self._entries[name] = thing
+
+    def _refuse_taken(self, name: str, thing: T) -> None:
         if name in self._entries and self._entries[name] is not thing:
             raise DuplicateName(f"{self.kind} {name!r} is already registered ({_describe(self._entries[name])})")
-        self._entries[name] = thing
 
     def get(self, name: str, default: T | None = None) -> T:  # type: ignore[override]
         """The thing registered as `name`; `UnknownName` (listing the known names) when none is."""

@@ -25,19 +25,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
+from pipeline.datasets.worldcuisines import TASK1_ID, TASK_ID
 from pipeline.errors import DataError
-from pipeline.ingest.common import (
-    Quirk,
-    already_loaded,
-    insert,
-    record_quirks,
-    record_source,
-    sha256_files,
-    transaction,
-)
-from pipeline.ingest.worldcuisines import TASK_ID
-from pipeline.ingest.worldcuisines_task1 import TASK_ID as TASK1_ID
-from warehouse.db import scalar
+from warehouse.io import insert, scalar, transaction
 
 FORMATS = ("worldcuisines",)
 FILE_NAME = re.compile(r"^(?P<task>task[12])_(?P<mode>oe|mc)_(?P<model>.+?)(?:_pred)?\.jsonl$")
@@ -89,12 +80,11 @@ def task_from_path(path: Path) -> str | None:
     return TASKS[(match.group("task"), match.group("mode"))] if match else None
 
 
-def prediction_files(folder: Path) -> tuple[list[Path], list[Path]]:
-    """(files to import, files left out) among the .jsonl files under `folder` and its subfolders:
-    a file is imported when its name says a task this version imports."""
-    found = sorted(p for p in folder.rglob("*.jsonl") if p.is_file()) if folder.is_dir() else []
-    files = [p for p in found if task_from_path(p) in IMPORTABLE]
-    return files, [p for p in found if p not in files]
+def importable(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files to import, files left out): a file is imported when its name says a task this version
+    imports (the demo's published predictions also hold multiple-choice files)."""
+    files = [p for p in paths if task_from_path(p) in IMPORTABLE]
+    return files, [p for p in paths if p not in files]
 
 
 def parse_line(text: str) -> ImportedAnswer | str:

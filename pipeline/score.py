@@ -23,9 +23,9 @@ import polars as pl
 from pipeline import names
 from pipeline.extract import get_extractor
 from pipeline.extract.language import answer_language
-from pipeline.ingest.common import insert, transaction
 from pipeline.metrics import get_metric
 from pipeline.tasks import Task, registry
+from warehouse.io import insert, transaction
 
 CHUNK = 20_000
 
@@ -85,8 +85,14 @@ def score(
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
     names_context: names.NamesContext | None = None
     for task in registry().values():
-        if task.task_id not in declared or task.answer_kind not in GOLD_SQL:
+        if task.task_id not in declared:
             continue
+        if task.answer_kind not in GOLD_SQL:
+            raise ValueError(
+                f"task {task.task_id}: answer kind {task.answer_kind!r} has no gold to score against "
+                f"(known: {', '.join(sorted(GOLD_SQL))}); declare its gold in pipeline/score.py GOLD_SQL and "
+                "register an extractor for it before its answers can be scored"
+            )
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)

@@ -13,7 +13,6 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import importlib
 import os
 import re
 import shutil
@@ -22,6 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+
+from warehouse.io import scalar
+
+__all__ = ["Warehouse", "WarehouseError", "scalar"]
 
 SQL_DIR = Path(__file__).parent
 MIGRATIONS_DIR = SQL_DIR / "migrations"
@@ -51,12 +54,6 @@ def migrations() -> list[tuple[int, str, Path]]:
     if len(set(versions)) != len(versions):
         raise WarehouseError(f"duplicate migration versions in {MIGRATIONS_DIR}")
     return found
-
-
-def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
-    """First column of the first row; fetches everything so the connection is free afterwards."""
-    rows = con.execute(sql, params or []).fetchall()
-    return rows[0][0] if rows else None
 
 
 def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
@@ -89,17 +86,19 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     return applied
 
 
-def build_marts(con: duckdb.DuckDBPyConnection, directory: Path = MARTS_DIR) -> None:
-    """Marts in file-name order: `NNN_name.sql` runs as SQL; `NNN_name.py` is a module whose
-    `build(con)` computes what SQL cannot say simply (bootstrap intervals)."""
-    for path in sorted([*directory.glob("*.sql"), *directory.glob("[0-9]*.py")]):
+def build_marts(con: duckdb.DuckDBPyConnection) -> None:
+    """The marts of `warehouse.marts.MARTS`, in its order; a mart whose columns break its contract
+    stops the publish (the exports and the app rely on those columns)."""
+    from warehouse.marts import MARTS
+
+    for mart in MARTS:
         try:
-            if path.suffix == ".sql":
-                con.execute(path.read_text(encoding="utf-8"))
-            else:
-                importlib.import_module(f"warehouse.marts.{path.stem}").build(con)
+            mart.run(con)
         except duckdb.Error as exc:
-            raise WarehouseError(f"{path.relative_to(SQL_DIR)}: {exc}") from exc
+            raise WarehouseError(f"marts/{mart.file}: {exc}") from exc
+        broken = mart.broken_contracts(con)
+        if broken:
+            raise WarehouseError(f"marts/{mart.file}: column contract broken: " + "; ".join(broken))
 
 
 def failed_checks(con: duckdb.DuckDBPyConnection) -> list[str]:

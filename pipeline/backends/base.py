@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+from pipeline.registry import Registry
+
 
 class BackendError(RuntimeError):
     """A backend that cannot run: missing model, dead server, bad settings (a clear message)."""
@@ -73,17 +75,22 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-REGISTRY: dict[str, type] = {}
+# name -> the module whose import registers it; imported on demand so `import pipeline` stays light.
+BACKEND_MODULES = {
+    "transformers": "pipeline.backends.hf",
+    "openai": "pipeline.backends.openai_api",
+    "vllm": "pipeline.backends.vllm_engine",
+    "replay": "pipeline.backends.replay",
+}
+BACKENDS: Registry[type] = Registry("backend", modules=BACKEND_MODULES)
 
 
 def register(name: str) -> Callable[[type], type]:
     """Class decorator: a backend under an explicit name; a second class with that name is refused."""
 
     def decorate(cls: type) -> type:
-        if name in REGISTRY and REGISTRY[name] is not cls:
-            raise ValueError(f"backend {name!r} is already registered ({REGISTRY[name].__name__})")
+        BACKENDS.add(name, cls)
         cls.name = name
-        REGISTRY[name] = cls
         return cls
 
     return decorate

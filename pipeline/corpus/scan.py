@@ -26,7 +26,7 @@ from pipeline.corpus.matching import Counts, SampleContext, count_batch, fold_co
 from pipeline.corpus.patterns import DISH, RU_NAME, UK_NAME, PatternSet, build_patterns
 from pipeline.corpus.readers import CorruptShard, iter_documents, shard_format
 from pipeline.errors import CorpusError
-from pipeline.ingest.common import insert, transaction
+from warehouse.io import insert, transaction
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pipeline.extract.countries import EXTRACTOR as COUNTRIES_EXTRACTOR
 from pipeline.extract.countries import Span, extract_countries
 from pipeline.extract.dish_names import EXTRACTOR as DISH_NAMES_EXTRACTOR
 from pipeline.extract.dish_names import extract_dish_names
+from pipeline.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -22,30 +23,40 @@ class Extracted:
     dish_names: tuple[str, ...] = ()
 
 
+Extract = Callable[[str | None, str], Extracted]
+# task declaration name -> (name@version stored with each extraction, function)
+EXTRACTORS: Registry[tuple[str, Extract]] = Registry("extractor")
+
+
+def extractor(name: str, version: str) -> Callable[[Extract], Extract]:
+    """Register `func(text, lang) -> Extracted` as the extractor `name`; `version` (name@N) is stored
+    with every extraction, so a bumped version re-extracts the answers."""
+
+    def register(func: Extract) -> Extract:
+        EXTRACTORS.add(name, (version, func))
+        return func
+
+    return register
+
+
+@extractor("countries", COUNTRIES_EXTRACTOR)
 def _countries(text: str | None, lang: str) -> Extracted:
     result = extract_countries(text, lang)
     return Extracted(result.status, result.countries, result.regions, result.spans)
 
 
+@extractor("dish_names", DISH_NAMES_EXTRACTOR)
 def _dish_names(text: str | None, lang: str) -> Extracted:
     result = extract_dish_names(text, lang)
     return Extracted(result.status, dish_names=result.names)
 
 
+@extractor("none", "none@1")
 def _none(text: str | None, lang: str) -> Extracted:
     """Free text kept as it is (descriptions): only whether there was an answer."""
     return Extracted("ok" if text and text.strip() else "empty")
 
 
-EXTRACTORS: dict[str, tuple[str, Callable[[str | None, str], Extracted]]] = {
-    # task declaration name -> (name@version stored with each extraction, function)
-    "countries": (COUNTRIES_EXTRACTOR, _countries),
-    "dish_names": (DISH_NAMES_EXTRACTOR, _dish_names),
-    "none": ("none@1", _none),
-}
-
-
-def get_extractor(name: str) -> tuple[str, Callable[[str | None, str], Extracted]]:
-    if name not in EXTRACTORS:
-        raise KeyError(f"unknown extractor {name!r}; known: {', '.join(sorted(EXTRACTORS))}")
-    return EXTRACTORS[name]
+def get_extractor(name: str) -> tuple[str, Extract]:
+    """(name@version, function) of the extractor `name`; an unknown name lists the known ones."""
+    return EXTRACTORS.get(name)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.responses import ImportedAnswer, model_from_path, parse_line, prediction_files, task_from_path
+from pipeline.datasets.worldcuisines import predictions
+from pipeline.responses import ImportedAnswer, importable, model_from_path, parse_line, task_from_path
 from tests.helpers import REPO, query, run_cli
 
 
@@ -114,7 +115,7 @@ def test_task_one_answers_belong_to_their_dish_by_the_gold_name(wc_warehouse: Pa
 
 
 def test_every_open_ended_file_under_predictions_is_found(data_dir: Path) -> None:
-    files, left = prediction_files(data_dir / "worldcuisines" / "predictions")
+    files, left = importable(predictions(data_dir / "worldcuisines"))
     assert len(files) == 24 and {p.parent.name for p in files} == {"predictions", "small"}
     assert len(left) == 24 and all("_mc_" in p.name for p in left)  # multiple choice: not imported here yet
 

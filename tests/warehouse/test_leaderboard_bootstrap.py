@@ -1,12 +1,10 @@
 """The leaderboard's bootstrap interval: exact multinomial resampling over distinct score values."""
 
-import importlib
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-leaderboard = importlib.import_module("warehouse.marts.040_leaderboard")  # a mart file: NNN_name.py
+from warehouse.marts import leaderboard
 
 
 def test_interval_brackets_the_mean_of_a_fair_coin() -> None:

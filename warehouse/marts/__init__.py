@@ -1,0 +1,492 @@
+"""The marts, in build order, each with its column contract: one explicit list (no file-name
+discovery). A mart is a SQL file here, or a Python `build(con)` for what SQL cannot say simply
+(bootstrap intervals). Publishing builds them in this order and checks that each table starts
+with its contract columns, in order: columns are only ever added at the end (the exports and the
+app's queries rely on them). Adding a mart = a file here + an entry in `MARTS`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from warehouse.marts import leaderboard
+
+MARTS_DIR = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Mart:
+    """One mart file and the tables it builds with their contract columns (in order)."""
+
+    file: str
+    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    build: Callable[[duckdb.DuckDBPyConnection], None] | None = None
+
+    @property
+    def path(self) -> Path:
+        return MARTS_DIR / self.file
+
+    def run(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.build is not None:
+            self.build(con)
+        else:
+            con.execute(self.path.read_text(encoding="utf-8"))
+
+    def broken_contracts(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+        """'marts.T: expected columns … first, found …' for each table whose columns break its contract."""
+        problems = []
+        for table, expected in self.columns.items():
+            schema, name = table.split(".")
+            found = [
+                c
+                for (c,) in con.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+                    "AND database_name = current_database() ORDER BY column_index",
+                    [schema, name],
+                ).fetchall()
+            ]
+            if tuple(found[: len(expected)]) != expected:
+                problems.append(f"{table}: expected columns {list(expected)} first, found {found}")
+        return problems
+
+
+MARTS: tuple[Mart, ...] = (
+    Mart(
+        "010_dishes.sql",
+        columns={
+            "marts.dishes": (
+                "dataset",
+                "lang",
+                "dish_id",
+                "name",
+                "origins",
+                "source",
+                "display_name",
+                "dish_key",
+                "n_origins",
+                "names_ru",
+                "names_uk",
+                "names_en",
+                "description",
+                "category",
+                "n_images",
+                "first_image_url",
+                "is_sample",
+            ),
+        },
+    ),
+    Mart(
+        "020_composition.sql",
+        columns={
+            "marts.dataset_summary": (
+                "dataset",
+                "title",
+                "is_sample",
+                "home",
+                "n_dishes",
+                "n_origin_countries",
+                "n_items",
+                "n_generations",
+                "n_models",
+            ),
+            "marts.dishes_per_origin": (
+                "dataset",
+                "lang",
+                "country",
+                "country_name",
+                "alpha3",
+                "post_soviet",
+                "n_dishes",
+                "n_shared_dishes",
+            ),
+            "marts.dishes_per_source": ("dataset", "lang", "source", "n_dishes"),
+            "marts.ingest_report": ("dataset", "file", "kind", "severity", "n", "first_line", "example"),
+            "marts.answers_per_model": ("dataset", "task_id", "model_id", "lang", "n_answers", "n_empty"),
+            "marts.published": ("published_at", "schema_version"),
+        },
+    ),
+    Mart(
+        "030_origin_scores.sql",
+        columns={
+            "marts.origin_scores": (
+                "dataset",
+                "model",
+                "task",
+                "lang",
+                "item_id",
+                "variant",
+                "gold",
+                "predicted",
+                "jaccard",
+                "dice",
+                "overlap",
+                "status",
+                "accuracy",
+                "answer_lang",
+                "regions",
+                "response",
+                "dish_key",
+                "task_id",
+                "item_key",
+                "generation_id",
+                "extractor",
+            ),
+            "marts.extraction_status": ("dataset", "model", "task", "lang", "status", "n", "share"),
+        },
+    ),
+    Mart(
+        "leaderboard.py",
+        build=leaderboard.build,
+        columns={
+            "marts.leaderboard": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "n",
+                "jaccard",
+                "jaccard_low",
+                "jaccard_high",
+                "accuracy",
+                "accuracy_low",
+                "accuracy_high",
+                "no_country_share",
+            ),
+        },
+    ),
+    Mart(
+        "050_countries.sql",
+        columns={
+            "marts.answer_pairs": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "true_country",
+                "predicted_country",
+                "item_id",
+                "dish_key",
+                "generation_id",
+                "gold",
+                "predicted",
+                "status",
+                "jaccard",
+                "response",
+            ),
+            "marts.confusion": ("dataset", "task", "model", "lang", "true_country", "predicted_country", "n"),
+            "marts.country_recall": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "country",
+                "country_name",
+                "n_answers",
+                "n_hits",
+                "recall",
+            ),
+            "marts.country_overprediction": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "country",
+                "country_name",
+                "n_wrong",
+                "n_answers",
+                "share",
+            ),
+            "marts.country_shapes": ("country", "name_en", "post_soviet", "geojson", "lon", "lat"),
+        },
+    ),
+    Mart(
+        "060_language_pull.sql",
+        columns={
+            "marts.language_pull": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "language",
+                "n_wrong",
+                "n_pulled",
+                "pull_share",
+                "base_share",
+                "language_countries",
+            ),
+            "marts.ru_ua_pull": ("dataset", "task", "model", "lang", "n_answers", "n_ru", "n_ua", "ru_share"),
+        },
+    ),
+    Mart(
+        "070_dish_pages.sql",
+        columns={
+            "marts.dish_names": ("dish_key", "lang", "name", "display_name", "is_primary"),
+            "marts.dish_images": ("dish_key", "position", "url", "license"),
+            "marts.answer_spans": ("generation_id", "span_start", "span_end", "text", "country", "region", "negated"),
+            "marts.dish_answers": (
+                "dataset",
+                "model",
+                "task",
+                "lang",
+                "item_id",
+                "variant",
+                "gold",
+                "predicted",
+                "jaccard",
+                "dice",
+                "overlap",
+                "status",
+                "accuracy",
+                "answer_lang",
+                "regions",
+                "response",
+                "dish_key",
+                "task_id",
+                "item_key",
+                "generation_id",
+                "extractor",
+            ),
+        },
+    ),
+    Mart(
+        "080_corpus_exports.sql",
+        columns={
+            "marts.cooccurrence": (
+                "lang",
+                "dataset",
+                "dish_id",
+                "name",
+                "docs_with_dish",
+                "docs_with_true_country",
+                "docs_with_any_country",
+                "dish_key",
+                "corpus_id",
+                "ratio",
+                "display_name",
+                "origins",
+                "corpus_docs",
+            ),
+            "marts.codemix": (
+                "dish_id",
+                "uk_name",
+                "ru_name",
+                "docs_uk_name",
+                "docs_ru_name",
+                "pair_id",
+                "lang",
+                "corpus_id",
+                "difference",
+                "identical_names",
+                "uk_dish_key",
+                "ru_dish_key",
+                "origins",
+            ),
+        },
+    ),
+    Mart(
+        "085_dish_identity.sql",
+        columns={
+            "marts.dish_links": ("dish_key", "linked_dish_key", "method", "score", "dataset", "linked_dataset"),
+            "marts.dish_origin_disagreements": (
+                "dish_key",
+                "linked_dish_key",
+                "dataset",
+                "linked_dataset",
+                "display_name",
+                "linked_display_name",
+                "method",
+                "score",
+                "origins",
+                "linked_origins",
+                "only_here",
+                "only_linked",
+                "shared",
+            ),
+            # the `export name-scores` contract, then what the pages and the corpus analyses read
+            "marts.name_scores": (
+                "dataset",
+                "model",
+                "task",
+                "lang",
+                "item_id",
+                "gold",
+                "prediction",
+                "matched_name",
+                "named_dish_key",
+                "exact",
+                "lev1",
+                "stem",
+                "similarity",
+                "paper",
+                "status",
+                "dish_key",
+                "dish_name",
+                "named_dish_name",
+                "named_name",
+                "matched_lang",
+                "matched_rule",
+                "candidates",
+                "similarity_ok",
+                "name_match",
+                "variant",
+            ),
+            "marts.name_accuracy": ("dataset", "task", "model", "lang", "rule", "n", "correct", "accuracy"),
+            "marts.name_confusions": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "dish_key",
+                "dish_name",
+                "named_dish_key",
+                "named_dish_name",
+                "n",
+                "example_answer",
+                "image_url",
+                "named_image_url",
+            ),
+            "marts.linked_answers": (
+                "dish_key",
+                "answer_dish_key",
+                "via",
+                "link_score",
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "variant",
+                "item_id",
+                "kind",
+                "answer_gold",
+                "prediction",
+                "response",
+                "status",
+                "score_own_gold",
+                "generation_id",
+                "score_dish_gold",
+                "dish_gold",
+            ),
+        },
+    ),
+    Mart(
+        "090_corpus_analyses.sql",
+        columns={
+            "marts.cooccurrence_dishes": (
+                "corpus_id",
+                "corpus_lang",
+                "dish_key",
+                "dataset",
+                "name",
+                "origins",
+                "docs_with_dish",
+                "docs_with_true_country",
+                "docs_with_any_country",
+                "ratio",
+                "log_count",
+                "max_log_count",
+                "count_bin",
+                "ratio_bin",
+            ),
+            "marts.cooccurrence_bins": (
+                "corpus_id",
+                "corpus_lang",
+                "measure",
+                "bin",
+                "bin_low",
+                "bin_high",
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "n_dishes",
+                "n_answers",
+                "jaccard",
+                "jaccard_low",
+                "jaccard_high",
+                "jaccard_sum",
+                "jaccard_sumsq",
+                "dishes",
+            ),
+            "marts.codemix_pairs": (
+                "corpus_id",
+                "corpus_lang",
+                "pair_id",
+                "dataset",
+                "ru_dish_key",
+                "uk_dish_key",
+                "ru_name",
+                "uk_name",
+                "origins",
+                "docs_uk_name",
+                "docs_ru_name",
+                "d",
+                "y",
+                "max_abs_y",
+                "bin",
+                "y_low",
+                "y_high",
+                "d_low",
+                "d_high",
+            ),
+            "marts.codemix_excluded": (
+                "corpus_id",
+                "corpus_lang",
+                "n_parallel",
+                "n_identical",
+                "n_binned",
+                "n_not_counted",
+            ),
+            "marts.codemix_bins": (
+                "corpus_id",
+                "corpus_lang",
+                "metric",
+                "bin",
+                "d_low",
+                "d_high",
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "n_pairs",
+                "n_answers",
+                "mean",
+                "mean_low",
+                "mean_high",
+                "value_sum",
+                "value_sumsq",
+                "dishes",
+            ),
+            "marts.corpus_samples": (
+                "sample_id",
+                "corpus_id",
+                "lang",
+                "dish_key",
+                "dataset",
+                "name",
+                "country",
+                "country_name",
+                "origins",
+                "sentence",
+                "shard_path",
+                "doc_index",
+            ),
+            "marts.corpora": (
+                "corpus_id",
+                "lang",
+                "source",
+                "text_field",
+                "n_docs",
+                "n_bytes",
+                "n_shards",
+                "n_corrupt_shards",
+                "n_dishes_counted",
+                "datasets",
+                "n_pairs_binned",
+                "n_samples",
+            ),
+        },
+    ),
+)

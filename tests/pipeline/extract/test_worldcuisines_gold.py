@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.datasets import worldcuisines
 from pipeline.extract.countries import extract_countries
-from pipeline.ingest import worldcuisines
 
 
 @pytest.fixture(scope="module")

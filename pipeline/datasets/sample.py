@@ -8,24 +8,25 @@ from pathlib import Path
 import duckdb
 
 from pipeline.countries import is_iso_alpha2
-from pipeline.errors import DataError
-from pipeline.ingest.common import (
+from pipeline.datasets import DATASETS
+from pipeline.datasets.base import Dataset, no_items
+from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
     already_loaded,
     clean,
     delete_dataset_dishes,
     dish_key,
-    ensure_reference_data,
-    insert,
     name_row,
     read_csv,
+    record_dataset,
     record_source,
     sha256_files,
-    transaction,
 )
+from pipeline.errors import DataError
 from pipeline.settings import SAMPLE_DIR
 from pipeline.text import display_name
+from warehouse.io import insert, transaction
 
 DATASET = DatasetInfo(
     dataset="sample",
@@ -81,7 +82,7 @@ def ingest(con: duckdb.DuckDBPyConnection, run_id: str, path: Path | None = None
         return IngestResult("sample", skipped=True)
     dishes, names, origins = parse(path)
     with transaction(con):
-        ensure_reference_data(con, DATASET)
+        record_dataset(con, DATASET)
         delete_dataset_dishes(con, "sample")
         insert(con, "core.dishes", dishes)
         insert(con, "core.dish_names", names)
@@ -96,3 +97,14 @@ def remove(con: duckdb.DuckDBPyConnection) -> None:
         delete_dataset_dishes(con, "sample")
         con.execute("DELETE FROM core.datasets WHERE dataset = 'sample'")
         con.execute("DELETE FROM meta.source_files WHERE kind = 'sample'")
+
+
+DATASETS.add(
+    "sample",
+    Dataset(
+        DATASET,
+        lambda: [],  # shipped with the code (assets/sample): nothing to fetch
+        lambda con, source, run_id, force=False: ingest(con, run_id, source / "dishes.csv" if source else None),
+        no_items,
+    ),
+)

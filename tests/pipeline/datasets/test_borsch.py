@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.datasets import borsch
 from pipeline.errors import DataError
-from pipeline.ingest import borsch
 from tests.helpers import query, run_cli
 
 

@@ -18,8 +18,17 @@ from pathlib import Path
 import duckdb
 
 from pipeline.countries import is_iso_alpha2
-from pipeline.errors import DataError
-from pipeline.ingest.common import (
+from pipeline.datasets import DATASETS
+from pipeline.datasets.base import (
+    Dataset,
+    ItemInput,
+    ItemsRequest,
+    RemoteFile,
+    TaskItems,
+    ensure_task,
+    with_local_images,
+)
+from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
     Quirk,
@@ -27,23 +36,50 @@ from pipeline.ingest.common import (
     clean,
     delete_dataset_dishes,
     dish_key,
-    ensure_reference_data,
-    insert,
     name_row,
     read_xlsx,
+    record_dataset,
     record_quirks,
     record_source,
     sha256_files,
-    transaction,
 )
+from pipeline.errors import DataError
 from pipeline.text import display_name, norm_name
+from warehouse.io import insert, transaction
+
+REPO = "alavrouk/BORSch"
+COMMIT = "e697041065f09dcf120ffb7ba622b112f3611816"
+RAW = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}"
+GITHUB_TREE = f"https://api.github.com/repos/{REPO}/git/trees/{COMMIT}?recursive=1"
+# The BORSch photos are stored with Git LFS: their bytes are served from the media host.
+GITHUB_MEDIA = f"https://media.githubusercontent.com/media/{REPO}/{COMMIT}"
 
 DATASET = DatasetInfo(
     dataset="borsch",
     title="BORSch: Russian- and Ukrainian-named dishes and their countries of origin",
-    home="github.com/alavrouk/BORSch@e697041065f09dcf120ffb7ba622b112f3611816",
+    home=f"github.com/{REPO}@{COMMIT}",
     license="MIT",
 )
+# The public files at the pinned commit, with the SHA-256 `data fetch` checks them against.
+PUBLIC_FILES = (
+    RemoteFile(
+        f"{RAW}/data/RU/RU_DATA.xlsx",
+        "borsch/RU_DATA.xlsx",
+        "6f88a16a3520e86a2bae46c7baf06663c84c36e26b626f6930913b2f46741da5",
+    ),
+    RemoteFile(
+        f"{RAW}/data/UK/UK_DATA.xlsx",
+        "borsch/UK_DATA.xlsx",
+        "b74a787e9a616058079156da7d7400749ab19754202af2e15b79399c66bef8f2",
+    ),
+    RemoteFile(
+        f"{RAW}/data/PARALLEL/PARALLEL_RU_UK.xlsx",
+        "borsch/PARALLEL_RU_UK.xlsx",
+        "b4a974090a059907014d117a75f8651382aec917887a8192b226114545d19419",
+    ),
+    RemoteFile(f"{RAW}/LICENSE", "borsch/LICENSE", "c5d20b38177d1fdaef999919c7e1ee4db72c15d12d127b227181d2c140b9bb5d"),
+)
+IMAGE_DIRS = {"ru": "RU", "uk": "UK"}
 
 FILES = {
     "ru": ("RU_DATA.xlsx", ["ID", "Dish", "Countries of Origin", "Source"]),
@@ -275,7 +311,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         return IngestResult("borsch", skipped=True)
     data, paths = parse(source)
     with transaction(con):
-        ensure_reference_data(con, DATASET)
+        record_dataset(con, DATASET)
         delete_dataset_dishes(con, "borsch")
         con.execute("DELETE FROM raw.borsch_dishes")
         con.execute("DELETE FROM raw.borsch_parallel")
@@ -302,3 +338,87 @@ def _parse_id(value: str | None, file: Path, row: int) -> str:
     if not text.isdigit():
         raise DataError(file, f"ID must be a whole number, got {value!r}", line=row)
     return str(int(text))
+
+
+# --- items: how BORSch dishes become the inputs of its tasks' prompts --------------------------
+
+
+def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
+    """One item per dish named in `lang` (or only the parallel ones), created on first use with the
+    dish's origins as gold; image tasks read DIR/RU|UK/images/ID/* (the repository's layout)."""
+    task, lang = request.task, request.lang
+    if lang not in IMAGE_DIRS:
+        raise ValueError(f"BORSch tasks are asked in ru or uk, not {lang!r}")
+    side = "ru_dish_key" if lang == "ru" else "uk_dish_key"
+    rows = con.execute(
+        f"""
+        SELECT d.dish_key, d.dish_id, d.name,
+               EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{side} = d.dish_key
+                       AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL) AS parallel
+        FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ?
+        ORDER BY try_cast(d.dish_id AS BIGINT)
+        """,
+        [lang],
+    ).fetchall()
+    if not rows:
+        raise ValueError("no BORSch dishes in the warehouse: run `python -m pipeline ingest borsch --source DIR` first")
+    if request.subset == "parallel":
+        rows = [row for row in rows if row[3]]
+    rows = rows[: request.limit] if request.limit else rows
+    with transaction(con):
+        ensure_task(con, task)
+        for key, dish_id, _name, parallel in rows:
+            item_id = f"{task.task_id}:{lang}:{dish_id}"
+            con.execute(
+                "INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref, subset) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [item_id, task.task_id, key, f"{lang}:{dish_id}", "parallel" if parallel else "full"],
+            )
+            if task.answer_kind == "countries":
+                con.execute(
+                    "INSERT OR IGNORE INTO core.item_gold_countries SELECT ?, country FROM core.dish_origins "
+                    "WHERE dish_key = ?",
+                    [item_id, key],
+                )
+    found = [ItemInput(f"{task.task_id}:{lang}:{dish_id}", key, name) for key, dish_id, name, _ in rows]
+    return with_local_images(con, request, found, lambda item: _image_folder(request, item))
+
+
+def _image_folder(request: ItemsRequest, item: ItemInput) -> Path:
+    dish_id = item.dish_key.rsplit(":", 1)[1]
+    return request.images_dir / IMAGE_DIRS[request.lang] / "images" / dish_id
+
+
+def image_manifest(data_dir: Path, timeout: float = 60.0) -> list[RemoteFile]:
+    """Every dish photo of the repository (data/RU|UK/images/ID/*), laid out as `generate --images
+    DIR/borsch` expects (DIR/borsch/RU/images/ID/file)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from pipeline.errors import OfflineError
+    from pipeline.fetch import check_online
+
+    check_online(GITHUB_TREE)
+    try:
+        with urllib.request.urlopen(GITHUB_TREE, timeout=timeout) as response:
+            tree = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise OfflineError(f"cannot list the BORSch images at {GITHUB_TREE}: {exc}") from exc
+    return [
+        RemoteFile(f"{GITHUB_MEDIA}/{entry['path']}", "borsch/" + entry["path"].removeprefix("data/"))
+        for entry in tree.get("tree", [])
+        if entry.get("type") == "blob" and entry["path"].startswith(("data/RU/images/", "data/UK/images/"))
+    ]
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:
+    if source is None:
+        raise ValueError("BORSch needs --source DIR (the folder with RU_DATA.xlsx, UK_DATA.xlsx, PARALLEL_RU_UK.xlsx)")
+    return ingest(con, source, run_id, force=force)
+
+
+DATASETS.add(
+    "borsch",
+    Dataset(DATASET, lambda: list(PUBLIC_FILES), _ingest, items, image_manifest=image_manifest),
+)

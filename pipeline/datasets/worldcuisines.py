@@ -1,5 +1,5 @@
 """WorldCuisines: the dish knowledge base, multilingual dish names, the 500 task-2 VQA items and
-the small task-1 set (pipeline/ingest/worldcuisines_task1.py).
+the small task-1 set (what is this dish called?; see "task 1" below).
 
 food_id in the eval file is the 0-based data row of kb/final_data.csv (the file has no id
 column). Gold countries are English names; "England", "Scotland" and "Wales" become GB because
@@ -20,9 +20,9 @@ import duckdb
 import polars as pl
 
 from pipeline.countries import UnknownCountry, resolve_english
-from pipeline.errors import DataError
-from pipeline.ingest import worldcuisines_task1 as task1
-from pipeline.ingest.common import (
+from pipeline.datasets import DATASETS
+from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, RemoteFile, TaskItems, with_local_images
+from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
     Quirk,
@@ -30,24 +30,71 @@ from pipeline.ingest.common import (
     clean,
     delete_dataset_dishes,
     dish_key,
-    ensure_reference_data,
-    insert,
     name_row,
     read_csv,
+    record_dataset,
     record_quirks,
     record_source,
     sha256_files,
     to_json,
-    transaction,
 )
+from pipeline.errors import DataError
 from pipeline.tasks import get_task
 from pipeline.text import display_name
+from warehouse.io import insert, transaction
 
+REPO = "worldcuisines/worldcuisines"
+COMMIT = "d4d1c4446f468877c06bbf4e516bbe44993246d0"
+RAW = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}"
 DATASET = DatasetInfo(
     dataset="worldcuisines",
     title="WorldCuisines: multilingual, multicultural visual question answering about food",
-    home="github.com/worldcuisines/worldcuisines@d4d1c4446f468877c06bbf4e516bbe44993246d0",
+    home=f"github.com/{REPO}@{COMMIT}",
     license="Apache-2.0",
+)
+# The twelve models whose task-2 open-ended answers the repository publishes (imported by `demo`).
+MODELS = {
+    "Phi-3.5-vision-instruct": "24bc25f74e852c673b94f75a8dc1610b494be43c23808fb02919359d84f06703",
+    "aria-25B-moe-4B": "84e8e3904876dc0cbc9d04c6ea5ce1acb0ce80e73b68bc1a54cb467d04841e33",
+    "gpt-4o-2024-08-06": "0c1df4748dd8b96ce55fafa0c611eb12851f3ee8c6906a9309ac15319167d7d6",
+    "gpt-4o-mini-2024-07-18": "cc974716563eb33782a1963238570cbe0ab00eb9321302a54c17c726fff168fd",
+    "llama-3.2-11b": "a3c64de54873d9526bc63f291e70479f08108198042bc9a8fde3ee3f64dfdf43",
+    "llava-1.6-13b": "62efb8d7fcd93c719ba6be0770fb9592ac5c4396d014baeec8dbe7c3d4c0a935",
+    "llava-1.6-7b": "bb1b43f377abdb472d939b47854a69d981ad9b0dba465e0afac7c8d8e53d3377",
+    "molmo-7b-d": "798b6289cd21eaa3b020f4bad0d1536b183eae92233acf04e94cdad5d675c67f",
+    "molmo-7b-o": "c6f930759679909137dc4b0ce0e679fa7167f57d23f7d11283934f77735f9429",
+    "molmoe-1b": "758dbcee74b79f2908c5879e33c7813c6c22d18579d1812645a5b3382e612405",
+    "qwen-vl-2b": "dcb8e60971eaeba005cc992bc390ed9309b6f92be445211b54d8522bd957d86d",
+    "qwen2-vl-7b-instruct": "aa5bb0bb76a7a97315bbe26b799864d9289473444f330accba64244508f6a693",
+}
+# The public files at the pinned commit, with the SHA-256 `data fetch` checks them against.
+PUBLIC_FILES = (
+    RemoteFile(
+        f"{RAW}/kb/final_data.csv",
+        "worldcuisines/kb/final_data.csv",
+        "04114b78d7968e412d0c5f330974d2a354832e62a46d27d5ce99c60a9cd9b899",
+    ),
+    RemoteFile(
+        f"{RAW}/kb/food_name_multiling.csv",
+        "worldcuisines/kb/food_name_multiling.csv",
+        "93dadca6a11917eeaf20ddb54f6200c41faf319b3606a6c382bd612ea1602110",
+    ),
+    RemoteFile(
+        f"{RAW}/eval/large_eval_task2.csv",
+        "worldcuisines/eval/large_eval_task2.csv",
+        "827a4a2d5916aa6ca07114cdaccbe238a482e35a524dc90d3b6a4b3c226f9575",
+    ),
+    RemoteFile(
+        f"{RAW}/LICENSE", "worldcuisines/LICENSE", "c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4"
+    ),
+    *(
+        RemoteFile(
+            f"{RAW}/evaluation/result/task2_oe_{model}_pred.jsonl",
+            f"worldcuisines/predictions/task2_oe_{model}.jsonl",
+            sha256,
+        )
+        for model, sha256 in MODELS.items()
+    ),
 )
 TASK_ID = "worldcuisines.origin_vqa"
 FILES = {
@@ -76,7 +123,7 @@ class WorldCuisinesData:
     gold_text: list[dict] = field(default_factory=list)
     prompts: list[dict] = field(default_factory=list)
     quirks: list[Quirk] = field(default_factory=list)
-    task1: task1.Task1Data = field(default_factory=task1.Task1Data)
+    task1: Task1Data | None = None
 
 
 def locate_files(source: Path) -> dict[str, Path]:
@@ -288,7 +335,7 @@ def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
     key_by_name = {d["name"]: d["dish_key"] for d in data.dishes}
     parse_names(paths["names"], data, key_by_name)
     parse_task2(paths["task2"], data, key_by_food_id)
-    data.task1 = task1.parse_task1(task1.task1_files(paths["kb"].parent.parent), key_by_food_id, image_id_for_url)
+    data.task1 = parse_task1(task1_files(paths["kb"].parent.parent), key_by_food_id, image_id_for_url)
     for key, url in data.task1.image_urls:
         _add_image(data, url, key)
     data.quirks += data.task1.quirks
@@ -298,13 +345,14 @@ def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
     paths = locate_files(source)
-    sha = sha256_files([*paths.values(), *task1.task1_files(paths["kb"].parent.parent)])
+    task1 = task1_files(paths["kb"].parent.parent)
+    sha = sha256_files([*paths.values(), *task1])
     if not force and already_loaded(con, sha, "worldcuisines"):
         return IngestResult("worldcuisines", skipped=True)
     data, paths = parse(source)
-    tasks = [get_task(TASK_ID), get_task(task1.TASK_ID)]
+    tasks = [get_task(TASK_ID), get_task(TASK1_ID)]
     with transaction(con):
-        ensure_reference_data(con, DATASET)
+        record_dataset(con, DATASET)
         items = "(SELECT item_id FROM core.items WHERE task_id = ?)"
         for task in tasks:
             con.execute("DELETE FROM core.tasks WHERE task_id = ?", [task.task_id])
@@ -333,20 +381,21 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_gold_countries", data.gold)
         insert(con, "core.item_gold_text", data.gold_text)
         insert(con, "core.item_prompts", data.prompts)
-        insert(con, "raw.worldcuisines_task1", data.task1.raw)
-        insert(con, "core.items", data.task1.items)
-        insert(con, "core.item_images", data.task1.item_images)
-        insert(con, "core.item_gold_text", data.task1.gold_text)
-        insert(con, "core.item_prompts", data.task1.prompts)
-        record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
+        if data.task1 is not None:
+            insert(con, "raw.worldcuisines_task1", data.task1.raw)
+            insert(con, "core.items", data.task1.items)
+            insert(con, "core.item_images", data.task1.item_images)
+            insert(con, "core.item_gold_text", data.task1.gold_text)
+            insert(con, "core.item_prompts", data.task1.prompts)
+        record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in [*paths.values(), *task1]])
         record_source(con, sha256=sha, kind="worldcuisines", path=source, rows_loaded=len(data.dishes), run_id=run_id)
     counts = {
         "dishes": len(data.dishes),
         "dish names": len(data.names),
         "images": len(data.images),
         "task-2 items": len(data.items),
-        "task-1 dishes": len(data.task1.items),
-        "task-1 questions": len(data.task1.raw),
+        "task-1 dishes": len(data.task1.items) if data.task1 else 0,
+        "task-1 questions": len(data.task1.raw) if data.task1 else 0,
     }
     return IngestResult("worldcuisines", counts=counts, quirks=data.quirks)
 
@@ -437,3 +486,218 @@ def _add_image(
             "license": license,
         }
     return image_id
+
+
+# --- task 1: what is this dish called? (the small set) ---------------------------------------------
+# One item per dish (`worldcuisines.dish_name_vqa:<food_id>`): the dish's three questions are its
+# prompt variants (variant = the set's qa_id), its gold name per prompt language is the set's
+# `answer`, and its images are the questions' photos. The published answers of the 12 models
+# (predictions/small/task1_oe_MODEL.jsonl) number the questions differently (qa_id 407-1893, not
+# 0-299, and their multiple-choice options come in another order), so `import-responses` ties each
+# answer to its dish by the gold name the line carries and keeps the line's qa_id as the variant.
+
+TASK1_ID = "worldcuisines.dish_name_vqa"
+TASK1_DIR = Path("eval/small_eval_task1")
+FILE_SUFFIX = "_small_eval_task1.jsonl"
+FIELDS = ("qa_id", "lang", "food_id", "open_ended_prompt", "multi_choice_prompt", "answer", "multi_choice_answer")
+_OPTION = re.compile(r"^\s*(\d+)\.\s*(.+?)\s*$", re.M)
+
+
+@dataclass
+class Task1Data:
+    raw: list[dict] = field(default_factory=list)
+    items: list[dict] = field(default_factory=list)
+    item_images: list[dict] = field(default_factory=list)
+    gold_text: list[dict] = field(default_factory=list)
+    prompts: list[dict] = field(default_factory=list)
+    image_urls: list[tuple[str, str]] = field(default_factory=list)  # (dish_key, url) to register as images
+    quirks: list[Quirk] = field(default_factory=list)
+
+
+def task1_files(root: Path) -> list[Path]:
+    """The per-language files under `root` (the worldcuisines folder); empty when the set is absent."""
+    folder = root / TASK1_DIR
+    return sorted(folder.glob(f"*{FILE_SUFFIX}")) if folder.is_dir() else []
+
+
+def mc_options(prompt: str) -> list[str]:
+    """The numbered options of a multiple-choice prompt ("1. Borscht" lines), in order."""
+    return [text for _, text in sorted((int(n), t) for n, t in _OPTION.findall(prompt or ""))]
+
+
+def parse_task1(files: list[Path], key_by_food_id: dict[int, str], image_id_for_url) -> Task1Data:
+    """Rows for raw.worldcuisines_task1 and the dish-level items; a malformed line stops with FILE:LINE."""
+    data = Task1Data()
+    gold: dict[tuple[str, str], tuple[str, Path, int]] = {}  # (item_id, lang) -> (answer, file, line)
+    seen_items: dict[str, dict] = {}
+    images: dict[str, list[str]] = {}
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                record = _task1_record(text, path, number)
+                lang = str(record["lang"]).strip().lower().replace("-", "_")
+                food_id = _whole_number(record["food_id"], path, number, "food_id")
+                if food_id not in key_by_food_id:
+                    raise DataError(path, f"food_id {food_id} is not a row of final_data.csv", line=number)
+                dish_key = key_by_food_id[food_id]
+                qa_id = str(_whole_number(record["qa_id"], path, number, "qa_id"))
+                item_id = f"{TASK1_ID}:{food_id}"
+                answer = str(record["answer"] or "").strip()
+                url = str(record.get("image_url") or "").strip()
+                data.raw.append(
+                    {
+                        "qa_id": qa_id,
+                        "lang": lang,
+                        "food_id": str(food_id),
+                        "prompt_id": _text_or_none(record.get("prompt_id")),
+                        "prompt_type": _text_or_none(record.get("prompt_type")),
+                        "open_ended_prompt": record["open_ended_prompt"],
+                        "multi_choice_prompt": record["multi_choice_prompt"],
+                        "options": mc_options(record["multi_choice_prompt"]),
+                        "multi_choice_answer": _whole_number(
+                            record["multi_choice_answer"], path, number, "multi_choice_answer"
+                        ),
+                        "answer": answer,
+                        "image_url": url or None,
+                        "lang_status": _text_or_none(record.get("lang_status")),
+                    }
+                )
+                if item_id not in seen_items:
+                    seen_items[item_id] = {
+                        "item_id": item_id,
+                        "task_id": TASK1_ID,
+                        "dish_key": dish_key,
+                        "source_ref": str(food_id),
+                        "subset": "full",
+                        "variant": None,
+                    }
+                if url and url not in images.setdefault(item_id, []):
+                    images[item_id].append(url)
+                if record["open_ended_prompt"]:
+                    data.prompts.append(
+                        {"item_id": item_id, "lang": lang, "variant": qa_id, "text": record["open_ended_prompt"]}
+                    )
+                if not answer:
+                    data.quirks.append(
+                        Quirk(
+                            "worldcuisines",
+                            path.name,
+                            number,
+                            "no_gold_name",
+                            f"qa_id {qa_id} has no answer",
+                            "warning",
+                        )
+                    )
+                    continue
+                earlier = gold.get((item_id, lang))
+                if earlier is None:
+                    gold[(item_id, lang)] = (answer, path, number)
+                elif earlier[0] != answer:
+                    data.quirks.append(
+                        Quirk(
+                            "worldcuisines",
+                            path.name,
+                            number,
+                            "gold_name_differs",
+                            f"food_id {food_id} in {lang}: {answer!r} here, {earlier[0]!r} on line {earlier[2]}; "
+                            "the first is the item's gold",
+                            "warning",
+                        )
+                    )
+    data.items = list(seen_items.values())
+    data.gold_text = [{"item_id": i, "lang": lang, "text": g[0]} for (i, lang), g in gold.items()]
+    for item_id, urls in images.items():
+        dish_key = seen_items[item_id]["dish_key"]
+        for position, url in enumerate(urls[:10]):
+            data.item_images.append({"item_id": item_id, "position": position, "image_id": image_id_for_url(url)})
+            data.image_urls.append((dish_key, url))
+    return data
+
+
+def _task1_record(text: str, path: Path, number: int) -> dict:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=number) from exc
+    if not isinstance(record, dict):
+        raise DataError(path, f"expected a JSON object, got {type(record).__name__}", line=number)
+    missing = [f for f in FIELDS if f not in record]
+    if missing:
+        raise DataError(path, f"missing fields {missing}", line=number)
+    return record
+
+
+def _whole_number(value: object, path: Path, number: int, name: str) -> int:
+    text = str(value).strip() if value is not None else ""
+    if re.fullmatch(r"\d+(\.0+)?", text):
+        return int(float(text))
+    raise DataError(path, f"{name} must be a whole number, got {value!r}", line=number)
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+# --- items: the task-2 questions the dataset ships, one per item and prompt language -------------
+
+
+def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
+    """The items ingest created, each with the question the dataset asks in `lang`; image tasks
+    read DIR/<food_id>/*."""
+    rows = con.execute(
+        """
+        SELECT i.item_id, i.dish_key, d.name, i.source_ref, p.variant, p.text
+        FROM core.items i JOIN core.dishes d USING (dish_key)
+        JOIN core.item_prompts p ON p.item_id = i.item_id AND p.lang = ?
+        WHERE i.task_id = ? ORDER BY try_cast(i.source_ref AS BIGINT)
+        """,
+        [request.lang, request.task.task_id],
+    ).fetchall()
+    if not rows:
+        raise ValueError(
+            f"no WorldCuisines questions in {request.lang!r}: run `python -m pipeline ingest worldcuisines "
+            "--source DIR` first (prompt languages are the dataset's codes: en, ru_formal, zh_cn, ...)"
+        )
+    rows = rows[: request.limit] if request.limit else rows
+    found = [ItemInput(item_id, key, name, questions={variant: text}) for item_id, key, name, _, variant, text in rows]
+    return with_local_images(con, request, found, lambda item: request.images_dir / item.dish_key.rsplit(":", 1)[1])
+
+
+def image_manifest(data_dir: Path) -> list[RemoteFile]:
+    """The photo of each task-2 item (eval/large_eval_task2.csv image_url) as DIR/worldcuisines/images/
+    FOOD_ID/QA_ID.ext, the layout `generate --images DIR/worldcuisines/images` reads."""
+    import csv
+    from urllib.parse import urlparse
+
+    path = data_dir / "worldcuisines" / "eval" / "large_eval_task2.csv"
+    if not path.is_file():
+        return []
+    files = []
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            url = (row.get("image_url") or "").strip()
+            if url:
+                suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
+                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
+    return files
+
+
+def predictions(source: Path) -> list[Path]:
+    """Every published answer file (.jsonl) under predictions/ beside the knowledge base, subfolders
+    included (predictions/small/task1_oe_MODEL.jsonl, predictions/mc/task2_mc_MODEL.jsonl)."""
+    folder = locate_files(source)["kb"].parent.parent / "predictions"
+    return sorted(p for p in folder.rglob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:
+    if source is None:
+        raise ValueError("WorldCuisines needs --source DIR (kb/final_data.csv, kb/food_name_multiling.csv, eval/)")
+    return ingest(con, source, run_id, force=force)
+
+
+DATASETS.add(
+    "worldcuisines",
+    Dataset(DATASET, lambda: list(PUBLIC_FILES), _ingest, items, image_manifest=image_manifest),
+)

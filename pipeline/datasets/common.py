@@ -1,26 +1,22 @@
-"""Shared pieces of every ingestion: reading files with clear errors, the quirk report, loading
-frames into the warehouse inside one transaction, and run bookkeeping."""
+"""Shared pieces of every dataset's ingest: reading files with clear errors, the quirk report,
+source-file bookkeeping and the dish rows every dataset writes. Database helpers (insert,
+transaction, run ids) live in `warehouse.io`."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from pipeline.countries import country_table, language_countries
 from pipeline.errors import DataError
-from pipeline.geo import country_shapes
 from pipeline.text import display_name, norm_name
-from warehouse.db import scalar
+from warehouse.io import insert, scalar
 
 
 @dataclass(frozen=True)
@@ -105,36 +101,6 @@ def clean(value: str | None) -> str:
     return (value or "").strip()
 
 
-def new_run_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """All or nothing: a failure (or a kill) rolls the whole block back."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
-
-
-def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict] | pl.DataFrame) -> int:
-    """Insert rows by column name; an empty list is a no-op."""
-    frame = rows if isinstance(rows, pl.DataFrame) else pl.DataFrame(rows, infer_schema_length=None)
-    if frame.height == 0:
-        return 0
-    con.register("_rows", frame)
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows")
-    except duckdb.Error as exc:
-        raise duckdb.Error(f"loading {frame.height} rows into {table}: {exc}") from exc
-    con.unregister("_rows")
-    return frame.height
-
-
 def already_loaded(con: duckdb.DuckDBPyConnection, sha256: str, kind: str, scope: str = "") -> bool:
     return bool(
         scalar(
@@ -195,15 +161,8 @@ _QUIRK_SCHEMA = {
 }
 
 
-def ensure_reference_data(con: duckdb.DuckDBPyConnection, dataset: DatasetInfo) -> None:
-    """Reference tables once (countries, their outlines, where languages are spoken), and the
-    dataset's own row."""
-    if not scalar(con, "SELECT count(*) FROM core.countries"):
-        insert(con, "core.countries", country_table())
-    if not scalar(con, "SELECT count(*) FROM core.country_shapes"):
-        insert(con, "core.country_shapes", country_shapes())
-    if not scalar(con, "SELECT count(*) FROM core.language_countries"):
-        insert(con, "core.language_countries", language_countries())
+def record_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetInfo) -> None:
+    """The dataset's own row of core.datasets (replaced on every load)."""
     con.execute("DELETE FROM core.datasets WHERE dataset = ?", [dataset.dataset])
     insert(con, "core.datasets", [asdict(dataset)])
 

@@ -1,0 +1,419 @@
+"""The pipeline's stages as steps, and the named pipelines composed from them: one declaration.
+
+A step declares the tables it reads and the tables it writes; no two steps write the same table
+(tests/pipeline/test_steps.py checks it), so whoever reads a table knows which step fills it.
+`meta.source_files` and `meta.ingest_reports` are the shared ledger of loaded files and their
+quirks: each step appends rows of its own kind only, so they are declared as `ledger`, not owned.
+
+A pipeline is an ordered tuple of step names; `run_pipeline` runs them in one working-database
+session and ends, always, with `publish`, which is a no-op when the published fingerprint already
+matches. So every writing command — a no-op rerun included — leaves a published snapshot that
+matches the working database (a snapshot lost or left behind by a killed publish heals itself).
+
+The command line (pipeline/cli.py) only parses arguments into `Options` and calls `run_pipeline`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from pipeline.output import console, literal, say
+from pipeline.registry import Registry
+from pipeline.runconfig import GenerationSpec
+from warehouse.db import Warehouse
+from warehouse.io import new_run_id, scalar
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a command asked for, parsed once by the CLI; steps only read it."""
+
+    datasets: tuple[str, ...] = ()  # ingest: registered dataset names, in order
+    source: Path | None = None  # ingest: the folder of the dataset's files (None: shipped with the code)
+    data: Path | None = None  # demo: a folder holding borsch/ and worldcuisines/ (None: the sample)
+    force: bool = False  # ingest: reload unchanged files
+    responses: tuple[Path, ...] = ()  # import: answer files
+    model: str | None = None
+    skip_bad_lines: bool = False
+    task: str | None = None  # import: the task the answers belong to (None: from the file name)
+    corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
+    corpus_source: str | None = None
+    text_field: str = "text"
+    uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
+    uagec_dest: Path | None = None
+    generations: tuple[GenerationSpec, ...] = ()  # generate
+    rescore: bool = False  # score
+    publish_force: bool = False  # publish even when nothing changed
+
+
+@dataclass(frozen=True)
+class Context:
+    """One run of a pipeline: the open working database, the options and the run id its steps share."""
+
+    con: duckdb.DuckDBPyConnection
+    options: Options
+    run_id: str = field(default_factory=new_run_id)
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    run: Callable[[Context], None]
+    ledger: tuple[str, ...] = ()
+    doc: str = ""
+
+
+STEPS: Registry[Step] = Registry("step")
+
+
+def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: tuple[str, ...] = ()):
+    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes."""
+
+    def declare(func: Callable[[Context], None]) -> Callable[[Context], None]:
+        STEPS.add(name, Step(name, reads, writes, func, ledger, (func.__doc__ or "").strip()))
+        return func
+
+    return declare
+
+
+# --- the steps -------------------------------------------------------------------------------
+
+REFERENCE_TABLES = ("core.countries", "core.country_shapes", "core.language_countries")
+DATASET_TABLES = (
+    "raw.borsch_dishes",
+    "raw.borsch_parallel",
+    "raw.worldcuisines_kb",
+    "raw.worldcuisines_names",
+    "raw.worldcuisines_task2",
+    "core.datasets",
+    "core.dishes",
+    "core.dish_names",
+    "core.dish_origins",
+    "core.dish_regions",
+    "core.parallel_dishes",
+    "core.images",
+    "core.tasks",
+    "core.items",
+    "core.item_images",
+    "core.item_gold_countries",
+    "core.item_gold_text",
+    "core.item_prompts",
+    "raw.worldcuisines_task1",
+)
+ANSWER_TABLES = (
+    "raw.imported_responses",
+    "core.models",
+    "core.generation_runs",
+    "core.generations",
+    "core.generation_failures",
+)
+CORPUS_TABLES = (
+    "core.corpora",
+    "core.corpus_shards",
+    "core.corpus_dish_counts",
+    "core.corpus_name_counts",
+    "core.corpus_samples",
+    "core.corpus_shard_dish_counts",
+    "core.corpus_shard_name_counts",
+)
+SCORE_TABLES = ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches")
+LEDGER = ("meta.source_files", "meta.ingest_reports")
+
+
+@step("reference", reads=(), writes=REFERENCE_TABLES)
+def reference(ctx: Context) -> None:
+    """Countries, their outlines and where languages are spoken: once, before any dataset."""
+    from pipeline.reference import load_reference
+
+    load_reference(ctx.con)
+
+
+@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER)
+def ingest(ctx: Context) -> None:
+    """Each dataset module loads its own files (the only writer of its dishes, items, gold, images).
+    `demo` drops the sample when real data is loaded, so the two never mix."""
+    from pipeline.datasets import get_dataset
+    from pipeline.datasets.sample import remove as remove_sample
+
+    options = ctx.options
+    if options.data is not None and "sample" not in options.datasets:
+        remove_sample(ctx.con)
+    for name in options.datasets:
+        dataset = get_dataset(name)
+        source = _dataset_source(name, options)
+        _report(dataset.ingest(ctx.con, source, ctx.run_id, options.force))
+
+
+def _dataset_source(name: str, options: Options) -> Path | None:
+    """`ingest NAME --source DIR` names the folder; `demo --data DIR` holds one folder per dataset."""
+    if options.data is None:
+        return options.source
+    nested = options.data / name
+    return nested if name == "borsch" and nested.is_dir() else options.data
+
+
+@step("answers", reads=DATASET_TABLES, writes=ANSWER_TABLES, ledger=LEDGER)
+def answers(ctx: Context) -> None:
+    """Answers: imported from files (`import-responses`, the demo's published predictions) and
+    generated by a backend (`generate`, `run`); both land in core.generations."""
+    if ctx.options.responses or ctx.options.data is not None:
+        _import(ctx)
+    for spec in ctx.options.generations:
+        _generate(ctx, spec)
+
+
+@step("corpus", reads=("core.dishes", "core.dish_names", "core.dish_origins"), writes=CORPUS_TABLES)
+def corpus(ctx: Context) -> None:
+    """Dish and country mentions in a text corpus (UA-GEC when no source is given)."""
+    options = ctx.options
+    if options.uagec:
+        from pipeline.corpus.uagec import export_uagec
+        from pipeline.settings import default_data_dir
+
+        shard = export_uagec((options.uagec_dest or default_data_dir() / "corpora").expanduser())
+        _scan(ctx, "uk", str(shard), "text")
+    if options.corpus_source is not None:
+        _scan(ctx, options.corpus_lang or "uk", options.corpus_source, options.text_field)
+
+
+@step(
+    "link",
+    reads=("core.dishes", "core.dish_names", "core.parallel_dishes"),
+    writes=("core.dish_links",),
+)
+def link(ctx: Context) -> None:
+    """Which BORSch and WorldCuisines records name one dish (pipeline/linking.py)."""
+    from pipeline import linking
+
+    counts = linking.link_dishes(ctx.con)
+    if counts:
+        console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
+
+
+@step(
+    "score",
+    reads=(
+        "core.tasks",
+        "core.items",
+        "core.item_gold_countries",
+        "core.item_gold_text",
+        "core.dish_names",
+        "core.dish_links",
+        "core.generations",
+    ),
+    writes=SCORE_TABLES,
+)
+def score(ctx: Context) -> None:
+    """Extract the countries (or names) of every answer not yet extracted and score them."""
+    from pipeline import score as scoring
+
+    with progress_bar() as progress:
+        task = progress.add_task("extracting + scoring", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, total=total, advance=done)
+
+        summary = scoring.score(ctx.con, rescore=ctx.options.rescore, on_chunk=advance)
+    if summary.scored:
+        console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
+    else:
+        console.print("[dim]every answer is already scored by the current extractor[/]")
+
+
+# --- the pipelines: one declaration ------------------------------------------------------------
+
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "ingest": ("reference", "ingest", "link"),
+    "import": ("answers",),
+    "corpus": ("corpus",),
+    "generate": ("answers",),
+    "demo": ("reference", "ingest", "link", "answers", "corpus", "score"),
+    "run": ("answers", "link", "score"),
+    "score": ("link", "score"),
+    "publish": (),
+}
+
+
+def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tuple[str, ...] | None = None) -> bool:
+    """Run the pipeline `name` (or the given subset of its steps, in its order) in one working-database
+    session, then publish. Returns whether a new snapshot was published."""
+    chosen = PIPELINES[name] if steps is None else tuple(s for s in PIPELINES[name] if s in steps)
+    if chosen:
+        with warehouse.writer() as con:
+            ctx = Context(con, options)
+            for step_name in chosen:
+                STEPS.get(step_name).run(ctx)
+    return publish(warehouse, force=options.publish_force)
+
+
+def publish(warehouse: Warehouse, force: bool = False) -> bool:
+    """Build marts and publish; a no-op when the published snapshot already matches."""
+    if warehouse.publish(force=force):
+        say("[green]published[/] {}", warehouse.path)
+        return True
+    say("[dim]nothing changed: {} is up to date[/]", warehouse.path)
+    return False
+
+
+# --- helpers of the steps ----------------------------------------------------------------------
+
+
+def _report(result) -> None:
+    if result.skipped:
+        say("[dim]{}: same files as last time, nothing to do[/]", result.name)
+        return
+    counts = ", ".join(f"{v} {k}" for k, v in result.counts.items())
+    console.print(f"[bold]{result.name}[/]: loaded {counts}")
+    if result.quirks:
+        table = Table("quirk", "severity", "count", "example", title=f"{result.name}: data quirks handled")
+        examples = {}
+        for quirk in result.quirks:
+            examples.setdefault((quirk.kind, quirk.severity), f"{quirk.file}:{quirk.line} {quirk.message}")
+        for (kind, severity), n in sorted(result.quirk_counts().items()):
+            table.add_row(literal(kind), severity, str(n), literal(examples[(kind, severity)]))
+        console.print(table)
+
+
+def _import(ctx: Context) -> None:
+    from pipeline import responses
+    from pipeline.datasets.worldcuisines import predictions
+
+    options = ctx.options
+    files = list(options.responses)
+    quiet = not files  # the demo imports the published predictions with a bar only
+    if not files and options.data is not None:
+        files, left = responses.importable(predictions(options.data))
+        if left:
+            kinds = sorted({responses.task_from_path(p) or "unknown file name" for p in left})
+            say("[yellow]skipped {} prediction files of kinds not imported yet:[/] {}", len(left), ", ".join(kinds))
+    with progress_bar() as progress:
+        bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
+        for path in files:
+            started = time.perf_counter()
+            result = responses.import_file(
+                ctx.con,
+                path,
+                ctx.run_id,
+                model=options.model,
+                skip_bad_lines=options.skip_bad_lines,
+                task=options.task,
+            )
+            elapsed = time.perf_counter() - started
+            if quiet:
+                pass
+            elif result.skipped:
+                say("[dim]{}: already imported for {}[/]", path.name, result.model)
+            else:
+                rate = len(result.accepted) / elapsed if elapsed else 0.0
+                rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
+                say(
+                    "imported {}: {} answers of {} ({} lines/s)" + rejected,
+                    path.name,
+                    len(result.accepted),
+                    result.model,
+                    f"{rate:,.0f}",
+                )
+            progress.advance(bar)
+
+
+def _generate(ctx: Context, spec: GenerationSpec) -> None:
+    from pipeline import generate as generating
+    from pipeline.backends import create_backend
+    from pipeline.tasks import get_task, with_prompt_table
+
+    task = get_task(spec.task)
+    if spec.prompts:
+        task = with_prompt_table(task, spec.prompts)
+    run_id = new_run_id()
+    items = generating.prepare_items(
+        ctx.con, task, spec.lang, limit=spec.limit, subset=spec.subset, images_dir=spec.images, run_id=run_id
+    )
+    skipped = scalar(
+        ctx.con, "SELECT count(*) FROM core.generation_failures WHERE run_id = ? AND stage = 'input'", [run_id]
+    )
+    if skipped:
+        console.print(
+            f"[yellow]{skipped} items skipped for missing or unreadable images[/] (reasons in core.generation_failures)"
+        )
+    engine = create_backend(spec.backend, spec.model, **spec.settings)
+    if hasattr(engine, "check"):  # a model server: fail fast when it is down
+        engine.check()
+    try:
+        with progress_bar(rate=True) as progress:
+            bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
+
+            def advance(done: int, tokens: int, total: int) -> None:
+                progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
+                if not console.is_terminal:  # logs and tests get one line per committed chunk
+                    progress.console.print(f"committed {int(progress.tasks[bar].completed)}/{total}")
+
+            summary = generating.run(
+                ctx.con,
+                task,
+                spec.lang,
+                engine,
+                items,
+                run_id=run_id,
+                variants=spec.variants,
+                chunk_size=spec.chunk_size,
+                max_tokens=spec.max_tokens,
+                on_progress=advance,
+            )
+    finally:
+        engine.close()
+    console.print(
+        f"{task.task_id} {spec.lang} with {spec.model}: {summary.generated} answers "
+        f"({summary.cached} cached, {summary.failed} failed) in {summary.seconds:.1f} s, "
+        f"{summary.items_per_second:.1f} items/s, {summary.tokens_per_second:.0f} tokens/s"
+    )
+
+
+def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
+    from pipeline.corpus.scan import scan_corpus
+
+    with progress_bar() as progress:
+        bar = progress.add_task(f"scanning {lang} corpus", total=None)
+
+        def advance(p) -> None:
+            progress.update(
+                bar,
+                total=p.bytes_total,
+                completed=p.bytes_done,
+                description=f"scanning {lang} corpus ({p.mb_per_s:,.0f} MB/s)",
+            )
+
+        summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
+    console.print(
+        f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
+        f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
+    )
+    for path, reason in summary.corrupt:
+        say("[yellow]corrupt shard skipped:[/] {}: {}", path, reason)
+
+
+class ThroughputColumn(ProgressColumn):
+    """items/s and tokens/s of a generation run so far."""
+
+    def render(self, task) -> Text:
+        elapsed = task.elapsed or 0.0
+        if not elapsed:
+            return Text("")
+        tokens = task.fields.get("tokens", 0)
+        return Text(f"{task.completed / elapsed:,.1f} items/s, {tokens / elapsed:,.0f} tokens/s", style="cyan")
+
+
+def progress_bar(rate: bool = False) -> Progress:
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if rate:
+        columns.append(ThroughputColumn())
+    return Progress(*columns, console=console)

@@ -1,0 +1,64 @@
+"""The stages as declared steps (pipeline/steps.py): one writer per table, pipelines made of known
+steps in data-flow order, and every writing command ending in publish."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+
+from pipeline.steps import PIPELINES, STEPS
+from tests.helpers import run_cli
+from warehouse.db import migrate
+
+FLOW = ("reference", "ingest", "answers", "corpus", "score")
+
+
+def test_no_two_steps_write_the_same_table() -> None:
+    writers = Counter(table for name in STEPS.names() for table in STEPS.get(name).writes)
+    assert [table for table, n in writers.items() if n > 1] == []
+
+
+def test_every_raw_and_core_table_has_exactly_one_writing_step(tmp_path: Path) -> None:
+    """A table no step writes is dead schema; the image tables wait for their issues."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    migrate(con)
+    tables = {
+        f"{schema}.{table}"
+        for schema, table in con.execute(
+            "SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name IN ('raw', 'core')"
+        ).fetchall()
+    }
+    declared = {table for name in STEPS.names() for table in STEPS.get(name).writes}
+    waiting = {"core.generated_images", "core.composite_images", "core.image_embeddings", "core.image_similarities"}
+    assert tables - declared - waiting == set()
+    assert declared - tables == set()
+
+
+def test_a_step_reads_only_what_a_step_before_it_in_the_flow_writes() -> None:
+    written_before: set[str] = set()
+    for name in FLOW:
+        step = STEPS.get(name)
+        assert set(step.reads) <= written_before, (name, set(step.reads) - written_before)
+        written_before |= set(step.writes)
+
+
+def test_pipelines_are_known_steps_in_flow_order() -> None:
+    assert {"demo", "run", "score", "publish"} <= set(PIPELINES)
+    for name, steps in PIPELINES.items():
+        assert all(step in STEPS for step in steps), name
+        positions = [FLOW.index(step) for step in steps]
+        assert positions == sorted(positions), name
+
+
+def test_a_no_op_rerun_still_publishes_a_lost_snapshot(warehouse: Path) -> None:
+    """`ingest sample` twice: the second finds nothing to load, yet publishes when the snapshot is gone."""
+    assert run_cli(warehouse, "ingest", "sample").returncode == 0
+    warehouse.unlink()
+    again = run_cli(warehouse, "ingest", "sample")
+    assert "nothing to do" in again.stderr
+    assert "published" in again.stderr
+    assert warehouse.exists()
+    score = run_cli(warehouse, "score")
+    assert "nothing changed" in score.stderr
