@@ -238,7 +238,7 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus",),
     "generate": ("answers",),
     "demo": ("reference", "ingest", "link", "answers", "corpus", "score"),
-    "run": ("answers", "link", "score"),
+    "run": ("link", "answers", "score"),
     "score": ("link", "score"),
     "publish": (),
 }

@@ -12,7 +12,7 @@ from pipeline.steps import PIPELINES, STEPS
 from tests.helpers import run_cli
 from warehouse.db import migrate
 
-FLOW = ("reference", "ingest", "answers", "corpus", "score")
+FLOW = ("reference", "ingest", "link", "answers", "corpus", "score")
 
 
 def test_no_two_steps_write_the_same_table() -> None:
