@@ -121,6 +121,17 @@ def ingest_worldcuisines(
     _pipeline(ctx, "ingest", Options(datasets=("worldcuisines",), source=source, force=force))
 
 
+@ingest_app.command("culturemix")
+def ingest_culturemix(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Folder with images.csv (the sample) or sf.csv, mf.csv, ... (full).")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """CultureMix: target foods beside another food and/or on a foreign background (SF/MF/SFB/MFB)."""
+
+    _pipeline(ctx, "ingest", Options(datasets=("culturemix",), source=source, force=force))
+
+
 @ingest_app.command("sample")
 def ingest_sample(ctx: typer.Context) -> None:
     """The embedded sample dataset (assets/sample), for demos with no data directory."""
@@ -143,17 +154,22 @@ def import_responses(
     ] = None,
 ) -> None:
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
-    if format not in responses.FORMATS:
-        fail_line(f"--format {format}: unknown format — use one of {', '.join(responses.FORMATS)}")
+    formats = (*responses.FORMATS, "culturemix")
+    if format not in formats:
+        fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
-
-    options = Options(responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines, task=task)
+    options = Options(
+        responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines, response_format=format, task=task
+    )
     _pipeline(ctx, "import", options)
 
 
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
+    dataset: Annotated[
+        str | None, typer.Argument(help="culturemix: its metadata tables from the Hugging Face hub (hf://).")
+    ] = None,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
 ) -> None:
@@ -161,12 +177,57 @@ def data_fetch(
 
     def action() -> None:
         target = dest or default_data_dir()
+        if dataset is not None:
+            if dataset != "culturemix":
+                raise DataError("data fetch", f"unknown dataset {dataset!r} — known: culturemix (or none for the rest)")
+            from pipeline.datasets import culturemix
+
+            written = culturemix.fetch(target / "culturemix")
+            say("{} CultureMix tables written to {}", len(written), target / "culturemix")
+            return
         written = fetching.fetch(target)
         if images:
             written += fetching.fetch(target, fetching.image_manifest(target))
         say("{} files downloaded into {}", len(written), target)
 
     _run(ctx, action)
+
+
+@app.command("compose")
+def compose(
+    ctx: typer.Context,
+    dataset: Annotated[str, typer.Argument(help="culturemix")],
+    out: Annotated[Path, typer.Option(help="Folder for the composed images (recipes name the files).")],
+    backgrounds: Annotated[
+        Path | None, typer.Option(help="Background images named by CultureMix label (Mexico1.jpg, Spain.png).")
+    ] = None,
+    per_target: Annotated[int, typer.Option(help="Distractor foods and backgrounds per target food.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the choices and of the edit model.")] = 0,
+    limit: Annotated[int | None, typer.Option(help="First N target foods.")] = None,
+    edit_model: Annotated[
+        str | None, typer.Option(help="Harmonise with a diffusers FluxKontextPipeline (folder or hub id).")
+    ] = None,
+    steps: Annotated[int, typer.Option(help="Inference steps of the edit model.")] = 28,
+) -> None:
+    """Compose CultureMix variants (MF, SFB, MFB, culture-agnostic, REAL) from the warehouse's dish images;
+    cached by recipe, a killed run resumes."""
+    if dataset != "culturemix":
+        fail_line(f"compose {dataset}: unknown dataset — only culturemix composes images")
+        raise typer.Exit(code=2)
+    settings = {"out": out, "backgrounds": backgrounds, "per_target": per_target, "seed": seed, "limit": limit,
+                "edit_model": edit_model, "steps": steps}  # fmt: skip
+    _pipeline(ctx, "compose", Options(compose=settings))
+
+
+@app.command("tiny-edit-model")
+def tiny_edit_model(
+    ctx: typer.Context,
+    out: Annotated[Path, typer.Option(help="Folder to save the pipeline in.")],
+) -> None:
+    """Build a FluxKontextPipeline with tiny random weights offline (tests and smoke runs of --edit-model)."""
+    from pipeline.culturemix_compose import build_tiny_edit_pipeline
+
+    _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_edit_pipeline(out)))
 
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
@@ -198,6 +259,14 @@ def export_origin_scores(ctx: typer.Context, format: FormatOption = "csv", out: 
     _export(ctx, "origin-scores", format, out)
 
 
+@export_app.command("culturemix")
+def export_culturemix(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per CultureMix answer: model, subtask, prompt, target_food_id, image, target_country,
+    distractor_country, background_country, distance, predicted_food, predicted_country, food_correct,
+    country_correct, shift (+ more columns after)."""
+    _export(ctx, "culturemix", format, out)
+
+
 @export_app.command("cooccurrence")
 def export_cooccurrence(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
     """One row per (corpus language, dish): lang, dataset, dish_id, name, docs_with_dish,
@@ -222,6 +291,13 @@ def export_name_scores(ctx: typer.Context, format: FormatOption = "csv", out: Ou
 def export_dish_links(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
     """One row per direction of each dish link: dish_key, linked_dish_key, method, score (+ more after)."""
     _export(ctx, "dish-links", format, out)
+
+
+@export_app.command("imagined")
+def export_imagined(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per generated image and encoder: model, dataset, dish_id, description, translation, image,
+    generator, seed, encoder, intra_cosine, inter_cosine, qa_jaccard (+ more columns after)."""
+    _export(ctx, "imagined", format, out)
 
 
 @corpus_app.command("scan")
@@ -303,8 +379,57 @@ def run_config(
 
     def action() -> None:
         plan = runconfig.load(config)
-        steps = tuple(stage.replace("generate", "answers") for stage in plan.stages if stage != "publish")
-        run_pipeline("run", ctx.obj.warehouse, Options(generations=tuple(plan.generations)), steps=steps)
+        named = {"generate": "answers", **dict.fromkeys(runconfig.IMAGINE_STAGES, "imagine")}
+        steps = tuple(named.get(stage, stage) for stage in plan.stages if stage != "publish")
+        options = Options(
+            generations=tuple(plan.generations), imagines=tuple(plan.imagines), imagine_steps=plan.imagine_steps
+        )
+        run_pipeline("run", ctx.obj.warehouse, options, steps=steps)
+
+    _run(ctx, action)
+
+
+@app.command("imagine")
+def imagine(
+    ctx: typer.Context,
+    dataset: Annotated[str, typer.Option(help="Dataset whose dishes are described (borsch).")],
+    lang: Annotated[str, typer.Option(help="Language the dish is named and described in: ru or uk.")],
+    describer: Annotated[str, typer.Option(help="Model that describes the dish (and translates, by default).")],
+    generator: Annotated[str, typer.Option(help="diffusers text-to-image pipeline id or folder.")] = (
+        "black-forest-labs/FLUX.1-dev"
+    ),
+    encoder: Annotated[str, typer.Option(help="Image encoder ([CLS] of last_hidden_state).")] = "facebook/dinov2-giant",
+    backend: Annotated[str, typer.Option(help="Backend of the describer: transformers | vllm | openai | replay")] = (
+        "transformers"
+    ),
+    limit: Annotated[int | None, typer.Option(help="First N dishes.")] = None,
+    images: Annotated[Path | None, typer.Option(help="Real photos laid out like BORSch (RU/images/ID/*).")] = None,
+    translator: Annotated[str | None, typer.Option(help="Model that translates (default: the describer).")] = None,
+    translator_backend: Annotated[str | None, typer.Option(help="Its backend (default: --backend).")] = None,
+    seeds: Annotated[str, typer.Option(help="Seeds, one image each per description, e.g. 0,1,2.")] = "0",
+    steps: Annotated[int, typer.Option(help="Denoising steps.")] = 28,
+    guidance: Annotated[float, typer.Option(help="Guidance scale.")] = 3.5,
+    size: Annotated[int, typer.Option(help="Image width and height in pixels.")] = 1024,
+    setting: Annotated[list[str] | None, typer.Option("--setting", help="Describer backend KEY=VALUE.")] = None,
+    generator_setting: Annotated[
+        list[str] | None, typer.Option("--generator-setting", help="batch_size, device, dtype, max_sequence_length.")
+    ] = None,
+    encoder_setting: Annotated[
+        list[str] | None, typer.Option("--encoder-setting", help="batch_size, device, dtype.")
+    ] = None,
+) -> None:
+    """Description -> English -> text-to-image -> embeddings -> similarity for N dishes (resumable)."""
+    from pipeline.imagine import ImagineSpec
+
+    def action() -> None:
+        spec = ImagineSpec(
+            dataset=dataset, lang=lang, describer=describer, generator=generator, encoder=encoder, backend=backend,
+            translator=translator, translator_backend=translator_backend, limit=limit, images=images,
+            seeds=tuple(int(s) for s in _split(seeds) or ("0",)), steps=steps, guidance=guidance, width=size,
+            height=size, settings=_settings(setting or []), generator_settings=_settings(generator_setting or []),
+            encoder_settings=_settings(encoder_setting or []),
+        )  # fmt: skip
+        run_pipeline("imagine", ctx.obj.warehouse, Options(imagines=(spec,)))
 
     _run(ctx, action)
 
@@ -312,7 +437,9 @@ def run_config(
 @app.command("tiny-model")
 def tiny_model(
     ctx: typer.Context,
-    kind: Annotated[str, typer.Option(help="text (Qwen2-style) or vision (LLaVA-style)")],
+    kind: Annotated[
+        str, typer.Option(help="text (Qwen2), vision (LLaVA), text-to-image (FLUX) or image-encoder (DINOv2)")
+    ],
     out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
 ) -> None:
     """Build a randomly initialised tiny model offline (for tests, smoke runs and GPU checks)."""

@@ -58,7 +58,43 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "dish-links": ("marts.dish_links", ["dish_key", "linked_dish_key", "method", "score"]),
+    "imagined": (
+        "marts.imagined",
+        [
+            "model",
+            "dataset",
+            "dish_id",
+            "description",
+            "translation",
+            "image",
+            "generator",
+            "seed",
+            "encoder",
+            "intra_cosine",
+            "inter_cosine",
+            "qa_jaccard",
+        ],
+    ),
 }
+EXPORTS["culturemix"] = (
+    "marts.culturemix_answers",
+    [
+        "model",
+        "subtask",
+        "prompt",
+        "target_food_id",
+        "image",
+        "target_country",
+        "distractor_country",
+        "background_country",
+        "distance",
+        "predicted_food",
+        "predicted_country",
+        "food_correct",
+        "country_correct",
+        "shift",
+    ],
+)
 FORMATS = ("csv", "parquet")
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.countries import country_table, language_countries
+from pipeline.cultural_distance import continent_rows
 from pipeline.geo import country_shapes
 from warehouse.io import insert, scalar, transaction
 
-TABLES = ("core.countries", "core.country_shapes", "core.language_countries")
+TABLES = ("core.countries", "core.country_shapes", "core.language_countries", "core.country_continents")
 
 
 def load_reference(con: duckdb.DuckDBPyConnection) -> bool:
@@ -19,6 +20,7 @@ def load_reference(con: duckdb.DuckDBPyConnection) -> bool:
         "core.countries": country_table,
         "core.country_shapes": country_shapes,
         "core.language_countries": language_countries,
+        "core.country_continents": continent_rows,
     }
     missing = [table for table in TABLES if not scalar(con, f"SELECT count(*) FROM {table}")]
     if not missing:

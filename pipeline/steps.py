@@ -41,6 +41,7 @@ class Options:
     data: Path | None = None  # demo: a folder holding borsch/ and worldcuisines/ (None: the sample)
     force: bool = False  # ingest: reload unchanged files
     responses: tuple[Path, ...] = ()  # import: answer files
+    response_format: str = "worldcuisines"  # import: worldcuisines | culturemix
     model: str | None = None
     skip_bad_lines: bool = False
     task: str | None = None  # import: the task the answers belong to (None: from the file name)
@@ -50,7 +51,10 @@ class Options:
     uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
     uagec_dest: Path | None = None
     generations: tuple[GenerationSpec, ...] = ()  # generate
+    imagines: tuple = ()  # imagine: pipeline.imagine.ImagineSpec, one per describer and language
+    imagine_steps: tuple[str, ...] = ()  # imagine: its sub-steps to run (empty: all five)
     rescore: bool = False  # score
+    compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
     publish_force: bool = False  # publish even when nothing changed
 
 
@@ -88,13 +92,15 @@ def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: 
 
 # --- the steps -------------------------------------------------------------------------------
 
-REFERENCE_TABLES = ("core.countries", "core.country_shapes", "core.language_countries")
+REFERENCE_TABLES = ("core.countries", "core.country_shapes", "core.language_countries", "core.country_continents")
 DATASET_TABLES = (
     "raw.borsch_dishes",
     "raw.borsch_parallel",
     "raw.worldcuisines_kb",
     "raw.worldcuisines_names",
     "raw.worldcuisines_task2",
+    "raw.culturemix_images",
+    "core.culturemix_images",
     "core.datasets",
     "core.dishes",
     "core.dish_names",
@@ -230,6 +236,66 @@ def score(ctx: Context) -> None:
         console.print("[dim]every answer is already scored by the current extractor[/]")
 
 
+@step(
+    "culturemix_parse",
+    reads=("core.generations", "core.items", "core.culturemix_images", "core.dish_names"),
+    writes=("core.culturemix_food_parses",),
+)
+def culturemix_parse(ctx: Context) -> None:
+    """The food name of every CultureMix answer (its country comes from the `score` extraction)."""
+    from pipeline import culturemix_answers
+
+    parsed = culturemix_answers.parse_answers(ctx.con, reparse=ctx.options.rescore)
+    if parsed:
+        say("read the food of {} CultureMix answers", parsed)
+
+
+@step(
+    "compose",
+    reads=("core.images", "core.dishes", "core.dish_origins", "core.culturemix_images"),
+    writes=("core.culturemix_compositions",),
+)
+def compose(ctx: Context) -> None:
+    """CultureMix variants composed from the warehouse's dish images (files + recipes)."""
+    from pipeline import culturemix_compose
+
+    culturemix_compose.run(ctx.con, ctx.options.compose)
+
+
+IMAGINE_TABLES = (
+    "core.generated_images",
+    "core.image_embeddings",
+    "core.image_similarities",
+    "core.model_provenance",
+)
+
+
+@step(
+    "imagine",
+    reads=("core.dishes", "core.images", "core.generations"),
+    writes=IMAGINE_TABLES,
+    ledger=("core.generations", "core.generation_runs", "core.generation_failures", "core.models", "core.items",
+            "core.images"),
+)  # fmt: skip
+def imagine(ctx: Context) -> None:
+    """Imagined dishes (pipeline/imagine): dish_description -> translate -> imagine -> embed ->
+    similarity. Descriptions and translations are answers of their own tasks, appended through the
+    generation stage (ledger); generated and registered real photos are appended to core.images."""
+    from pipeline.imagine import STEPS as IMAGINE_STEPS
+    from pipeline.imagine import steps as imagining
+
+    store = imagining.image_store(_database_file(ctx.con))
+    for spec in ctx.options.imagines:
+        imagining.run(
+            ctx.con, spec, store, ctx.options.imagine_steps or IMAGINE_STEPS, say=lambda line: say("{}", line)
+        )
+
+
+def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
+    """The working database's file (generated images are stored beside it)."""
+    return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+
+
 # --- the pipelines: one declaration ------------------------------------------------------------
 
 PIPELINES: dict[str, tuple[str, ...]] = {
@@ -237,9 +303,11 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "import": ("answers",),
     "corpus": ("corpus",),
     "generate": ("answers",),
-    "demo": ("reference", "ingest", "link", "answers", "corpus", "score"),
-    "run": ("link", "answers", "score"),
-    "score": ("link", "score"),
+    "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "culturemix_parse"),
+    "run": ("link", "answers", "score", "culturemix_parse", "imagine"),
+    "imagine": ("imagine",),
+    "score": ("link", "score", "culturemix_parse"),
+    "compose": ("reference", "compose"),
     "publish": (),
 }
 
@@ -289,6 +357,11 @@ def _import(ctx: Context) -> None:
     from pipeline.datasets.worldcuisines import predictions
 
     options = ctx.options
+    if options.response_format == "culturemix":
+        from pipeline.culturemix_answers import import_files
+
+        import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
+        return
     files = list(options.responses)
     quiet = not files  # the demo imports the published predictions with a bar only
     if not files and options.data is not None:

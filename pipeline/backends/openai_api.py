@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `pipeline.backends.local_server`).
+"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `tests.local_server`).
 
 Requests run concurrently on an asyncio loop (`concurrency` at a time), with retries and exponential
 backoff on rate limits, server errors, dropped connections and timeouts. The API key is read from
