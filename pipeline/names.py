@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pipeline.metrics import metric, name_match, tokenize
+from pipeline.metrics import metric, name_match, paper_substring, tokenize
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
@@ -142,12 +142,9 @@ def ngram_similarity(a: str, b: str, n: int = NGRAM) -> float:
 # --- the rules -------------------------------------------------------------------------------
 
 
-def paper_substring(prediction: str | None, gold: str | None) -> float:
-    """WorldCuisines' open-ended rule (evaluation/score/score.py): `gold.lower() in prediction.lower()`.
-    A missing prediction or gold is wrong."""
-    if not prediction or not gold:
-        return 0.0
-    return 1.0 if gold.lower() in prediction.lower() else 0.0
+def _paper(prediction: str | None, gold: str | None) -> float:
+    """WorldCuisines' own rule (metrics.paper_substring); an answer with no gold string is not right."""
+    return 0.0 if gold is None else paper_substring(prediction, gold)
 
 
 def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
@@ -174,7 +171,7 @@ def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
             stem = 1.0
             matched = matched or (accepted, "stem")
             break
-    paper = paper_substring(answer.text, gold.paper)
+    paper = _paper(answer.text, gold.paper)
     if matched is None and similar_name is not None and best_similarity >= SIMILARITY_THRESHOLD:
         matched = (similar_name, "similarity")
     if matched is None and paper:

@@ -8,14 +8,13 @@ import polars as pl
 import pytest
 
 from pipeline.extract.dish_names import extract_dish_names
-from pipeline.metrics import get_metric
+from pipeline.metrics import get_metric, paper_substring
 from pipeline.names import (
     AcceptedName,
     NameAnswer,
     NameGold,
     NameIndex,
     ngram_similarity,
-    paper_substring,
     score_name,
     stems,
 )

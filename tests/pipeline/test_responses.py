@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.datasets.worldcuisines import predictions
-from pipeline.responses import ImportedAnswer, importable, model_from_path, parse_line, task_from_path
+from pipeline.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
 from tests.helpers import REPO, query, run_cli
 
 
@@ -24,15 +24,23 @@ def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
         "GROUP BY ALL ORDER BY 1, 2",
     )
     counts = {(task, n) for task, _, n in per_task}
-    assert counts == {("worldcuisines.origin_vqa", 15000), ("worldcuisines.dish_name_vqa", 9000)}
-    assert len(per_task) == 24
+    assert counts == {
+        ("worldcuisines.origin_vqa", 15000),
+        ("worldcuisines.origin_mc", 15000),
+        ("worldcuisines.dish_name_vqa", 9000),
+    }
+    assert len(per_task) == 36
     langs = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.generations")[0][0]
     assert langs == 30
     runs = query(
         real_warehouse,
         "SELECT task_id, count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay' GROUP BY 1",
     )
-    assert sorted(runs) == [("worldcuisines.dish_name_vqa", 12, 108000), ("worldcuisines.origin_vqa", 12, 180000)]
+    assert sorted(runs) == [
+        ("worldcuisines.dish_name_vqa", 12, 108000),
+        ("worldcuisines.origin_mc", 12, 180000),
+        ("worldcuisines.origin_vqa", 12, 180000),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -76,8 +84,8 @@ def test_model_name_comes_from_the_file_name() -> None:
 def test_task_and_kind_come_from_the_file_name() -> None:
     assert task_from_path(Path("task2_oe_gpt-4o-2024-08-06.jsonl")) == "worldcuisines.origin_vqa"
     assert task_from_path(Path("task1_oe_gpt-4o-2024-08-06.jsonl")) == "worldcuisines.dish_name_vqa"
-    assert task_from_path(Path("task1_mc_molmoe-1b.jsonl")) == "worldcuisines.dish_name_vqa_mc"
-    assert task_from_path(Path("task2_mc_molmoe-1b.jsonl")) == "worldcuisines.origin_vqa_mc"
+    assert task_from_path(Path("task1_mc_molmoe-1b.jsonl")) == "worldcuisines.dish_name_mc"
+    assert task_from_path(Path("task2_mc_molmoe-1b.jsonl")) == "worldcuisines.origin_mc"
     assert task_from_path(Path("answers.jsonl")) is None
 
 
@@ -114,10 +122,15 @@ def test_task_one_answers_belong_to_their_dish_by_the_gold_name(wc_warehouse: Pa
     assert "answers.jsonl:2: no task-1 dish has the gold name 'Мсеммен' in ru_formal" in " ".join(result.stderr.split())
 
 
-def test_every_open_ended_file_under_predictions_is_found(data_dir: Path) -> None:
-    files, left = importable(predictions(data_dir / "worldcuisines"))
-    assert len(files) == 24 and {p.parent.name for p in files} == {"predictions", "small"}
-    assert len(left) == 24 and all("_mc_" in p.name for p in left)  # multiple choice: not imported here yet
+def test_the_demo_finds_the_open_ended_files_of_both_tasks_and_task_two_multiple_choice(data_dir: Path) -> None:
+    files = predictions(data_dir / "worldcuisines")
+    kinds = {task_from_path(p) for p in files}
+    assert len(files) == 36 and kinds == {
+        "worldcuisines.origin_vqa",
+        "worldcuisines.dish_name_vqa",
+        "worldcuisines.origin_mc",
+    }
+    assert {p.parent.name for p in files} == {"predictions", "small", "mc"}
 
 
 def test_demo_imports_task_one_and_task_two_answers(real_warehouse: Path) -> None:
@@ -125,7 +138,11 @@ def test_demo_imports_task_one_and_task_two_answers(real_warehouse: Path) -> Non
         real_warehouse,
         "SELECT task_id, count(DISTINCT model_id) FROM core.generation_runs WHERE backend = 'replay' GROUP BY 1",
     )
-    assert dict(kinds) == {"worldcuisines.origin_vqa": 12, "worldcuisines.dish_name_vqa": 12}
+    assert dict(kinds) == {
+        "worldcuisines.origin_vqa": 12,
+        "worldcuisines.dish_name_vqa": 12,
+        "worldcuisines.origin_mc": 12,
+    }
 
 
 @pytest.fixture
@@ -159,7 +176,7 @@ def test_a_bad_line_stops_the_file_and_names_file_and_line(wc_warehouse: Path, t
 def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse: Path, tmp_path: Path) -> None:
     lines = [*GOOD, "not json", json.dumps({"qa_id": "77", "prediction": "x", "lang": "en"}), GOOD[0]]
     bad = write_lines(tmp_path / "task2_oe_tiny.jsonl", lines)
-    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", str(bad))
+    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", "--max-bad-share", "1", str(bad))
     assert query(wc_warehouse, "SELECT count(*) FROM core.generations WHERE model_id = 'tiny'") == [(2,)]
     rejected = query(
         wc_warehouse,
@@ -167,7 +184,7 @@ def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse
         WHERE severity = 'rejected' ORDER BY line""",
     )
     assert [(line, raw) for line, _, raw in rejected] == [(3, "not json"), (4, lines[3]), (5, GOOD[0])]
-    assert "not a WorldCuisines task-2 item" in rejected[1][1]
+    assert "qa_id 77 is not an item of worldcuisines.origin_vqa" in rejected[1][1]
     assert "second answer for qa_id 1900 in lang en (first on line 1)" in rejected[2][1]
 
 

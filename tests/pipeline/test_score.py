@@ -31,10 +31,19 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
     # 180,000 origin answers (task 2) and 108,000 dish-name answers (task 1) of the 12 models
     assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(288000,)]
     per_metric = dict(query(real_warehouse, "SELECT metric, count(*) FROM core.scores GROUP BY ALL"))
+    # Open answers: ours and the paper's substring rule; multiple-choice answers: ours and the paper's;
+    # dish-name answers (task 1): the five name rules.
     assert per_metric == {
-        **dict.fromkeys(["jaccard", "dice", "overlap", "accuracy"], 180000),
+        "jaccard": 180000,
+        "dice": 180000,
+        "overlap": 180000,
+        "accuracy": 180000,
+        "paper_substring": 180000,
+        "choice_accuracy": 180000,
+        "paper_choice_accuracy": 180000,
         **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
     }
+    assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
     assert statuses == {"ok", "no_country", "refusal", "empty"}
 
@@ -76,6 +85,7 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
     again = run_cli(copy, "score", "--rescore")
-    assert "scored 288,000 answers" in again.stderr
+    assert "scored 468,000 answers" in again.stderr  # 180,000 open-ended, 180,000 multiple-choice, 108,000 names
     assert query(copy, fingerprint) == before
     assert query(copy, "SELECT count(*) FROM core.extractions") == [(288000,)]
+    assert query(copy, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
