@@ -146,9 +146,8 @@ def test_demo_imports_task_one_and_task_two_answers(real_warehouse: Path) -> Non
 
 
 @pytest.fixture
-def wc_warehouse(warehouse: Path, data_dir: Path) -> Path:
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
-    return warehouse
+def wc_warehouse(worldcuisines_warehouse: Path) -> Path:
+    return worldcuisines_warehouse
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
