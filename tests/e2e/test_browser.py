@@ -68,6 +68,7 @@ PAGES = (
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}"),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch"),
     Page("review", "Review", f"/review?{WORLDCUISINES}"),
+    Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", optional=True),
 )
 
