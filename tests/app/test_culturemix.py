@@ -80,7 +80,7 @@ def test_the_drilldown_shows_each_variant_with_its_answer_and_shift(hand_answers
     assert ("hand-a", "GT", "→ distractor's continent") in rows
     assert ("hand-a", "JP", "→ elsewhere") in rows
     assert ("hand-b", "CM", "(SF)") not in rows  # hand-b has no SF answer: no shift, shown as such
-    assert len(at.get("imgs")) == 10  # the ten images of Aletria side by side
+    assert len(at.get("image")) == 10  # the ten images of Aletria side by side
 
 
 def test_answers_only_from_a_small_test_model_are_said_to_be_so(test_model_answers: Path, monkeypatch):
