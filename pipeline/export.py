@@ -37,6 +37,23 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
             "status",
         ],
     ),
+    "imagined": (
+        "marts.imagined",
+        [
+            "model",
+            "dataset",
+            "dish_id",
+            "description",
+            "translation",
+            "image",
+            "generator",
+            "seed",
+            "encoder",
+            "intra_cosine",
+            "inter_cosine",
+            "qa_jaccard",
+        ],
+    ),
 }
 EXPORTS["culturemix"] = (
     "marts.culturemix_answers",

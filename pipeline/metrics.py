@@ -110,13 +110,6 @@ def overlap(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     return len(p & g) / min(len(p), len(g))
 
 
-@metric("exact_match")
-def exact_match(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """1.0 if the sets are equal (order and duplicates ignored), else 0.0. Two empty sets are equal."""
-    p, g = _pair(pred, gold)
-    return 1.0 if p == g else 0.0
-
-
 @metric("first_in_gold", "accuracy")
 def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     """1.0 if the first predicted item is in gold, else 0.0: accuracy for single-answer VQA,

@@ -15,6 +15,15 @@ limit = 20                                     # optional, as --limit
 images = "/data/borsch"                        # optional, as --images
 subset = "full"                                # optional
 variants = ["1", "2"]                          # optional
+
+[[imagine]]                                    # imagined dishes (stages dish_description ... similarity)
+dataset = "borsch"
+langs = ["ru"]
+describers = ["tiny"]                          # names under [models]; translator = "NAME" optional
+generator = "black-forest-labs/FLUX.1-dev"     # any diffusers text-to-image pipeline id or folder
+encoder = "facebook/dinov2-giant"
+limit = 20                                     # optional; also images, seeds, steps, guidance, size,
+                                               # generator_settings, encoder_settings
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ from pathlib import Path
 
 from pipeline.errors import DataError
 
-STAGES = ("generate", "score", "publish")
+IMAGINE_STAGES = ("dish_description", "translate", "imagine", "embed", "similarity")
+STAGES = ("generate", "score", *IMAGINE_STAGES, "publish")
+DEFAULT_STAGES = ("generate", "score", "publish")
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,11 @@ class GenerationSpec:
 class RunPlan:
     generations: list[GenerationSpec]
     stages: tuple[str, ...]
+    imagines: list = field(default_factory=list)  # pipeline.imagine.ImagineSpec, for the imagine stages
+
+    @property
+    def imagine_steps(self) -> tuple[str, ...]:
+        return tuple(s for s in self.stages if s in IMAGINE_STAGES)
 
 
 def load(path: Path) -> RunPlan:
@@ -57,7 +73,7 @@ def load(path: Path) -> RunPlan:
         config = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise DataError(path, f"cannot read the run configuration: {exc}") from exc
-    stages = tuple(config.get("stages", STAGES))
+    stages = tuple(config.get("stages", DEFAULT_STAGES))
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
         raise DataError(path, f"unknown stages {unknown}; known: {list(STAGES)}")
@@ -90,4 +106,7 @@ def load(path: Path) -> RunPlan:
                 )
     if "generate" not in stages:
         specs = []
-    return RunPlan(specs, stages)
+    from pipeline.imagine import specs_from_config
+
+    imagines = specs_from_config(path, config.get("imagine", []), models)
+    return RunPlan(specs, stages, imagines)

@@ -50,6 +50,8 @@ class Options:
     uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
     uagec_dest: Path | None = None
     generations: tuple[GenerationSpec, ...] = ()  # generate
+    imagines: tuple = ()  # imagine: pipeline.imagine.ImagineSpec, one per describer and language
+    imagine_steps: tuple[str, ...] = ()  # imagine: its sub-steps to run (empty: all five)
     rescore: bool = False  # score
     compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
     publish_force: bool = False  # publish even when nothing changed
@@ -236,6 +238,40 @@ def compose(ctx: Context) -> None:
     culturemix_compose.run(ctx.con, ctx.options.compose)
 
 
+IMAGINE_TABLES = (
+    "core.generated_images",
+    "core.image_embeddings",
+    "core.image_similarities",
+    "core.model_provenance",
+)
+
+
+@step(
+    "imagine",
+    reads=("core.dishes", "core.images", "core.generations"),
+    writes=IMAGINE_TABLES,
+    ledger=("core.generations", "core.generation_runs", "core.generation_failures", "core.models", "core.items",
+            "core.images"),
+)  # fmt: skip
+def imagine(ctx: Context) -> None:
+    """Imagined dishes (pipeline/imagine): dish_description -> translate -> imagine -> embed ->
+    similarity. Descriptions and translations are answers of their own tasks, appended through the
+    generation stage (ledger); generated and registered real photos are appended to core.images."""
+    from pipeline.imagine import STEPS as IMAGINE_STEPS
+    from pipeline.imagine import steps as imagining
+
+    store = imagining.image_store(_database_file(ctx.con))
+    for spec in ctx.options.imagines:
+        imagining.run(
+            ctx.con, spec, store, ctx.options.imagine_steps or IMAGINE_STEPS, say=lambda line: say("{}", line)
+        )
+
+
+def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
+    """The working database's file (generated images are stored beside it)."""
+    return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+
+
 # --- the pipelines: one declaration ------------------------------------------------------------
 
 PIPELINES: dict[str, tuple[str, ...]] = {
@@ -244,7 +280,8 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus",),
     "generate": ("answers",),
     "demo": ("reference", "ingest", "answers", "corpus", "score", "culturemix_parse"),
-    "run": ("answers", "score", "culturemix_parse"),
+    "run": ("answers", "score", "culturemix_parse", "imagine"),
+    "imagine": ("imagine",),
     "score": ("score", "culturemix_parse"),
     "compose": ("reference", "compose"),
     "publish": (),
@@ -354,7 +391,7 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
         engine.check()
     try:
         with progress_bar(rate=True) as progress:
-            bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
+            bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
 
             def advance(done: int, tokens: int, total: int) -> None:
                 progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
@@ -375,10 +412,17 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
             )
     finally:
         engine.close()
-    console.print(
-        f"{task.task_id} {spec.lang} with {spec.model}: {summary.generated} answers "
-        f"({summary.cached} cached, {summary.failed} failed) in {summary.seconds:.1f} s, "
-        f"{summary.items_per_second:.1f} items/s, {summary.tokens_per_second:.0f} tokens/s"
+    say(
+        "{} {} with {}: {} answers ({} cached, {} failed) in {} s, {} items/s, {} tokens/s",
+        task.task_id,
+        spec.lang,
+        spec.model,
+        summary.generated,
+        summary.cached,
+        summary.failed,
+        f"{summary.seconds:.1f}",
+        f"{summary.items_per_second:.1f}",
+        f"{summary.tokens_per_second:.0f}",
     )
 
 
@@ -386,14 +430,14 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
     from pipeline.corpus.scan import scan_corpus
 
     with progress_bar() as progress:
-        bar = progress.add_task(f"scanning {lang} corpus", total=None)
+        bar = progress.add_task(f"scanning {literal(lang)} corpus", total=None)
 
         def advance(p) -> None:
             progress.update(
                 bar,
                 total=p.bytes_total,
                 completed=p.bytes_done,
-                description=f"scanning {lang} corpus ({p.mb_per_s:,.0f} MB/s)",
+                description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
             )
 
         summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)

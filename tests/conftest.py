@@ -51,3 +51,84 @@ def tiny_vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from pipeline.backends.tiny import build_tiny_model
 
     return build_tiny_model("vision", tmp_path_factory.mktemp("tiny-vision"))
+
+
+@pytest.fixture(scope="session")
+def tiny_text_to_image_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved tiny random FluxPipeline (draws 32x32 noise)."""
+    from pipeline.backends.tiny import build_tiny_model
+
+    return build_tiny_model("text-to-image", tmp_path_factory.mktemp("tiny-flux"))
+
+
+@pytest.fixture(scope="session")
+def tiny_image_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved tiny random Dinov2Model with its image processor ([CLS] of 32 numbers)."""
+    from pipeline.backends.tiny import build_tiny_model
+
+    return build_tiny_model("image-encoder", tmp_path_factory.mktemp("tiny-dinov2"))
+
+
+def make_dish_photos(root: Path, lang_dir: str, dish_ids: list[int], per_dish: int = 2) -> Path:
+    """Small real-looking photos in the BORSch layout (ROOT/RU/images/ID/*.png), one colour per dish."""
+    from PIL import Image
+
+    for dish_id in dish_ids:
+        folder = root / lang_dir / "images" / str(dish_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        for index in range(per_dish):
+            Image.new("RGB", (40, 30), (50 * dish_id % 256, 30 * index, 200 - 20 * dish_id)).save(
+                folder / f"photo_{index}.png"
+            )
+    return root
+
+
+def imagine_config(path: Path, text: Path, flux: Path, dinov2: Path, photos: Path, limit: int = 4) -> Path:
+    """A run configuration: origin QA answers (for the Spearman), then the imagine steps, then publish."""
+    path.write_text(
+        f"""
+stages = ["generate", "score", "dish_description", "translate", "imagine", "embed", "similarity", "publish"]
+[models.tiny]
+backend = "transformers"
+model = "{text}"
+settings = {{ batch_size = 4, max_new_tokens = 16 }}
+[[runs]]
+task = "borsch.origin_qa"
+langs = ["ru"]
+models = ["tiny"]
+limit = {limit}
+max_tokens = 8
+[[imagine]]
+dataset = "borsch"
+langs = ["ru"]
+describers = ["tiny"]
+generator = "{flux}"
+encoder = "{dinov2}"
+limit = {limit}
+images = "{photos}"
+seeds = [0, 1]
+steps = 2
+size = 32
+generator_settings = {{ batch_size = 2, max_sequence_length = 32 }}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def imagined_warehouse(
+    tmp_path_factory: pytest.TempPathFactory,
+    data_dir: Path,
+    tiny_text_model: Path,
+    tiny_text_to_image_model: Path,
+    tiny_image_encoder: Path,
+) -> Path:
+    """BORSch with 4 Russian dishes imagined end to end by tiny random models (published)."""
+    root = tmp_path_factory.mktemp("imagined")
+    path = root / "wh" / "warehouse.duckdb"
+    run_cli(path, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    photos = make_dish_photos(root / "photos", "RU", [1, 2, 3, 4])
+    config = imagine_config(root / "run.toml", tiny_text_model, tiny_text_to_image_model, tiny_image_encoder, photos)
+    run_cli(path, "run", str(config))
+    return path

@@ -59,10 +59,18 @@ Look at the photo. Посмотри на фото. Подивись на фот�
 """
 
 
+KINDS = ("text", "vision", "text-to-image", "image-encoder")
+
+
 def build_tiny_model(kind: str, out: Path) -> Path:
-    """A tiny random `text` (Qwen2) or `vision` (LLaVA) model with its tokenizer/processor, saved in `out`."""
-    if kind not in ("text", "vision"):
-        raise ValueError(f"kind must be 'text' or 'vision', not {kind!r}")
+    """A tiny random `text` (Qwen2) or `vision` (LLaVA) model with its tokenizer/processor, a
+    `text-to-image` pipeline (FLUX) or an `image-encoder` (DINOv2), saved in `out`."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind in ("text-to-image", "image-encoder"):
+        from pipeline.imagine import tiny
+
+        return (tiny.build_text_to_image if kind == "text-to-image" else tiny.build_image_encoder)(out)
     import torch
 
     out = Path(out)
@@ -76,6 +84,9 @@ def build_tiny_model(kind: str, out: Path) -> Path:
         tokenizer.save_pretrained(out)
     else:
         _processor(tokenizer).save_pretrained(out)
+    from pipeline.imagine.tiny import write_marker
+
+    write_marker(out, kind)
     return out
 
 

@@ -38,6 +38,7 @@ from pipeline.datasets.common import (
     to_json,
 )
 from pipeline.errors import DataError
+from pipeline.safepaths import safe_id
 from pipeline.tasks import get_task
 from pipeline.text import display_name
 from warehouse.io import insert, transaction
@@ -507,7 +508,8 @@ def image_manifest(data_dir: Path) -> list[RemoteFile]:
             url = (row.get("image_url") or "").strip()
             if url:
                 suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
-                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
+                food_id, qa_id = safe_id(row["food_id"], path), safe_id(row["qa_id"], path)
+                files.append(RemoteFile(url, f"worldcuisines/images/{food_id}/{qa_id}{suffix}"))
     return files
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.marts import culturemix, leaderboard
+from warehouse.marts import culturemix, imagined_correlations, leaderboard
 
 MARTS_DIR = Path(__file__).parent
 
@@ -424,5 +424,31 @@ MARTS: tuple[Mart, ...] = (
             "marts.culturemix_images": ("image", "image_id", "origin", "subset", "subtask"),
             "marts.culturemix_sources": ("model", "backend", "n_answers", "n_images", "prompts", "is_test_model"),
         },
+    ),
+    Mart(
+        "100_imagined.sql",
+        columns={
+            "marts.imagined": (
+                "model",
+                "dataset",
+                "dish_id",
+                "description",
+                "translation",
+                "image",
+                "generator",
+                "seed",
+                "encoder",
+                "intra_cosine",
+                "inter_cosine",
+                "qa_jaccard",
+            ),
+            "marts.imagined_real_images": ("dish_key", "image_id", "image", "position"),
+            "marts.imagined_models": ("model", "role", "tiny_random"),
+        },
+    ),
+    Mart(
+        "imagined_correlations.py",
+        build=imagined_correlations.build,
+        columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
 )

@@ -1,0 +1,113 @@
+"""Imagined dishes (BORSch §5): a model describes a dish in Russian or Ukrainian, the description is
+translated to English, a text-to-image model draws it, an image encoder embeds the drawings and
+the dish's real photos, and the cosine between them is compared with the model's QA score.
+
+Five steps, each cached and resumable like generation (a rerun skips what is done; each chunk is
+one transaction, so a killed run resumes with no duplicates):
+
+    dish_description (pipeline.imagine.describe)  -> core.generations (task borsch.dish_description)
+    translate        (pipeline.imagine.translate) -> core.generations (task borsch.translate_description)
+    imagine          (pipeline.imagine.render)    -> core.generated_images + PNG files by content hash
+    embed            (pipeline.imagine.embed)     -> core.image_embeddings ([CLS] of generated and real images)
+    similarity       (pipeline.imagine.similarity)-> core.image_similarities (intra / inter cosine)
+
+The Spearman correlation with QA (and its bootstrap interval) is computed at publish
+(warehouse/marts/105_imagined_correlations.py), so QA answers scored later are picked up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import DataError
+
+STEPS = ("dish_description", "translate", "imagine", "embed", "similarity")
+DEFAULT_GENERATOR = "black-forest-labs/FLUX.1-dev"
+DEFAULT_ENCODER = "facebook/dinov2-giant"
+
+
+@dataclass(frozen=True)
+class ImagineSpec:
+    """One imagine run: what `python -m pipeline imagine` takes on the command line."""
+
+    dataset: str
+    lang: str
+    describer: str
+    generator: str = DEFAULT_GENERATOR
+    encoder: str = DEFAULT_ENCODER
+    backend: str = "transformers"
+    translator: str | None = None  # default: the describer, through the same backend
+    translator_backend: str | None = None
+    limit: int | None = None
+    images: Path | None = None  # real photos laid out like BORSch (RU/images/ID/*), registered before embedding
+    variants: tuple[str, ...] = ("1",)  # dish_description prompt variants (one description per dish by default)
+    seeds: tuple[int, ...] = (0,)  # one image per seed per description
+    steps: int = 28  # FLUX.1-dev's recommended 28 denoising steps, guidance 3.5, 1024 px
+    guidance: float = 3.5
+    width: int = 1024
+    height: int = 1024
+    settings: dict = field(default_factory=dict)  # describer backend settings
+    translator_settings: dict = field(default_factory=dict)
+    generator_settings: dict = field(default_factory=dict)  # batch_size, device, dtype, max_sequence_length
+    encoder_settings: dict = field(default_factory=dict)  # batch_size, device, dtype
+    chunk_size: int = 16
+
+    @property
+    def translator_model(self) -> str:
+        return self.translator or self.describer
+
+    @property
+    def translator_backend_name(self) -> str:
+        return self.translator_backend or self.backend
+
+
+def device_and_dtype(device: str, dtype: str, gpu_default: str):
+    """("cuda" or "cpu", torch dtype) for settings `device` / `dtype` ("auto": the GPU when there is
+    one, at `gpu_default` precision there and float32 on CPU)."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    name = (gpu_default if device.startswith("cuda") else "float32") if dtype == "auto" else dtype
+    if name not in ("bfloat16", "float16", "float32"):
+        raise ValueError(f"dtype must be auto, bfloat16, float16 or float32, not {dtype!r}")
+    return device, getattr(torch, name)
+
+
+def specs_from_config(path: Path, tables: list[dict], models: dict) -> list[ImagineSpec]:
+    """`[[imagine]]` tables of a run configuration (see pipeline/runconfig.py) as specs, one per
+    describer and language; describers and the translator are names under `[models]`."""
+    specs = []
+    for index, table in enumerate(tables, start=1):
+        for key in ("dataset", "langs", "describers"):
+            if key not in table:
+                raise DataError(path, f"[[imagine]] number {index} needs `{key}`")
+        names = [*table["describers"], *([table["translator"]] if table.get("translator") else [])]
+        for name in names:
+            if name not in models:
+                raise DataError(path, f"[[imagine]] number {index} names model {name!r}, not defined under [models]")
+        translator = models[table["translator"]] if table.get("translator") else None
+        size = int(table.get("size", 1024))
+        for name in table["describers"]:
+            model = models[name]
+            for lang in table["langs"]:
+                specs.append(
+                    ImagineSpec(
+                        dataset=table["dataset"], lang=lang, describer=str(model["model"]), backend=model["backend"],
+                        settings=dict(model.get("settings", {})),
+                        translator=str(translator["model"]) if translator else None,
+                        translator_backend=translator["backend"] if translator else None,
+                        translator_settings=dict(translator.get("settings", {})) if translator else {},
+                        generator=str(table.get("generator", DEFAULT_GENERATOR)),
+                        encoder=str(table.get("encoder", DEFAULT_ENCODER)),
+                        limit=table.get("limit"), images=Path(table["images"]) if table.get("images") else None,
+                        variants=tuple(str(v) for v in table.get("variants", ("1",))),
+                        seeds=tuple(int(s) for s in table.get("seeds", (0,))), steps=int(table.get("steps", 28)),
+                        guidance=float(table.get("guidance", 3.5)), width=size, height=size,
+                        generator_settings=dict(table.get("generator_settings", {})),
+                        encoder_settings=dict(table.get("encoder_settings", {})),
+                        chunk_size=int(table.get("chunk_size", 16)),
+                    )
+                )  # fmt: skip
+    return specs

@@ -1,0 +1,143 @@
+"""Step `similarity` and its arithmetic.
+
+For a generated image g of dish d, with unit vectors (cosine = dot product of normalised [CLS]):
+    intra(g) = mean cosine(g, r) over the real photos r of d
+    inter(g) = mean cosine(g, r) over the real photos r of every other dish in scope
+(BORSch §5 reports about 0.52 and 0.07 with FLUX.1-dev and DINOv2-giant). The scope is the dishes
+of one run (same dataset and language), so `--limit N` compares N dishes among themselves.
+
+Per model, the Spearman correlation between a dish's mean intra cosine and the model's QA score
+on the dish (mean Jaccard of its origin_qa answers), with a percentile bootstrap 95% interval
+over dishes; computed at publish (warehouse/marts/105_imagined_correlations.py) from these
+functions. numpy only (average ranks for ties, as scipy.stats.spearmanr).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+
+from warehouse.io import transaction
+
+RESAMPLES = 1000
+SEED = 20241
+
+
+@dataclass(frozen=True)
+class ImageSimilarity:
+    intra: float | None
+    inter: float | None
+    n_intra: int
+    n_inter: int
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def intra_inter(
+    generated: np.ndarray, generated_dishes: list[str], real: np.ndarray, real_dishes: list[str]
+) -> list[ImageSimilarity]:
+    """Intra and inter mean cosine of each generated vector (rows of `generated`)."""
+    if len(generated) == 0:
+        return []
+    if len(real) == 0:
+        return [ImageSimilarity(None, None, 0, 0) for _ in generated_dishes]
+    cosine = normalise(generated) @ normalise(real).T  # generated x real
+    real_dishes_array = np.asarray(real_dishes)
+    out = []
+    for row, dish in zip(cosine, generated_dishes, strict=True):
+        own = real_dishes_array == dish
+        n_intra, n_inter = int(own.sum()), int((~own).sum())
+        out.append(
+            ImageSimilarity(
+                float(row[own].mean()) if n_intra else None,
+                float(row[~own].mean()) if n_inter else None,
+                n_intra,
+                n_inter,
+            )
+        )
+    return out
+
+
+def ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their average rank."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values, kind="mergesort")
+    sorted_values = values[order]
+    ranked = np.empty(len(values))
+    start = 0
+    while start < len(values):
+        end = start
+        while end + 1 < len(values) and sorted_values[end + 1] == sorted_values[start]:
+            end += 1
+        ranked[order[start : end + 1]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranked
+
+
+def spearman(x, y) -> float:
+    """Spearman's rho (Pearson correlation of average ranks); NaN for fewer than 3 pairs or a constant side."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) != len(y):
+        raise ValueError("spearman needs two sequences of one length")
+    if len(x) < 3:
+        return float("nan")
+    rx, ry = ranks(x), ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    denominator = np.sqrt((rx**2).sum() * (ry**2).sum())
+    return float((rx * ry).sum() / denominator) if denominator else float("nan")
+
+
+def bootstrap_spearman(x, y, resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """Percentile 95% interval of rho over `resamples` resamples of the pairs (constant resamples dropped)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) < 3:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(x), size=(resamples, len(x)))
+    rhos = np.array([spearman(x[d], y[d]) for d in draws])
+    rhos = rhos[~np.isnan(rhos)]
+    if len(rhos) == 0:
+        return (float("nan"), float("nan"))
+    low, high = np.percentile(rhos, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def run(
+    con: duckdb.DuckDBPyConnection, encoder: str, encoder_hash: str, generated: list[tuple[str, str]],
+    real: list[tuple[str, str]],
+) -> int:  # fmt: skip
+    """Intra/inter cosine of each (image_id, dish_key) generated image against the real ones, from
+    stored embeddings; replaces those images' rows for this encoder in one transaction."""
+    vectors = dict(
+        con.execute(
+            "SELECT image_id, embedding FROM core.image_embeddings WHERE encoder = ? AND encoder_hash = ? "
+            "AND image_id IN (SELECT unnest(?))",
+            [encoder, encoder_hash, [i for i, _ in generated] + [i for i, _ in real]],
+        ).fetchall()
+    )
+    generated = [(i, d) for i, d in generated if i in vectors]
+    real = [(i, d) for i, d in real if i in vectors]
+    if not generated:
+        return 0
+    results = intra_inter(
+        np.array([vectors[i] for i, _ in generated]), [d for _, d in generated],
+        np.array([vectors[i] for i, _ in real]) if real else np.zeros((0, 1)), [d for _, d in real],
+    )  # fmt: skip
+    rows = [
+        [image_id, dish_key, encoder, encoder_hash, r.intra, r.inter, r.n_intra, r.n_inter]
+        for (image_id, dish_key), r in zip(generated, results, strict=True)
+    ]
+    with transaction(con):
+        con.execute(
+            "DELETE FROM core.image_similarities WHERE encoder = ? AND encoder_hash = ? "
+            "AND image_id IN (SELECT unnest(?))",
+            [encoder, encoder_hash, [i for i, _ in generated]],
+        )
+        con.executemany("INSERT INTO core.image_similarities VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
