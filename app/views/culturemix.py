@@ -176,8 +176,8 @@ for start in range(0, len(images), per_row):
             if mine.empty:
                 st.caption("no answer with this prompt")
             else:
-                shown = mine.assign(shift=mine["shift"].map(lambda s: SHIFT_MARKS.get(s, "(SF)" if s is None else s)))[
-                    ["model", "predicted_food", "predicted_country", "shift"]
-                ]
+                missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
+                marks = mine["shift"].map(lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none)
+                shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
                 st.dataframe(shown, hide_index=True, width="stretch")
 st.caption(f"Images of food {code(food)}; answers with the {literal(prompt)} prompt.")
