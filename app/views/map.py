@@ -46,7 +46,8 @@ st.caption(
 )
 
 shapes = maps.load_shapes()
-recall = data.query(geo.country_recall, filters)
+method = ui.scoring_method()  # recall by our extractor or by the paper's rule (the same switch as the leaderboard)
+recall = data.query(geo.country_recall, filters, method)
 over = data.query(geo.country_overprediction, filters)
 if recall.empty and over.empty:
     st.info(
@@ -114,7 +115,7 @@ if not country:
     st.stop()
 
 name = names.get(country) or country
-st.subheader(f"{literal(name)} ({country})")
+st.subheader(f"{literal(name)} ({literal(country)})")
 hit = recall[recall["country"] == country]
 wrong = over[over["country"] == country]
 metrics = st.columns(4)
@@ -151,5 +152,5 @@ st.dataframe(
     },
 )
 shown = f"{len(answers):,} answers" if total <= len(answers) else f"The first {len(answers):,} of {total:,} answers"
-st.caption(f"{shown} about {answers['dish_key'].nunique():,} dishes whose gold origins include {country}.")
+st.caption(f"{shown} about {answers['dish_key'].nunique():,} dishes whose gold origins include {literal(country)}.")
 ui.downloads(answers, f"{filters.dataset}_{filters.task}_{country}_answers", key="map_answers")

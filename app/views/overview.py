@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
+from warehouse.queries import methods
 
 ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
 METRICS = {"Jaccard": "jaccard", "accuracy": "accuracy"}
@@ -77,6 +79,18 @@ def leaderboard_heatmap(pivot: pd.DataFrame, label: str) -> None:
     st.plotly_chart(fig, config={"displayModeBar": False})
 
 
+def with_method_accuracy(board: pd.DataFrame, filters, method: str) -> pd.DataFrame:
+    """The leaderboard with accuracy by another scoring method (no bootstrap interval for it)."""
+    other = data.query(methods.method_accuracy, filters, method)
+    if other.empty:
+        st.info(f"No {ui.SCORING_METHODS[method]} for task {code(filters.task)}: accuracy below is ours.")
+        return board
+    merged = board.drop(columns=["accuracy"]).merge(other[["model", "lang", "accuracy"]], on=["model", "lang"])
+    merged["accuracy_low"] = merged["accuracy_high"] = merged["accuracy"]
+    st.caption(f"Accuracy by {ui.SCORING_METHODS[method]}; its interval columns repeat the value (not bootstrapped).")
+    return merged
+
+
 def leaderboard(filters) -> None:
     board = data.query(answer_queries.leaderboard, filters)
     st.subheader("Leaderboard")
@@ -84,6 +98,9 @@ def leaderboard(filters) -> None:
         st.info("No scored answers match the sidebar filters (task, models, prompt languages).")
         return
     controls = st.columns(2)
+    method = ui.scoring_method()  # in the sidebar, shared with the Map
+    if method != "atlas":
+        board = with_method_accuracy(board, filters, method)
     label = controls[0].selectbox("Rank by", list(METRICS), key="overview_rank_by")
     metric = METRICS[label]
     langs = [ALL_LANGS, *sorted(lang for lang in board["lang"].unique() if lang != ALL_LANGS)]
@@ -110,12 +127,14 @@ def leaderboard(filters) -> None:
             ),
             "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
             "n": st.column_config.NumberColumn("n", format="%d", width=60),
-            "no-country share": st.column_config.NumberColumn("no-country share", format="percent", width=115),
+            "no-country share": st.column_config.NumberColumn(
+                "no-country share", format="percent", width=115, help=ui.NO_COUNTRY
+            ),
         },
     )
     st.caption(
-        f"Task `{filters.task}`. Mean per answer; 95% intervals from a bootstrap over answers. "
-        "No-country share: answers that name no country (incl. refusals and empty answers). "
+        f"Task {code(filters.task)}. Mean per answer; 95% intervals from a bootstrap over answers. "
+        f"No-country share: the share of answers with no country. {ui.NO_COUNTRY} "
         "Click a column header to sort. The download holds every model × prompt language row."
     )
     ui.downloads(leaderboard_table(board, metric), f"{filters.dataset}_{filters.task}_leaderboard", key="leaderboard")
@@ -136,7 +155,7 @@ selected = ui.selection()
 summary = selected.summary
 
 st.title("Overview")
-st.caption(summary["title"])
+st.caption(literal(summary["title"]))
 
 if selected.filters is not None:
     leaderboard(selected.filters)
