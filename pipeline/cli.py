@@ -448,6 +448,7 @@ def run_config(
         plan = runconfig.load(config)
         named = {"generate": "answers", **dict.fromkeys(runconfig.IMAGINE_STAGES, "imagine")}
         steps = tuple(named.get(stage, stage) for stage in plan.stages if stage != "publish")
+        steps += ("culturemix_parse",) if "score" in steps else ()
         options = Options(
             generations=tuple(plan.generations), imagines=tuple(plan.imagines), imagine_steps=plan.imagine_steps
         )
@@ -609,8 +610,27 @@ def demo(
         return
     source = source.expanduser().resolve()
     say("building the demo from {}", source)
+    datasets, generations = ("borsch", "worldcuisines"), ()
+    if (source / "culturemix-sample" / "images.csv").is_file():
+        # No model answers to CultureMix are public: the tiny random vision model answers the sample,
+        # and the Culture mix page says plainly that its answers come from a small test model.
+        datasets += ("culturemix",)
+        generations = _culturemix_demo_answers(ctx.obj.warehouse.path.parent / "models" / "tiny-vision")
     # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
-    _pipeline(ctx, "demo", Options(datasets=("borsch", "worldcuisines"), data=source, uagec=True))
+    options = Options(datasets=datasets, data=source, uagec=True, generations=generations)
+    _pipeline(ctx, "demo", options)
+
+
+def _culturemix_demo_answers(model_dir: Path) -> tuple[GenerationSpec, ...]:
+    """assets/culturemix.run.toml's generations, with the tiny vision model built next to the warehouse."""
+    import dataclasses
+
+    from pipeline.backends.tiny import build_tiny_model
+
+    if not (model_dir / "config.json").is_file():
+        build_tiny_model("vision", model_dir)
+    plan = runconfig.load(Path(__file__).resolve().parent.parent / "assets" / "culturemix.run.toml")
+    return tuple(dataclasses.replace(spec, model=str(model_dir)) for spec in plan.generations)
 
 
 def main() -> None:

@@ -96,6 +96,7 @@ PAGES = (
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
+    Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
 )
 
