@@ -147,7 +147,12 @@ def screenshot(page, name: str) -> None:
 
 
 def nav_titles(page) -> set[str]:
-    """Page titles in the navigation (each link's text also holds its icon's ligature name, first)."""
+    """Page titles in the navigation (each link's text also holds its icon's ligature name, first);
+    a long navigation is folded behind "View more" first, so that is opened."""
+    more = page.locator("[data-testid='stSidebarNavViewButton']")
+    if more.count() and "more" in more.first.inner_text().lower():
+        more.first.click()
+        page.wait_for_timeout(500)
     links = page.locator("[data-testid='stSidebarNavLink']").all_inner_texts()
     return {text.strip().splitlines()[-1].strip() for text in links if text.strip()}
 
