@@ -55,7 +55,7 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
         "SELECT DISTINCT description FROM marts.imagined WHERE dish_key = 'borsch:ru:1'",
     )[0:1]
     assert at.text[0].value == description[0]  # the gallery's first dish, its description as plain text
-    assert len(at.get("imgs")) >= 2  # generated images beside the real photos
+    assert len(at.get("image")) == 4  # 2 generated (seeds 0, 1) beside 2 real photos
 
 
 def test_without_qa_answers_the_page_says_so_instead_of_inventing(
