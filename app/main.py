@@ -31,6 +31,13 @@ PAGES = [
     st.Page(
         VIEWS_DIR / "language_pull.py", title="Language pull", icon=":material/translate:", url_path="language-pull"
     ),
+    st.Page(VIEWS_DIR / "method_audit.py", title="Method audit", icon=":material/fact_check:", url_path="method-audit"),
+    st.Page(
+        VIEWS_DIR / "language_switching.py",
+        title="Language switching",
+        icon=":material/g_translate:",
+        url_path="language-switching",
+    ),
     st.Page(VIEWS_DIR / "dish.py", title="Dish", icon=":material/ramen_dining:", url_path="dish"),
     st.Page(VIEWS_DIR / "dishes.py", title="Dishes", icon=":material/restaurant_menu:"),
     st.Page(VIEWS_DIR / "cooccurrence.py", title="Co-occurrence", icon=":material/hub:", url_path="cooccurrence"),

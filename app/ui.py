@@ -11,7 +11,7 @@ import streamlit as st
 
 from app import data
 from app.safe import literal
-from app.widgets import ALL, url_multiselect, url_select
+from app.widgets import ALL, mirror, unknown_in_link, url_multiselect, url_select
 from warehouse.queries import answers
 from warehouse.queries.answers import Filters
 
@@ -159,3 +159,33 @@ def require_answers(selected: Selection) -> Filters:
         st.info(NO_ANSWERS, icon=":material/info:")
         st.stop()
     return selected.filters
+
+
+SCORING_METHODS = {
+    "atlas": "Ours (country extractor)",
+    "paper": "The paper's rule (gold string in the answer)",
+}
+
+
+def scoring_method(container=st.sidebar) -> str:
+    """The scoring-method switch shared by the leaderboard and the map, kept in the link as `?method=`:
+    `atlas` (ours, the default) or `paper` (the benchmark's own rule, as published). The choice follows
+    the user from page to page: a page switch drops the other page's widget state and the query string,
+    so it is remembered under a plain session key and handed to the widget on every run."""
+    key, remembered = "url_method", "_scoring_method"
+    if remembered not in st.session_state:
+        raw = st.query_params.get("method") or "atlas"
+        if raw not in SCORING_METHODS:
+            unknown_in_link(container, "scoring method", [str(raw)], fallback=SCORING_METHODS["atlas"])
+            raw = "atlas"
+        st.session_state[remembered] = raw
+    st.session_state[key] = st.session_state[remembered]
+    value = container.selectbox(
+        "Scoring method",
+        list(SCORING_METHODS),
+        key=key,
+        format_func=SCORING_METHODS.__getitem__,
+        on_change=lambda: st.session_state.__setitem__(remembered, st.session_state[key]),
+    )
+    mirror("method", None if value == "atlas" else value)
+    return value

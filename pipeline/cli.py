@@ -12,6 +12,7 @@ from typing import Annotated
 
 import duckdb
 import typer
+from babel.core import UnknownLocaleError
 
 from pipeline import export as exporting
 from pipeline import fetch as fetching
@@ -68,7 +69,17 @@ def _pipeline(ctx: typer.Context, name: str, options: Options) -> None:
     _run(ctx, lambda: run_pipeline(name, ctx.obj.warehouse, options))
 
 
-EXPECTED_FAILURES = (DataError, WarehouseError, OfflineError, CorpusError, OSError, BackendError, ValueError, KeyError)
+EXPECTED_FAILURES = (
+    DataError,
+    WarehouseError,
+    OfflineError,
+    CorpusError,
+    OSError,
+    BackendError,
+    ValueError,
+    KeyError,
+    UnknownLocaleError,  # a --lang that no locale data knows
+)
 
 
 def _run(ctx: typer.Context, action: Callable[[], object]) -> None:
@@ -142,19 +153,48 @@ def ingest_sample(ctx: typer.Context) -> None:
 @app.command("import-responses")
 def import_responses(
     ctx: typer.Context,
-    files: Annotated[list[Path], typer.Argument(help="Answer files, e.g. task2_oe_MODEL.jsonl.")],
-    format: Annotated[str, typer.Option("--format", help="Layout of the files.")] = "worldcuisines",
+    files: Annotated[
+        list[Path], typer.Argument(help="Answer files: task2_oe_MODEL.jsonl, task2_mc_MODEL.jsonl, a UACUISINE table.")
+    ],
+    format: Annotated[
+        str, typer.Option("--format", help="worldcuisines (prediction files) or uacuisine (dish, question, gold, …)")
+    ] = "worldcuisines",
     model: Annotated[str | None, typer.Option(help="Model name (default: from task2_oe_MODEL.jsonl).")] = None,
     skip_bad_lines: Annotated[
         bool, typer.Option("--skip-bad-lines", help="Import the good lines; record each bad one with its reason.")
     ] = False,
+    max_bad_share: Annotated[
+        float,
+        typer.Option(
+            "--max-bad-share",
+            help="With --skip-bad-lines: fail a file (import none of it) when more than this share of it is rejected.",
+        ),
+    ] = responses.MAX_BAD_SHARE,
+    allow_duplicate: Annotated[
+        bool,
+        typer.Option("--allow-duplicate", help="Import a file whose bytes were already imported under another model."),
+    ] = False,
 ) -> None:
-    """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent."""
+    """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent. A file
+    that imports nothing, or rejects more than --max-bad-share of its lines, fails (exit 2) and names what
+    it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
     formats = (*responses.FORMATS, "culturemix")
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
-    options = Options(responses=tuple(files), model=model, skip_bad_lines=skip_bad_lines, response_format=format)
+    if format == "uacuisine":
+        for path in files:
+            options = Options(datasets=("uacuisine",), source=path, responses=(path,), response_format="uacuisine")
+            _pipeline(ctx, "import-uacuisine", options)
+        return
+    options = Options(
+        responses=tuple(files),
+        model=model,
+        skip_bad_lines=skip_bad_lines,
+        max_bad_share=max_bad_share,
+        allow_duplicate=allow_duplicate,
+        response_format=format,
+    )
     _pipeline(ctx, "import", options)
 
 
@@ -228,11 +268,13 @@ FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
 OutOption = Annotated[Path | None, typer.Option(help="Output file (default: standard output).")]
 
 
-def _export(ctx: typer.Context, name: str, format: str, out: Path | None) -> None:
+def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method: str | None = None) -> None:
     def action() -> None:
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
-        frame = exporting.export_frame(ctx.obj.warehouse, name)
+        if method is not None and method not in exporting.METHODS:
+            raise DataError("--method", f"unknown method {method!r}; use paper or atlas")
+        frame = exporting.export_frame(ctx.obj.warehouse, name, method=method)
         exporting.write(frame, format, out)
         if out is not None:
             say("wrote {} rows to {}", frame.height, out)
@@ -251,6 +293,32 @@ def export_origin_scores(ctx: typer.Context, format: FormatOption = "csv", out: 
     """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
     dice, overlap, status (+ more columns after)."""
     _export(ctx, "origin-scores", format, out)
+
+
+@export_app.command("accuracy")
+def export_accuracy(
+    ctx: typer.Context,
+    method: Annotated[str, typer.Option(help="paper: the benchmark's own rule, reproduced; atlas: our extractors.")],
+    format: FormatOption = "csv",
+    out: OutOption = None,
+) -> None:
+    """Accuracy per model and prompt language: dataset, model, task, lang, n, accuracy (percent, rounded as
+    the paper rounds) (+ correct, parse_rate, paper_unreadable, task_id after)."""
+    _export(ctx, "accuracy", format, out, method=method)
+
+
+@export_app.command("choice-scores")
+def export_choice_scores(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per multiple-choice answer: dataset, model, task, lang, item_id, gold_choice, parsed_choice,
+    status, correct (+ paper_choice, paper_status, paper_correct, choices, response, … after)."""
+    _export(ctx, "choice-scores", format, out)
+
+
+@export_app.command("language-switching")
+def export_language_switching(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per answer: dataset, model, task, lang, item_id, answer_lang, switched, segments (JSON spans)
+    (+ prompt_lang, kind, … after)."""
+    _export(ctx, "language-switching", format, out)
 
 
 @export_app.command("culturemix")

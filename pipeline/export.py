@@ -37,6 +37,16 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
             "status",
         ],
     ),
+    # accuracy in percent, rounded as the papers round; one method at a time (--method paper|atlas)
+    "accuracy": ("marts.accuracy", ["dataset", "model", "task", "lang", "n", "accuracy"]),
+    "choice-scores": (
+        "marts.choice_scores",
+        ["dataset", "model", "task", "lang", "item_id", "gold_choice", "parsed_choice", "status", "correct"],
+    ),
+    "language-switching": (
+        "marts.language_switching",
+        ["dataset", "model", "task", "lang", "item_id", "answer_lang", "switched", "segments"],
+    ),
     "imagined": (
         "marts.imagined",
         [
@@ -75,13 +85,19 @@ EXPORTS["culturemix"] = (
     ],
 )
 FORMATS = ("csv", "parquet")
+METHODS = ("paper", "atlas")
 
 
-def export_frame(warehouse: Warehouse, name: str) -> pl.DataFrame:
+def export_frame(warehouse: Warehouse, name: str, method: str | None = None) -> pl.DataFrame:
+    """The mart behind an export, contract columns first. `method` picks the scoring method of
+    `accuracy` (the method column then leaves the frame: a file holds one method)."""
     mart, contract = EXPORTS[name]
     con = warehouse.reader()
     try:
-        frame = con.sql(f"SELECT * FROM {mart}").pl()
+        if method is not None:
+            frame = con.sql(f"SELECT * EXCLUDE (method) FROM {mart} WHERE method = ?", params=[method]).pl()
+        else:
+            frame = con.sql(f"SELECT * FROM {mart}").pl()
     finally:
         con.close()
     extra = [c for c in frame.columns if c not in contract]

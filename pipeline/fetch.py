@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 from pipeline.datasets import all_datasets
 from pipeline.datasets.base import RemoteFile
 from pipeline.errors import OfflineError
+from pipeline.safepaths import inside
 
 __all__ = ["RemoteFile", "check_online", "fetch", "image_manifest", "manifest"]
 
@@ -34,9 +35,12 @@ def image_manifest(data_dir: Path) -> list[RemoteFile]:
 
 def check_online(url: str, timeout: float = 3.0) -> None:
     """Fail in seconds, not minutes, when the host cannot be reached."""
-    host = urlparse(url).hostname or ""
+    parsed = urlparse(url)
+    host = parsed.hostname or ""
     try:
-        socket.create_connection((host, 443), timeout=timeout).close()
+        socket.create_connection(
+            (host, parsed.port or (80 if parsed.scheme == "http" else 443)), timeout=timeout
+        ).close()
     except OSError as exc:
         raise OfflineError(
             f"cannot reach {host} ({exc}). This machine looks offline: pass a local copy of the data "
@@ -46,14 +50,15 @@ def check_online(url: str, timeout: float = 3.0) -> None:
 
 
 def fetch(dest: Path, files: list[RemoteFile] | None = None, timeout: float = 60.0) -> list[Path]:
-    """Download what is missing into dest (atomic per file); returns the paths written."""
+    """Download what is missing into dest (atomic per file); returns the paths written. Every
+    destination is checked to lie inside `dest` before anything is downloaded."""
     files = files if files is not None else manifest()
+    targets = [inside(dest, remote.dest) for remote in files]
     written = []
     checked_hosts: set[str] = set()
-    for remote in files:
-        target = dest / remote.dest
-        if target.exists() and target.stat().st_size > 0:
-            continue
+    for remote, target in zip(files, targets, strict=True):
+        if target.exists() and target.stat().st_size > 0 and (not remote.sha256 or _sha256(target) == remote.sha256):
+            continue  # already here, with the pinned bytes (a damaged copy is downloaded again)
         host = urlparse(remote.url).hostname or ""
         if host not in checked_hosts:
             check_online(remote.url)

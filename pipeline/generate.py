@@ -135,7 +135,11 @@ def plan(
             )
             planned.append(
                 Planned(
-                    Request(key, messages, max_tokens or task.max_tokens), item.item_id, lang, variant, messages_json
+                    Request(key, messages, max_tokens or task.max_tokens, item.item_id, lang, variant),
+                    item.item_id,
+                    lang,
+                    variant,
+                    messages_json,
                 )
             )
     return planned

@@ -110,13 +110,6 @@ def overlap(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     return len(p & g) / min(len(p), len(g))
 
 
-@metric("exact_match")
-def exact_match(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """1.0 if the sets are equal (order and duplicates ignored), else 0.0. Two empty sets are equal."""
-    p, g = _pair(pred, gold)
-    return 1.0 if p == g else 0.0
-
-
 @metric("first_in_gold", "accuracy")
 def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     """1.0 if the first predicted item is in gold, else 0.0: accuracy for single-answer VQA,
@@ -307,3 +300,93 @@ def _is_target(label: str | None, target: str | Callable[[str], bool]) -> bool:
     if label is None:
         return False
     return label == target if isinstance(target, str) else bool(target(label))
+
+
+# --------------------------------------------------------------------------------------------
+# The papers' own scoring, beside ours (`export accuracy --method paper|atlas`)
+# --------------------------------------------------------------------------------------------
+# A metric's `reads` attribute tells the score stage what to pass as `pred` and `gold`:
+#   "extracted" (default): the extractor's output and the item's gold set;
+#   "text":   the answer text and the gold answer as written in the prompt language;
+#   "choice": the option our choice extractor read and the right option;
+#   "paper_choice": the option the paper's own rule read and the right option.
+
+
+def reads(what: str) -> Callable[[F], F]:
+    def mark(func: F) -> F:
+        func.reads = what  # type: ignore[attr-defined]
+        return func
+
+    return mark
+
+
+@metric("paper_substring")
+@reads("text")
+def paper_substring(response: str | None, gold_text: str | None) -> float:
+    """WorldCuisines' open-ended rule: 1.0 when the gold string, lower-cased, occurs in the
+    lower-cased answer (Python's str.lower, as their score.py). A missing answer is the empty
+    string, as their fillna('') makes it; a missing gold is undefined here (NaN), not "right"."""
+    if gold_text is None:
+        return NAN
+    return 1.0 if gold_text.lower() in (response or "").lower() else 0.0
+
+
+@metric("choice_accuracy")
+@reads("choice")
+def choice_accuracy(choice: int | None, gold_choice: int | None) -> float:
+    """1.0 when the one option our choice extractor read is the right one; no option (several,
+    unparsed, refusal, empty) is wrong. No gold option -> NaN."""
+    if gold_choice is None:
+        return NAN
+    return 1.0 if choice is not None and choice == gold_choice else 0.0
+
+
+@metric("paper_choice_accuracy")
+@reads("paper_choice")
+def paper_choice_accuracy(paper_choice: int | None, gold_choice: int | None) -> float:
+    """WorldCuisines' multiple-choice rule: the number their score.py parsed equals the right
+    option (an answer it could not read as a number counts as wrong). No gold option -> NaN."""
+    if gold_choice is None:
+        return NAN
+    return 1.0 if paper_choice is not None and paper_choice == gold_choice else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# UACUISINE (pipeline/uacuisine_metrics.py): free-text answers against gold text
+# --------------------------------------------------------------------------------------------
+
+
+@metric("intersection_match")
+@reads("text")
+def intersection_match(predicted: str | None, gold: str | None) -> float:
+    """Ingredients: share of gold ingredient lemmas (pymorphy3) the answer names."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.intersection_match(predicted, gold)
+
+
+@metric("bertscore")
+@reads("text")
+def bertscore(predicted: str | None, gold: str | None) -> float:
+    """Recipes: BERTScore F1 (model set by DISH_ATLAS_BERTSCORE_MODEL)."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.bertscore_f1(predicted, gold)
+
+
+@metric("taste_match")
+@reads("text")
+def taste_match(predicted: str | None, gold: str | None) -> float:
+    """Taste as a class (salty | sweet): right when the answer names the gold's one class."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.class_match(predicted, gold, "taste")
+
+
+@metric("temperature_match")
+@reads("text")
+def temperature_match(predicted: str | None, gold: str | None) -> float:
+    """Serving temperature as a class (hot | cold)."""
+    from pipeline import uacuisine_metrics
+
+    return uacuisine_metrics.class_match(predicted, gold, "temperature")

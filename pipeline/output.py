@@ -12,11 +12,13 @@ import traceback
 from pathlib import Path
 
 import duckdb
+from babel.core import UnknownLocaleError
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from pipeline.errors import DataError
+from pipeline.scrub import scrub
 
 console = Console(stderr=True)
 
@@ -54,16 +56,18 @@ def describe(exc: BaseException, warehouse: Path | None = None) -> str:
         return f"{exc.filename}: {why} — {fix}"
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
+    if isinstance(exc, UnknownLocaleError):
+        return f"--lang {exc.identifier}: unknown language — use a code such as en, ru, uk (or auto)"
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text ({exc.reason} at byte {exc.start}) — convert it to UTF-8"
     return str(exc) or type(exc).__name__
 
 
 def fail_line(message: str) -> None:
-    """`error: MESSAGE` with the message as plain text: one line (newlines folded), nothing styled."""
+    """`error: MESSAGE` as plain text: one line (newlines folded), nothing styled, no secret."""
     one_line = " ".join(message.split("\n")).strip() if "\n" in message else message
-    console.print(Text("error: ", style="red") + Text(one_line), soft_wrap=True)
+    console.print(Text("error: ", style="red") + Text(scrub(one_line)), soft_wrap=True)
 
 
 def print_traceback(exc: BaseException) -> None:
-    console.print(Text("".join(traceback.format_exception(exc))), soft_wrap=True)
+    console.print(Text(scrub("".join(traceback.format_exception(exc)))), soft_wrap=True)

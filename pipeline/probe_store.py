@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from pipeline.scrub import scrub
 from pipeline.settings import default_warehouse
 
 PROBES_ENV = "DISH_ATLAS_PROBES"
@@ -100,11 +101,11 @@ def record(
         "matched_dish_key": matched_dish_key,
         "match_score": None if match_score is None else float(match_score),
         "image_sha256": image_sha256,
-        "answer": answer,
+        "answer": scrub(answer),
         "countries": list(countries),
         "status": status,
         "latency_ms": None if latency_ms is None else float(latency_ms),
-        "error": error,
+        "error": scrub(error),
     }
     placeholders = ", ".join(f"${name}" for name in COLUMNS)
     with _LOCK:

@@ -1,8 +1,10 @@
 """The extract + score stage: every generation without a current extraction is parsed with its
 task's declared extractor and scored with the task's declared metrics against the item's gold.
 
-It reads core.generations / core.items / core.item_gold_countries and writes only
-core.extractions, core.extraction_spans and core.scores, in chunks that are each one
+It reads core.generations / core.items / core.item_gold_countries (and, for the papers' own rules
+and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
+core.item_prompts) and writes only core.extractions, core.extraction_spans, core.choice_extractions
+core.gold_text_checks and core.scores, in chunks that are each one
 transaction: a killed run loses at most the chunk in flight, and the rerun picks up the rest.
 A generation is pending when it has no extraction by the current extractor version, or one older
 than the generation itself (an answer re-imported since).
@@ -20,6 +22,7 @@ import duckdb
 import polars as pl
 
 from pipeline.extract import get_extractor
+from pipeline.extract.choice import paper_choice
 from pipeline.extract.language import answer_language
 from pipeline.metrics import get_metric
 from pipeline.tasks import Task, registry
@@ -46,17 +49,31 @@ GOLD_SQL = {
     "dish_name": """coalesce((SELECT list(n.name ORDER BY n.name) FROM core.dish_names n
                               WHERE n.dish_key = i.dish_key AND n.lang = split_part(g.lang, '_', 1)), [])""",
     "text": "[]",
+    "choice": """(SELECT c.choice FROM core.item_gold_choices c WHERE c.item_id = g.item_id AND c.lang = g.lang)""",
 }
-STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM core.extractions e WHERE e.generation_id = g.generation_id
+# The gold answer as written in the prompt language (WorldCuisines answer_<lang>), for the paper's rule;
+# for multiple choice, the option texts in order and the prompt (the paper's rule searches it).
+EXTRA_SQL = {
+    "choice": """(SELECT list(o.text ORDER BY o.option) FROM core.item_options o
+                  WHERE o.item_id = g.item_id AND o.lang = g.lang) AS options,
+                 (SELECT min(p.text) FROM core.item_prompts p
+                  WHERE p.item_id = g.item_id AND p.lang = g.lang) AS prompt""",
+}
+DEFAULT_EXTRA_SQL = """(SELECT t.text FROM core.item_gold_text t
+                  WHERE t.item_id = g.item_id AND t.lang = g.lang) AS gold_text,
+                 NULL AS prompt"""
+STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id
                                AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
 
 
 def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> list[tuple]:
-    """(generation_id, lang, response, gold) of what needs (re)scoring for one task."""
-    stale, params = ("", [task.task_id]) if rescore else (STALE_SQL, [task.task_id, extractor])
+    """(generation_id, lang, response, gold, gold_text or options, prompt) of what needs (re)scoring."""
+    table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
+    stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
     return con.execute(
         f"""
-        SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold
+        SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
+               {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)}
         FROM core.generations g JOIN core.items i USING (item_id)
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
@@ -86,20 +103,55 @@ def score(
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
+        write = _write_choices if task.answer_kind == "choice" else _write
         for chunk in _chunks(rows, CHUNK):
-            _write(con, chunk, extractor_name, extract, metrics, task.answer_kind)
+            write(con, chunk, extractor_name, extract, metrics, task.answer_kind)
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
+    check_gold_texts(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> int:
+    """Read each gold answer string with the country extractor: does it name the item's gold country?
+    (WorldCuisines' Cantonese strings mostly name another one, which the paper's substring rule inherits.)"""
+    extractor_name, extract = get_extractor("countries")
+    stale = (
+        ""
+        if rescore
+        else """AND NOT EXISTS (SELECT 1 FROM core.gold_text_checks c
+                                WHERE c.item_id = t.item_id AND c.lang = t.lang AND c.extractor = $extractor)"""
+    )
+    rows = con.execute(
+        f"""SELECT t.item_id, t.lang, t.text,
+                   coalesce((SELECT list(country) FROM core.item_gold_countries g WHERE g.item_id = t.item_id), [])
+            FROM core.item_gold_text t WHERE true {stale}""",
+        {"extractor": extractor_name} if not rescore else {},
+    ).fetchall()
+    checks = []
+    for item_id, lang, text, gold in rows:
+        countries = list(extract(text, lang).countries)
+        status = "names_gold" if set(countries) & set(gold) else ("names_other" if countries else "names_none")
+        checks.append(
+            {"item_id": item_id, "lang": lang, "extractor": extractor_name, "countries": countries, "status": status}
+        )
+    if checks:
+        with transaction(con):
+            con.execute(
+                "DELETE FROM core.gold_text_checks WHERE item_id || chr(31) || lang IN (SELECT unnest(?))",
+                [[c["item_id"] + chr(31) + c["lang"] for c in checks]],
+            )
+            insert(con, "core.gold_text_checks", pl.DataFrame(checks, schema=_GOLD_CHECK_SCHEMA))
+    return len(checks)
 
 
 def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
     extractions, spans, scores = [], [], []
     extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
-    for generation_id, lang, response, gold in chunk:
+    for generation_id, lang, response, gold, gold_text, _prompt in chunk:
         result = extract(response, lang)
         extractions.append(
             {
@@ -127,7 +179,11 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
         )
         predicted = list(result.dish_names if answer_kind == "dish_name" else result.countries)
         scores.extend(
-            {"generation_id": generation_id, "metric": name, "value": float(fn(predicted, gold))}
+            {
+                "generation_id": generation_id,
+                "metric": name,
+                "value": float(fn(response, gold_text) if _reads(fn) == "text" else fn(predicted, gold)),
+            }
             for name, fn in metrics.items()
         )
     ids = [row[0] for row in chunk]
@@ -136,6 +192,43 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
             con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.extractions", pl.DataFrame(extractions, schema=_EXTRACTION_SCHEMA))
         insert(con, "core.extraction_spans", pl.DataFrame(spans, schema=_SPAN_SCHEMA))
+        insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
+
+
+def _reads(metric) -> str:
+    return getattr(metric, "reads", "extracted")
+
+
+def _write_choices(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
+    """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores."""
+    now = datetime.now(UTC).replace(tzinfo=None)
+    extractions, scores = [], []
+    for generation_id, lang, response, gold, options, prompt in chunk:
+        result = extract(response, lang, tuple(options or ()))
+        paper = paper_choice(response, prompt)
+        choice = result.choices[0] if result.status == "ok" else None
+        extractions.append(
+            {
+                "generation_id": generation_id,
+                "extractor": extractor_name,
+                "status": result.status,
+                "choice": choice,
+                "choices": list(result.choices),
+                "paper_choice": paper.choice if paper.choice is not None and abs(paper.choice) < 2**31 else None,
+                "paper_status": paper.status,
+                "extracted_at": now,
+            }
+        )
+        read = {"choice": choice, "paper_choice": paper.choice}
+        scores.extend(
+            {"generation_id": generation_id, "metric": name, "value": float(fn(read.get(_reads(fn)), gold))}
+            for name, fn in metrics.items()
+        )
+    ids = [row[0] for row in chunk]
+    with transaction(con):
+        for table in ("core.choice_extractions", "core.scores"):
+            con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
+        insert(con, "core.choice_extractions", pl.DataFrame(extractions, schema=_CHOICE_SCHEMA))
         insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
 
 
@@ -167,5 +260,22 @@ _SPAN_SCHEMA = {
     "country": pl.String,
     "region": pl.String,
     "negated": pl.Boolean,
+}
+_CHOICE_SCHEMA = {
+    "generation_id": pl.String,
+    "extractor": pl.String,
+    "status": pl.String,
+    "choice": pl.Int32,
+    "choices": pl.List(pl.Int32),
+    "paper_choice": pl.Int64,
+    "paper_status": pl.String,
+    "extracted_at": pl.Datetime("us"),
+}
+_GOLD_CHECK_SCHEMA = {
+    "item_id": pl.String,
+    "lang": pl.String,
+    "extractor": pl.String,
+    "countries": pl.List(pl.String),
+    "status": pl.String,
 }
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}

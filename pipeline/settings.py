@@ -26,3 +26,9 @@ def default_data_dir() -> Path:
         return Path(os.environ[DATA_ENV]).expanduser()
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "dish-atlas" / "data"
+
+
+def default_cache_dir() -> Path:
+    """Derived files that are safe to delete (compiled pattern databases): $XDG_CACHE_HOME/dish-atlas/cache."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "dish-atlas" / "cache"

@@ -41,9 +41,11 @@ class Options:
     data: Path | None = None  # demo: a folder holding borsch/ and worldcuisines/ (None: the sample)
     force: bool = False  # ingest: reload unchanged files
     responses: tuple[Path, ...] = ()  # import: answer files
-    response_format: str = "worldcuisines"  # import: worldcuisines | culturemix
+    response_format: str = "worldcuisines"  # import: worldcuisines | culturemix | uacuisine
     model: str | None = None
     skip_bad_lines: bool = False
+    max_bad_share: float = 0.01  # import: a file rejecting more of its lines than this fails
+    allow_duplicate: bool = False  # import: the same bytes again under another model name
     corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
     corpus_source: str | None = None
     text_field: str = "text"
@@ -59,11 +61,14 @@ class Options:
 
 @dataclass(frozen=True)
 class Context:
-    """One run of a pipeline: the open working database, the options and the run id its steps share."""
+    """One run of a pipeline: the open working database, the options and the run id its steps share.
+    `failures` collects input files a step refused while it went on with the others; the pipeline
+    publishes what did load and then reports them (exit 2)."""
 
     con: duckdb.DuckDBPyConnection
     options: Options
     run_id: str = field(default_factory=new_run_id)
+    failures: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,8 @@ DATASET_TABLES = (
     "core.item_gold_countries",
     "core.item_gold_text",
     "core.item_prompts",
+    "core.item_options",
+    "core.item_gold_choices",
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
@@ -130,7 +137,13 @@ CORPUS_TABLES = (
     "core.corpus_shard_dish_counts",
     "core.corpus_shard_name_counts",
 )
-SCORE_TABLES = ("core.extractions", "core.extraction_spans", "core.scores")
+SCORE_TABLES = (
+    "core.extractions",
+    "core.extraction_spans",
+    "core.choice_extractions",
+    "core.gold_text_checks",
+    "core.scores",
+)
 LEDGER = ("meta.source_files", "meta.ingest_reports")
 
 
@@ -192,7 +205,17 @@ def corpus(ctx: Context) -> None:
 
 @step(
     "score",
-    reads=("core.tasks", "core.items", "core.item_gold_countries", "core.dish_names", "core.generations"),
+    reads=(
+        "core.tasks",
+        "core.items",
+        "core.item_gold_countries",
+        "core.item_gold_text",
+        "core.item_options",
+        "core.item_gold_choices",
+        "core.item_prompts",
+        "core.dish_names",
+        "core.generations",
+    ),
     writes=SCORE_TABLES,
 )
 def score(ctx: Context) -> None:
@@ -210,6 +233,22 @@ def score(ctx: Context) -> None:
         console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
     else:
         console.print("[dim]every answer is already scored by the current extractor[/]")
+
+
+@step("languages", reads=("core.generations",), writes=("core.answer_languages",))
+def languages(ctx: Context) -> None:
+    """The language of every answer, per segment: in the prompt's language, another, or mixed."""
+    from pipeline.languages import detect_answer_languages
+
+    with progress_bar() as progress:
+        bar = progress.add_task("answer languages", total=None)
+        detected = detect_answer_languages(
+            ctx.con,
+            redo=ctx.options.rescore,
+            on_chunk=lambda done, total: progress.update(bar, total=total, advance=done),
+        )
+    if detected:
+        console.print(f"detected the language of {detected:,} answers")
 
 
 @step(
@@ -279,10 +318,11 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "import": ("answers",),
     "corpus": ("corpus",),
     "generate": ("answers",),
-    "demo": ("reference", "ingest", "answers", "corpus", "score", "culturemix_parse"),
-    "run": ("answers", "score", "culturemix_parse", "imagine"),
+    "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
+    "demo": ("reference", "ingest", "answers", "corpus", "score", "languages", "culturemix_parse"),
+    "run": ("answers", "score", "languages", "culturemix_parse", "imagine"),
     "imagine": ("imagine",),
-    "score": ("score", "culturemix_parse"),
+    "score": ("score", "languages", "culturemix_parse"),
     "compose": ("reference", "compose"),
     "publish": (),
 }
@@ -292,12 +332,21 @@ def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tu
     """Run the pipeline `name` (or the given subset of its steps, in its order) in one working-database
     session, then publish. Returns whether a new snapshot was published."""
     chosen = PIPELINES[name] if steps is None else tuple(s for s in PIPELINES[name] if s in steps)
+    failures: list = []
     if chosen:
         with warehouse.writer() as con:
             ctx = Context(con, options)
             for step_name in chosen:
                 STEPS.get(step_name).run(ctx)
-    return publish(warehouse, force=options.publish_force)
+            failures = ctx.failures
+    published = publish(warehouse, force=options.publish_force)
+    if failures:
+        from pipeline.errors import DataError
+
+        if len(failures) == 1:
+            raise failures[0]
+        raise DataError(f"{len(failures)} files", " | ".join(str(f) for f in failures))
+    return published
 
 
 def publish(warehouse: Warehouse, force: bool = False) -> bool:
@@ -331,6 +380,7 @@ def _report(result) -> None:
 def _import(ctx: Context) -> None:
     from pipeline import responses
     from pipeline.datasets.worldcuisines import predictions
+    from pipeline.errors import DataError
 
     options = ctx.options
     if options.response_format == "culturemix":
@@ -339,6 +389,9 @@ def _import(ctx: Context) -> None:
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
     files = list(options.responses)
+    if options.response_format == "uacuisine":
+        _import_uacuisine(ctx, files)
+        return
     quiet = not files  # the demo imports the published predictions with a bar only
     if not files and options.data is not None:
         files = predictions(options.data)
@@ -346,9 +399,20 @@ def _import(ctx: Context) -> None:
         bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
         for path in files:
             started = time.perf_counter()
-            result = responses.import_file(
-                ctx.con, path, ctx.run_id, model=options.model, skip_bad_lines=options.skip_bad_lines
-            )
+            try:
+                result = responses.import_file(
+                    ctx.con,
+                    path,
+                    ctx.run_id,
+                    model=options.model,
+                    skip_bad_lines=options.skip_bad_lines,
+                    max_bad_share=options.max_bad_share,
+                    allow_duplicate=options.allow_duplicate,
+                )
+            except DataError as exc:  # this file changed nothing; the others still import
+                ctx.failures.append(exc)
+                progress.advance(bar)
+                continue
             elapsed = time.perf_counter() - started
             if quiet:
                 pass
@@ -356,15 +420,31 @@ def _import(ctx: Context) -> None:
                 say("[dim]{}: already imported for {}[/]", path.name, result.model)
             else:
                 rate = len(result.accepted) / elapsed if elapsed else 0.0
-                rejected = f", [yellow]{len(result.rejected)} lines rejected[/]" if result.rejected else ""
                 say(
-                    "imported {}: {} answers of {} ({} lines/s)" + rejected,
+                    "imported {}: {} answers of {} ({}, {} lines/s)",
                     path.name,
                     len(result.accepted),
                     result.model,
+                    result.task_id,
                     f"{rate:,.0f}",
                 )
+                if result.rejected:
+                    say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+                for quirk in result.quirks:
+                    if quirk.severity != "rejected":
+                        say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
             progress.advance(bar)
+
+
+def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
+    from pipeline.datasets import uacuisine
+
+    for path in files:
+        result = uacuisine.import_answers(ctx.con, path, ctx.run_id)
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+        else:
+            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
 
 
 def _generate(ctx: Context, spec: GenerationSpec) -> None:
@@ -391,7 +471,7 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
         engine.check()
     try:
         with progress_bar(rate=True) as progress:
-            bar = progress.add_task(f"{task.task_id} {spec.lang}", total=None, tokens=0)
+            bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
 
             def advance(done: int, tokens: int, total: int) -> None:
                 progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
@@ -412,10 +492,17 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
             )
     finally:
         engine.close()
-    console.print(
-        f"{task.task_id} {spec.lang} with {spec.model}: {summary.generated} answers "
-        f"({summary.cached} cached, {summary.failed} failed) in {summary.seconds:.1f} s, "
-        f"{summary.items_per_second:.1f} items/s, {summary.tokens_per_second:.0f} tokens/s"
+    say(
+        "{} {} with {}: {} answers ({} cached, {} failed) in {} s, {} items/s, {} tokens/s",
+        task.task_id,
+        spec.lang,
+        spec.model,
+        summary.generated,
+        summary.cached,
+        summary.failed,
+        f"{summary.seconds:.1f}",
+        f"{summary.items_per_second:.1f}",
+        f"{summary.tokens_per_second:.0f}",
     )
 
 
@@ -423,14 +510,14 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
     from pipeline.corpus.scan import scan_corpus
 
     with progress_bar() as progress:
-        bar = progress.add_task(f"scanning {lang} corpus", total=None)
+        bar = progress.add_task(f"scanning {literal(lang)} corpus", total=None)
 
         def advance(p) -> None:
             progress.update(
                 bar,
                 total=p.bytes_total,
                 completed=p.bytes_done,
-                description=f"scanning {lang} corpus ({p.mb_per_s:,.0f} MB/s)",
+                description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
             )
 
         summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)

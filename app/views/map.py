@@ -46,7 +46,8 @@ st.caption(
 )
 
 shapes = maps.load_shapes()
-recall = data.query(geo.country_recall, filters)
+method = ui.scoring_method()  # recall by our extractor or by the paper's rule (the same switch as the leaderboard)
+recall = data.query(geo.country_recall, filters, method)
 over = data.query(geo.country_overprediction, filters)
 if recall.empty and over.empty:
     st.info(

@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import code
 from warehouse.queries import answers as answer_queries
+from warehouse.queries import methods
 
 ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
 METRICS = {"Jaccard": "jaccard", "accuracy": "accuracy"}
@@ -77,6 +79,18 @@ def leaderboard_heatmap(pivot: pd.DataFrame, label: str) -> None:
     st.plotly_chart(fig, config={"displayModeBar": False})
 
 
+def with_method_accuracy(board: pd.DataFrame, filters, method: str) -> pd.DataFrame:
+    """The leaderboard with accuracy by another scoring method (no bootstrap interval for it)."""
+    other = data.query(methods.method_accuracy, filters, method)
+    if other.empty:
+        st.info(f"No {ui.SCORING_METHODS[method]} for task {code(filters.task)}: accuracy below is ours.")
+        return board
+    merged = board.drop(columns=["accuracy"]).merge(other[["model", "lang", "accuracy"]], on=["model", "lang"])
+    merged["accuracy_low"] = merged["accuracy_high"] = merged["accuracy"]
+    st.caption(f"Accuracy by {ui.SCORING_METHODS[method]}; its interval columns repeat the value (not bootstrapped).")
+    return merged
+
+
 def leaderboard(filters) -> None:
     board = data.query(answer_queries.leaderboard, filters)
     st.subheader("Leaderboard")
@@ -84,6 +98,9 @@ def leaderboard(filters) -> None:
         st.info("No scored answers match the sidebar filters (task, models, prompt languages).")
         return
     controls = st.columns(2)
+    method = ui.scoring_method()  # in the sidebar, shared with the Map
+    if method != "atlas":
+        board = with_method_accuracy(board, filters, method)
     label = controls[0].selectbox("Rank by", list(METRICS), key="overview_rank_by")
     metric = METRICS[label]
     langs = [ALL_LANGS, *sorted(lang for lang in board["lang"].unique() if lang != ALL_LANGS)]

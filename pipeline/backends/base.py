@@ -34,6 +34,10 @@ class Request:
     key: str  # the generation's cache key (core.generations.generation_id)
     messages: tuple[Message, ...]
     max_tokens: int = 128
+    # what was asked, for backends that answer by question (replay): the item, prompt language, variant
+    item_id: str = ""
+    lang: str = ""
+    variant: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `pipeline.backends.local_server`).
+"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `tests.local_server`).
 
 Requests run concurrently on an asyncio loop (`concurrency` at a time), with retries and exponential
 backoff on rate limits, server errors, dropped connections and timeouts. The API key is read from
@@ -26,6 +26,7 @@ from urllib.parse import urlparse
 import httpx
 
 from pipeline.backends.base import BackendError, Message, ModelIdentity, Request, Response, register
+from pipeline.scrub import scrub
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 BASE_URL_ENV = "DISH_ATLAS_OPENAI_BASE_URL"
@@ -116,7 +117,7 @@ def parse_sse_line(line: str) -> str | object | None:
     except json.JSONDecodeError:
         return None
     if isinstance(chunk, dict) and chunk.get("error"):
-        raise BackendError(f"model server reported an error mid-stream: {chunk['error']!r:.300}")
+        raise BackendError(scrub(f"model server reported an error mid-stream: {chunk['error']!r:.300}"))
     choices = chunk.get("choices") if isinstance(chunk, dict) else None
     if not choices:
         return None
@@ -257,7 +258,7 @@ class OpenAIBackend:
                     if piece is DONE:
                         return
                     if piece:
-                        yield piece
+                        yield self._scrub(piece)
         except httpx.TimeoutException:
             raise BackendError(f"the model server at {self.base_url} timed out after {self.timeout:g} s") from None
         except httpx.TransportError as exc:
@@ -274,8 +275,7 @@ class OpenAIBackend:
 
     def _scrub(self, text: str) -> str:
         """Text without the API key, whatever a server or library echoed back."""
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key else text
+        return scrub(text, os.environ.get(self.api_key_env))
 
     def _timeout(self, total: float) -> httpx.Timeout:
         return httpx.Timeout(total, connect=min(total, 10.0))
@@ -297,7 +297,7 @@ class OpenAIBackend:
         )
 
     def _status_error(self, answer: httpx.Response) -> str:
-        detail = answer.text.strip().replace("\n", " ")[:300]
+        detail = self._scrub(answer.text).strip().replace("\n", " ")[:300]
         return f"the model server at {self.base_url} returned {answer.status_code}" + (f": {detail}" if detail else "")
 
     def _list_models(self) -> list[dict]:
@@ -330,12 +330,12 @@ class OpenAIBackend:
         try:
             answer = await client.post("/chat/completions", json=body, headers=self._headers())
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            reason = f"cannot reach the model server at {self.base_url}: {exc or type(exc).__name__}"
+            reason = self._scrub(f"cannot reach the model server at {self.base_url}: {exc or type(exc).__name__}")
             return _Attempt(retryable=reason, unreachable=True)
         except httpx.TimeoutException:
             return _Attempt(retryable=f"no answer from {self.base_url} within the {self.timeout:g} s timeout")
         except httpx.TransportError as exc:
-            reason = f"the connection to {self.base_url} failed: {exc or type(exc).__name__}"
+            reason = self._scrub(f"the connection to {self.base_url} failed: {exc or type(exc).__name__}")
             return _Attempt(retryable=reason)
         latency_ms = (time.perf_counter() - started) * 1000
         if answer.status_code in RETRY_STATUSES:
@@ -355,10 +355,11 @@ class OpenAIBackend:
                     None,
                     "error",
                     latency_ms=latency_ms,
-                    error=f"the model server answered with invalid JSON: {answer.text[:200]!r}",
+                    error=self._scrub(f"the model server answered with invalid JSON: {answer.text[:200]!r}"),
                 )
             )
-        return _Attempt(parse_completion(request.key, payload, latency_ms))
+        response = parse_completion(request.key, payload, latency_ms)
+        return _Attempt(replace(response, text=self._scrub(response.text), error=self._scrub(response.error)))
 
     async def _complete(self, client: httpx.AsyncClient, request: Request, run: _Run) -> Response:
         """One request with retries; never raises (errors become the Response's `error`)."""

@@ -24,9 +24,14 @@ case-sensitive ("Того", "Чад") only match capitalised, acronyms ("США"
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
+import importlib.metadata
+import os
+import pickle
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -112,10 +117,120 @@ def dish_names(con: duckdb.DuckDBPyConnection, lang: str) -> list[tuple[str, str
     ).fetchall()
 
 
-def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
-    """Every target of a ``lang`` corpus and its surfaces, read from the warehouse."""
+def build_patterns(con: duckdb.DuckDBPyConnection, lang: str, cache_dir: Path | None = None) -> PatternSet:
+    """Every target of a ``lang`` corpus and its surfaces, read from the warehouse, with its compiled literals.
+
+    Expanding every name over its inflected forms and compiling the Hyperscan database take seconds, paid by every
+    invocation of `corpus scan`; both are a pure function of the warehouse rows read here, the gazetteer and the
+    library versions, so they are cached on disk under a digest of exactly those inputs (`cache_dir`, default the
+    user cache; `DISH_ATLAS_PATTERN_CACHE=off` disables it). A damaged or foreign cache file is ignored and rebuilt."""
     if lang not in LANGS:
         raise ValueError(f"corpus language must be one of {', '.join(LANGS)}, not {lang!r}")
+    inputs = _pattern_inputs(con, lang)
+    cache = _cache_path(cache_dir, lang, inputs)
+    if cache is not None:
+        cached = _load_cached(cache)
+        if cached is not None:
+            return cached
+    patterns = _build_patterns(lang, *inputs[1:])
+    if cache is not None:
+        _store_cached(cache, patterns)
+    return patterns
+
+
+def _pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, list, list, list]:
+    """(digest, dish names, parallel pairs, origins): everything `build_patterns` reads, and a digest of it."""
+    dishes = dish_names(con, lang)
+    pairs = (
+        con.execute("SELECT pair_id, uk_name, ru_name FROM core.parallel_dishes ORDER BY pair_id").fetchall()
+        if lang in ("uk", "ru")
+        else []
+    )
+    origins = con.execute("SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position").fetchall()
+    digest = hashlib.sha256(f"{MATCHER}\t{lang}\t{_library_versions()}\n".encode())
+    digest.update(_gazetteer_source_digest().encode())
+    for rows in (dishes, pairs, origins):
+        digest.update(repr(rows).encode())
+    return digest.hexdigest(), dishes, pairs, origins
+
+
+@functools.cache
+def _gazetteer_source_digest() -> str:
+    """The country surfaces are built by the code of `pipeline.extract` from library data (CLDR, pymorphy3
+    dictionaries; their versions are in the key too): hashing that code stands for the entries without building
+    them, which takes most of a second."""
+    import pipeline.extract
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(pipeline.extract.__file__).parent.rglob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _library_versions() -> str:
+    """The libraries whose data shape the surfaces (inflections) and the compiled database."""
+    names = ("pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "hyperscan", "babel", "pycountry")
+    versions = []
+    for name in names:
+        try:
+            versions.append(f"{name}={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name}=?")
+    return ",".join(versions)
+
+
+def _cache_path(cache_dir: Path | None, lang: str, inputs: tuple) -> Path | None:
+    if os.environ.get("DISH_ATLAS_PATTERN_CACHE", "").lower() == "off":
+        return None
+    if cache_dir is None:
+        from pipeline.settings import default_cache_dir
+
+        cache_dir = default_cache_dir() / "patterns"
+    return cache_dir / f"{lang}-{inputs[0][:32]}.pickle"
+
+
+_CACHE_KEEP = 4  # compiled pattern sets kept per language (a few warehouses side by side)
+
+
+def _load_cached(path: Path) -> PatternSet | None:
+    import hyperscan
+
+    try:
+        with open(path, "rb") as handle:
+            patterns, literals, database = pickle.load(handle)
+        literals.database = hyperscan.loadb(database, hyperscan.HS_MODE_BLOCK)
+        literals.database.scratch = hyperscan.Scratch(literals.database)  # a loaded database comes without one
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, pickle.UnpicklingError, hyperscan.error):
+        return None
+    if not isinstance(patterns, PatternSet):
+        return None
+    patterns.__dict__["literals"] = literals  # the cached_property, filled
+    return patterns
+
+
+def _store_cached(path: Path, patterns: PatternSet) -> None:
+    """Written to a temporary name and renamed, so a killed scan never leaves half a cache file."""
+    import hyperscan
+
+    literals = patterns.literals
+    database = hyperscan.dumpb(literals.database)
+    bare = dataclasses.replace(patterns)  # without the cached properties: the literals go separately
+    shallow = dataclasses.replace(literals, database=None)  # Hyperscan databases pickle only as dumpb bytes
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        with open(partial, "wb") as handle:
+            pickle.dump((bare, shallow, database), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        partial.replace(path)
+        stale = sorted(path.parent.glob(f"{patterns.lang}-*.pickle"), key=lambda p: p.stat().st_mtime)
+        for old in stale[:-_CACHE_KEEP]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return  # a cache that cannot be written only costs speed
+
+
+def _build_patterns(lang: str, dishes: list, pairs: list, origin_rows: list) -> PatternSet:
     targets: list[Target] = []
     index: dict[tuple[int, str], int] = {}
 
@@ -127,7 +242,7 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
 
     by_surface: dict[str, set[int]] = {}
     sensitive: dict[str, tuple[bool, bool]] = {}
-    for key, name in dish_names(con, lang):
+    for key, name in dishes:
         t = target(DISH, key)
         for surface in forms(name, lang):
             by_surface.setdefault(surface, set()).add(t)
@@ -140,16 +255,13 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str) -> PatternSet:
         if entry.case_sensitive:
             sensitive[surface] = (True, is_acronym(entry))
     if lang in ("uk", "ru"):
-        pairs = con.execute("SELECT pair_id, uk_name, ru_name FROM core.parallel_dishes ORDER BY pair_id").fetchall()
         for pair_id, uk_name, ru_name in pairs:
             for kind, name, name_lang in ((UK_NAME, uk_name, "uk"), (RU_NAME, ru_name, "ru")):
                 t = target(kind, str(pair_id))
                 for surface in forms(name, name_lang):
                     by_surface.setdefault(surface, set()).add(t)
     origins: dict[int, list[int]] = {}
-    for key, country in con.execute(
-        "SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position"
-    ).fetchall():
+    for key, country in origin_rows:
         dish = index.get((DISH, key))
         if dish is not None:
             origins.setdefault(dish, []).append(target(COUNTRY, country))

@@ -15,6 +15,7 @@ MODULES = {
     "borsch": "pipeline.datasets.borsch",
     "worldcuisines": "pipeline.datasets.worldcuisines",
     "sample": "pipeline.datasets.sample",
+    "uacuisine": "pipeline.datasets.uacuisine",
     "culturemix": "pipeline.datasets.culturemix",
 }
 DATASETS: Registry[Dataset] = Registry("dataset", modules=MODULES)

@@ -38,6 +38,7 @@ from pipeline.datasets.common import (
     to_json,
 )
 from pipeline.errors import DataError
+from pipeline.safepaths import safe_id
 from pipeline.tasks import get_task
 from pipeline.text import display_name
 from warehouse.io import insert, transaction
@@ -96,6 +97,13 @@ PUBLIC_FILES = (
     ),
 )
 TASK_ID = "worldcuisines.origin_vqa"
+# Multiple-choice tasks by prediction-file name (task2_mc_MODEL.jsonl, task1_mc_MODEL.jsonl), and the
+# per-language item files (eval/…/LANG_*.jsonl) that hold their numbered options and right answers.
+CHOICE_TASKS = {("task2", "mc"): "worldcuisines.origin_mc", ("task1", "mc"): "worldcuisines.dish_name_mc"}
+CHOICE_ITEM_FILES = {
+    "worldcuisines.origin_mc": "eval/large_eval_task2/*_large_eval_task2.jsonl",
+    "worldcuisines.dish_name_mc": "eval/small_eval_task1/*_small_eval_task1.jsonl",
+}
 FILES = {
     "kb": Path("kb/final_data.csv"),
     "names": Path("kb/food_name_multiling.csv"),
@@ -121,6 +129,8 @@ class WorldCuisinesData:
     gold: list[dict] = field(default_factory=list)
     gold_text: list[dict] = field(default_factory=list)
     prompts: list[dict] = field(default_factory=list)
+    options: list[dict] = field(default_factory=list)
+    gold_choices: list[dict] = field(default_factory=list)
     quirks: list[Quirk] = field(default_factory=list)
 
 
@@ -326,6 +336,62 @@ def parse_task2(path: Path, data: WorldCuisinesData, key_by_food_id: dict[int, s
                 data.gold_text.append({"item_id": item_id, "lang": lang, "text": text})
 
 
+def choice_item_files(root: Path) -> dict[str, list[Path]]:
+    """The per-language multiple-choice item files under a WorldCuisines folder (may be absent)."""
+    return {task: sorted(root.glob(pattern)) for task, pattern in CHOICE_ITEM_FILES.items()}
+
+
+def parse_choice_items(
+    task_id: str, files: list[Path], data: WorldCuisinesData, key_by_food_id: dict[int, str]
+) -> None:
+    """Multiple-choice items: one per qa_id, with the numbered options and the right one per language.
+
+    The prompt ("…\n1. Thailand\n2. South Africa…") is kept as the item's question, so the task can be
+    asked again and the paper's own answer reading (which searches the prompt) can be reproduced."""
+    from pipeline.extract.choice import options_from_prompt
+
+    gold_country = {g["item_id"].split(":", 1)[1]: g["country"] for g in data.gold}
+    seen: set[str] = set()
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            for line, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"not valid JSON ({exc.msg})", line=line) from exc
+                qa_id = str(_int(str(record.get("qa_id")), path, line, "qa_id"))
+                food_id = _int(str(record.get("food_id")), path, line, "food_id")
+                lang = lang_code(str(record.get("lang") or ""))
+                prompt = record.get("multi_choice_prompt") or ""
+                options = options_from_prompt(prompt)
+                choice = record.get("multi_choice_answer")
+                if food_id not in key_by_food_id:
+                    raise DataError(path, f"food_id {food_id} is not a row of final_data.csv", line=line)
+                if not options or not isinstance(choice, int) or choice not in {n for n, _ in options}:
+                    raise DataError(path, f"multi_choice_prompt has no numbered option {choice!r}", line=line)
+                item_id = f"{task_id}:{qa_id}"
+                variant = str(_int(str(record.get("prompt_id")), path, line, "prompt_id"))
+                if qa_id not in seen:
+                    seen.add(qa_id)
+                    data.items.append(
+                        {
+                            "item_id": item_id,
+                            "task_id": task_id,
+                            "dish_key": key_by_food_id[food_id],
+                            "source_ref": qa_id,
+                            "subset": "full",
+                            "variant": variant,
+                        }
+                    )
+                    if task_id == "worldcuisines.origin_mc" and qa_id in gold_country:
+                        data.gold.append({"item_id": item_id, "country": gold_country[qa_id]})
+                data.prompts.append({"item_id": item_id, "lang": lang, "variant": variant, "text": prompt})
+                data.options.extend({"item_id": item_id, "lang": lang, "option": n, "text": t} for n, t in options)
+                data.gold_choices.append({"item_id": item_id, "lang": lang, "choice": choice})
+
+
 def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
     paths = locate_files(source)
     data = WorldCuisinesData()
@@ -333,25 +399,36 @@ def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
     key_by_name = {d["name"]: d["dish_key"] for d in data.dishes}
     parse_names(paths["names"], data, key_by_name)
     parse_task2(paths["task2"], data, key_by_food_id)
+    for task_id, files in choice_item_files(paths["kb"].parent.parent).items():
+        parse_choice_items(task_id, files, data, key_by_food_id)
     data.names = list({(n["dish_key"], n["lang"], n["norm_name"]): n for n in data.names}.values())
     return data, paths
 
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
     paths = locate_files(source)
-    sha = sha256_files(paths.values())
+    choice_files = [p for files in choice_item_files(paths["kb"].parent.parent).values() for p in files]
+    sha = sha256_files([*paths.values(), *choice_files])
     if not force and already_loaded(con, sha, "worldcuisines"):
         return IngestResult("worldcuisines", skipped=True)
     data, paths = parse(source)
-    task = get_task(TASK_ID)
+    task_ids = [TASK_ID, *(t for t in CHOICE_ITEM_FILES if any(i["task_id"] == t for i in data.items))]
     with transaction(con):
         record_dataset(con, DATASET)
-        con.execute("DELETE FROM core.tasks WHERE task_id = ?", [TASK_ID])
-        insert(con, "core.tasks", [task.row()])
-        items = "(SELECT item_id FROM core.items WHERE task_id = ?)"
-        for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_text", "core.item_prompts"):
-            con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [TASK_ID])
-        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
+        for task_id in task_ids:
+            con.execute("DELETE FROM core.tasks WHERE task_id = ?", [task_id])
+            insert(con, "core.tasks", [get_task(task_id).row()])
+        items = "(SELECT item_id FROM core.items WHERE task_id IN (SELECT unnest(?)))"
+        for table in (
+            "core.item_images",
+            "core.item_gold_countries",
+            "core.item_gold_text",
+            "core.item_prompts",
+            "core.item_options",
+            "core.item_gold_choices",
+        ):
+            con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [task_ids])
+        con.execute("DELETE FROM core.items WHERE task_id IN (SELECT unnest(?))", [task_ids])
         delete_dataset_dishes(con, "worldcuisines")
         for table in ("raw.worldcuisines_kb", "raw.worldcuisines_names", "raw.worldcuisines_task2"):
             con.execute(f"DELETE FROM {table}")
@@ -368,13 +445,16 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_gold_countries", data.gold)
         insert(con, "core.item_gold_text", data.gold_text)
         insert(con, "core.item_prompts", data.prompts)
+        insert(con, "core.item_options", data.options)
+        insert(con, "core.item_gold_choices", data.gold_choices)
         record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
         record_source(con, sha256=sha, kind="worldcuisines", path=source, rows_loaded=len(data.dishes), run_id=run_id)
     counts = {
         "dishes": len(data.dishes),
         "dish names": len(data.names),
         "images": len(data.images),
-        "task-2 items": len(data.items),
+        "task-2 items": sum(i["task_id"] == TASK_ID for i in data.items),
+        "multiple-choice items": sum(i["task_id"] != TASK_ID for i in data.items),
     }
     return IngestResult("worldcuisines", counts=counts, quirks=data.quirks)
 
@@ -507,13 +587,16 @@ def image_manifest(data_dir: Path) -> list[RemoteFile]:
             url = (row.get("image_url") or "").strip()
             if url:
                 suffix = Path(urlparse(url).path).suffix.lower() or ".jpg"
-                files.append(RemoteFile(url, f"worldcuisines/images/{row['food_id']}/{row['qa_id']}{suffix}"))
+                food_id, qa_id = safe_id(row["food_id"], path), safe_id(row["qa_id"], path)
+                files.append(RemoteFile(url, f"worldcuisines/images/{food_id}/{qa_id}{suffix}"))
     return files
 
 
 def predictions(source: Path) -> list[Path]:
-    """The published answer files (predictions/task2_oe_MODEL.jsonl) beside the knowledge base."""
-    return sorted((locate_files(source)["kb"].parent.parent / "predictions").glob("*.jsonl"))
+    """The published answer files beside the knowledge base: open-ended (predictions/task2_oe_MODEL.jsonl)
+    and multiple-choice (predictions/mc/task2_mc_MODEL.jsonl)."""
+    folder = locate_files(source)["kb"].parent.parent / "predictions"
+    return sorted([*folder.glob("*.jsonl"), *folder.glob("mc/task2_mc_*.jsonl")])
 
 
 def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:

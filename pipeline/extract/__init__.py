@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pipeline.extract.choice import EXTRACTOR as CHOICE_EXTRACTOR
+from pipeline.extract.choice import extract_choice
 from pipeline.extract.countries import EXTRACTOR as COUNTRIES_EXTRACTOR
 from pipeline.extract.countries import Span, extract_countries
 from pipeline.extract.dish_names import EXTRACTOR as DISH_NAMES_EXTRACTOR
@@ -16,11 +18,12 @@ from pipeline.registry import Registry
 
 @dataclass(frozen=True)
 class Extracted:
-    status: str  # ok | no_country | refusal | empty
+    status: str  # ok | no_country | refusal | empty; choices: ok | several | unparsed | refusal | empty
     countries: tuple[str, ...] = ()
     regions: tuple[str, ...] = ()
     spans: tuple[Span, ...] = ()
     dish_names: tuple[str, ...] = ()
+    choices: tuple[int, ...] = ()  # options named by a multiple-choice answer, in order of mention
 
 
 Extract = Callable[[str | None, str], Extracted]
@@ -55,6 +58,15 @@ def _dish_names(text: str | None, lang: str) -> Extracted:
 def _none(text: str | None, lang: str) -> Extracted:
     """Free text kept as it is (descriptions): only whether there was an answer."""
     return Extracted("ok" if text and text.strip() else "empty")
+
+
+@extractor("choice", CHOICE_EXTRACTOR)
+def _choice(text: str | None, lang: str, options: tuple[str, ...] = ()) -> Extracted:
+    """The option a multiple-choice answer picks (`options`: the option texts, option 1 first);
+    letters read as the ZNO exam's Cyrillic А-Д for ru/uk prompts."""
+    lettering = "cyrillic" if lang.split("_")[0] in ("uk", "ru") else "latin"
+    result = extract_choice(text, options, lettering=lettering)
+    return Extracted(result.status, choices=result.choices)
 
 
 def get_extractor(name: str) -> tuple[str, Extract]:

@@ -18,10 +18,10 @@ from streamlit.testing.v1 import AppTest
 from app import probe, widgets
 from pipeline import probe_store
 from pipeline.backends import create_backend
-from pipeline.backends.local_server import backend_responder, serve
 from pipeline.extract.countries import extract_countries
 from pipeline.tasks import get_task
 from tests.helpers import REPO, query, shown
+from tests.local_server import backend_responder, serve
 from warehouse.queries import probe as probe_queries
 
 MAIN = REPO / "app" / "main.py"

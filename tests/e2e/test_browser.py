@@ -64,6 +64,8 @@ PAGES = (
     Page("map", "Map", f"/map?{WORLDCUISINES}", (DECK,)),
     Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (PLOTLY,)),
     Page("language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,)),
+    Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
+    Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
     Page("dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,)),
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}"),
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}"),

@@ -3,16 +3,19 @@ publish; the cache; missing images; and a run killed with SIGKILL that resumes w
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 from PIL import Image
 
 from pipeline.backends import Message, ModelIdentity
+from pipeline.backends.replay import record_answers
 from pipeline.generate import ItemInput, cache_key, render
 from pipeline.tasks import get_task, with_prompt_table
 from tests.helpers import REPO, query, run_cli
@@ -174,9 +177,37 @@ def test_dish_name_answers_are_scored_by_name_match(
         "--max-tokens",
         "4",
     )
+    work = borsch_warehouse.with_name("warehouse.work.duckdb")
+    [(gold,)] = query(work, "SELECT name FROM core.dishes WHERE dish_key = 'borsch:ru:1'")
+    # The tiny model's answers are random; replay the same questions with answers whose names we know.
+    answers = {"1": f"Это {gold.lower()}.", "2": "Борщ или Щи", "3": f"1. Щи 2. {gold}"}
+    recording = tmp_path / "recording.jsonl"
+    con = duckdb.connect(str(work))
+    try:
+        record_answers(con, str(tiny_vision_model), recording)
+    finally:
+        con.close()
+    lines = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    recording.write_text(
+        "".join(json.dumps({**line, "text": answers.get(line["variant"], "")}) + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    replay = ["--backend", "replay", "--model", str(recording), "--variants", "1,2,3"]
+    common = ["generate", "--task", "borsch.dish_name_vqa", "--lang", "ru", "--limit", "1", "--images", str(images)]
+    run_cli(borsch_warehouse, *common, *replay)
     run_cli(borsch_warehouse, "score")
-    metrics = query(borsch_warehouse.with_name("warehouse.work.duckdb"), "SELECT DISTINCT metric FROM core.scores")
-    assert metrics == [("name_match",)]
+    scored = query(
+        work,
+        """SELECT g.variant, e.dish_names, s.metric, s.value FROM core.generations g
+           JOIN core.extractions e USING (generation_id) JOIN core.scores s USING (generation_id)
+           WHERE g.model_id = ? ORDER BY g.variant""",
+        [str(recording)],
+    )
+    assert scored == [
+        ("1", [gold.lower()], "name_match", 1.0),
+        ("2", ["Борщ", "Щи"], "name_match", 0.0),
+        ("3", ["Щи", gold], "name_match", 1.0),
+    ]
 
 
 def test_a_killed_run_resumes_without_duplicates(borsch_warehouse: Path, tiny_text_model: Path) -> None:

@@ -14,7 +14,6 @@ from pipeline.metrics import (
     crude_stem,
     dice,
     entropy,
-    exact_match,
     first_in_gold,
     get_metric,
     jaccard,
@@ -34,14 +33,14 @@ from pipeline.text import norm_name
 CODES = ["UA", "RU", "PL", "GE", "FR", "IT", "US", "JP"]
 country_sets = st.frozensets(st.sampled_from(CODES))
 nonempty_country_sets = st.frozensets(st.sampled_from(CODES), min_size=1)
-SET_METRICS = [jaccard, dice, overlap, exact_match]
+SET_METRICS = [jaccard, dice, overlap]
 EUROPE = {"UA", "PL", "FR", "IT"}
 
 # --- registry ------------------------------------------------------------------------------
 
 
 def test_registry_names_every_pairwise_score() -> None:
-    assert {"jaccard", "dice", "overlap", "exact_match", "first_in_gold", "name_match"} <= set(METRICS)
+    assert {"jaccard", "dice", "overlap", "first_in_gold", "name_match"} <= set(METRICS)
     assert {"stem_match", "word_set_match", "word_set_overlap"} <= set(METRICS)
     assert METRICS["jaccard"] is jaccard
 
@@ -79,7 +78,6 @@ def test_partial_overlap_examples() -> None:
     assert jaccard(pred, gold) == pytest.approx(1 / 4)
     assert dice(pred, gold) == pytest.approx(2 / 5)
     assert overlap(pred, gold) == pytest.approx(1 / 2)
-    assert exact_match(pred, gold) == 0.0
 
 
 def test_overlap_is_one_when_one_set_contains_the_other() -> None:
@@ -92,7 +90,7 @@ def test_both_empty_is_perfect_agreement(score) -> None:
     assert score([], set()) == 1.0
 
 
-@pytest.mark.parametrize("score", [jaccard, dice, overlap, exact_match, first_in_gold])
+@pytest.mark.parametrize("score", [jaccard, dice, overlap, first_in_gold])
 def test_exactly_one_empty_scores_zero(score) -> None:
     assert score([], ["UA"]) == 0.0
     assert score(["UA"], []) == 0.0
@@ -110,7 +108,7 @@ def test_first_in_gold_looks_only_at_the_first_prediction() -> None:
 
 def test_inputs_are_treated_as_sets_whatever_the_iterable() -> None:
     assert jaccard(["UA", "UA", "RU"], ("RU", "UA")) == 1.0
-    assert exact_match(iter(["UA", "RU"]), {"RU": 1, "UA": 2}) == 1.0
+    assert dice(iter(["UA", "RU"]), {"RU": 1, "UA": 2}) == 1.0
 
 
 @pytest.mark.parametrize("score", [*SET_METRICS, first_in_gold])
@@ -158,11 +156,6 @@ def test_disjoint_nonempty_sets_score_zero(p: frozenset, g: frozenset) -> None:
     assume(g)
     for score in [*SET_METRICS, first_in_gold]:
         assert score(sorted(p), g) == 0.0
-
-
-@given(country_sets, country_sets)
-def test_exact_match_is_jaccard_one(p: frozenset, g: frozenset) -> None:
-    assert (exact_match(p, g) == 1.0) == (jaccard(p, g) == 1.0)
 
 
 # --- dish names ----------------------------------------------------------------------------

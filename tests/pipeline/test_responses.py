@@ -19,11 +19,11 @@ from tests.helpers import REPO, query, run_cli
 def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
     per_model = query(real_warehouse, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL ORDER BY 1")
     assert len(per_model) == 12
-    assert all(n == 15000 for _, n in per_model)
+    assert all(n == 30000 for _, n in per_model)  # 15,000 open-ended + 15,000 multiple-choice answers
     langs = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.generations")[0][0]
     assert langs == 30
     runs = query(real_warehouse, "SELECT count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay'")
-    assert runs == [(12, 180000)]
+    assert runs == [(24, 360000)]
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_a_bad_line_stops_the_file_and_names_file_and_line(wc_warehouse: Path, t
 def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse: Path, tmp_path: Path) -> None:
     lines = [*GOOD, "not json", json.dumps({"qa_id": "77", "prediction": "x", "lang": "en"}), GOOD[0]]
     bad = write_lines(tmp_path / "task2_oe_tiny.jsonl", lines)
-    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", str(bad))
+    run_cli(wc_warehouse, "import-responses", "--skip-bad-lines", "--max-bad-share", "1", str(bad))
     assert query(wc_warehouse, "SELECT count(*) FROM core.generations WHERE model_id = 'tiny'") == [(2,)]
     rejected = query(
         wc_warehouse,
@@ -102,7 +102,7 @@ def test_skip_bad_lines_imports_the_rest_and_records_each_rejection(wc_warehouse
         WHERE severity = 'rejected' ORDER BY line""",
     )
     assert [(line, raw) for line, _, raw in rejected] == [(3, "not json"), (4, lines[3]), (5, GOOD[0])]
-    assert "not a WorldCuisines task-2 item" in rejected[1][1]
+    assert "qa_id 77 is not an item of worldcuisines.origin_vqa" in rejected[1][1]
     assert "second answer for qa_id 1900 in lang en (first on line 1)" in rejected[2][1]
 
 

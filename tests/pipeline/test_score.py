@@ -30,7 +30,17 @@ CONTRACT = [
 def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> None:
     assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(180000,)]
     per_metric = dict(query(real_warehouse, "SELECT metric, count(*) FROM core.scores GROUP BY ALL"))
-    assert per_metric == {"jaccard": 180000, "dice": 180000, "overlap": 180000, "accuracy": 180000}
+    # Open answers: ours and the paper's substring rule; multiple-choice answers: ours and the paper's.
+    assert per_metric == {
+        "jaccard": 180000,
+        "dice": 180000,
+        "overlap": 180000,
+        "accuracy": 180000,
+        "paper_substring": 180000,
+        "choice_accuracy": 180000,
+        "paper_choice_accuracy": 180000,
+    }
+    assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
     assert statuses == {"ok", "no_country", "refusal", "empty"}
 
@@ -72,6 +82,7 @@ def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tm
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
     again = run_cli(copy, "score", "--rescore")
-    assert "scored 180,000 answers" in again.stderr
+    assert "scored 360,000 answers" in again.stderr  # 180,000 open-ended, 180,000 multiple-choice
     assert query(copy, fingerprint) == before
     assert query(copy, "SELECT count(*) FROM core.extractions") == [(180000,)]
+    assert query(copy, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]

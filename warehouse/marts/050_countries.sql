@@ -8,7 +8,9 @@ CREATE OR REPLACE TABLE marts.answer_pairs AS
 SELECT s.dataset, s.task, s.model, s.lang, g.country AS true_country,
        CASE WHEN list_contains(e.countries, g.country) THEN g.country
             ELSE coalesce(e.countries[1], '-') END AS predicted_country,
-       s.item_id, s.dish_key, s.generation_id, s.gold, s.predicted, s.status, s.jaccard, s.response
+       s.item_id, s.dish_key, s.generation_id, s.gold, s.predicted, s.status, s.jaccard, s.response,
+       (SELECT p.value FROM core.scores p WHERE p.generation_id = s.generation_id AND p.metric = 'paper_substring')
+           AS paper_hit
 FROM marts.origin_scores s
 JOIN core.extractions e USING (generation_id)
 JOIN core.item_gold_countries g ON g.item_id = s.item_key
@@ -22,7 +24,9 @@ FROM marts.answer_pairs GROUP BY ALL;
 CREATE OR REPLACE TABLE marts.country_recall AS
 SELECT p.dataset, p.task, p.model, p.lang, p.true_country AS country, c.name_en AS country_name,
        count(*) AS n_answers, count(*) FILTER (p.predicted_country = p.true_country) AS n_hits,
-       count(*) FILTER (p.predicted_country = p.true_country) / count(*) AS recall
+       count(*) FILTER (p.predicted_country = p.true_country) / count(*) AS recall,
+       -- the paper's rule (gold string in the answer), where the task declares it
+       sum(p.paper_hit)::BIGINT AS n_paper_hits, sum(p.paper_hit) / count(p.paper_hit) AS paper_recall
 FROM marts.answer_pairs p LEFT JOIN core.countries c ON c.country = p.true_country
 GROUP BY p.dataset, p.task, p.model, p.lang, p.true_country, c.name_en;
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.marts import culturemix, imagined_correlations, leaderboard
+from warehouse.marts import accuracy, culturemix, imagined_correlations, leaderboard, method_audit, uacuisine_classes
 
 MARTS_DIR = Path(__file__).parent
 
@@ -156,6 +156,54 @@ MARTS: tuple[Mart, ...] = (
                 "no_country_share",
             ),
         },
+    ),
+    Mart(
+        "accuracy.py",
+        build=accuracy.build,
+        columns={
+            "marts.accuracy": ("method", "dataset", "model", "task", "lang", "n", "accuracy"),
+            "marts.choice_scores": (
+                "dataset",
+                "model",
+                "task",
+                "lang",
+                "item_id",
+                "gold_choice",
+                "parsed_choice",
+                "status",
+                "correct",
+            ),
+        },
+    ),
+    Mart(
+        "046_language_switching.sql",
+        columns={
+            "marts.language_switching": (
+                "dataset",
+                "model",
+                "task",
+                "lang",
+                "item_id",
+                "answer_lang",
+                "switched",
+                "segments",
+            ),
+            "marts.language_switching_summary": ("dataset", "task", "model", "lang", "prompt_lang", "n"),
+        },
+    ),
+    Mart(
+        "method_audit.py",
+        build=method_audit.build,
+        columns={
+            "marts.method_disagreements": ("dataset", "task", "model", "lang", "item_id"),
+            "marts.method_audit": ("dataset", "task", "model", "lang", "n", "paper_accuracy", "atlas_accuracy"),
+            "marts.method_gold_checks": ("dataset", "task", "lang", "n_items"),
+        },
+    ),
+    Mart(
+        "uacuisine_classes.py",
+        build=uacuisine_classes.build,
+        columns={"marts.uacuisine_classes": ("dataset", "task", "model", "lang", "class", "precision", "recall")},
     ),
     Mart(
         "050_countries.sql",

@@ -26,15 +26,17 @@ def country_shapes(source: Source) -> pd.DataFrame:
     )
 
 
-def country_recall(source: Source, filters: Filters) -> pd.DataFrame:
-    """Per gold origin country: answers about its dishes, how many named it, recall = hits / answers."""
+def country_recall(source: Source, filters: Filters, method: str = "atlas") -> pd.DataFrame:
+    """Per gold origin country: answers about its dishes, how many named it, recall = hits / answers.
+    `method` "paper" counts a hit by the benchmark's own rule (gold string in the answer) instead."""
     where, params = filters.where()
+    hits = "n_paper_hits" if method == "paper" else "n_hits"
     return _frame(
         source,
         f"""
         SELECT country, any_value(country_name) AS country_name,
-               sum(n_answers)::BIGINT AS n_answers, sum(n_hits)::BIGINT AS n_hits,
-               sum(n_hits) / sum(n_answers) AS recall
+               sum(n_answers)::BIGINT AS n_answers, coalesce(sum({hits}), 0)::BIGINT AS n_hits,
+               coalesce(sum({hits}), 0) / sum(n_answers) AS recall
         FROM marts.country_recall
         WHERE {where}
         GROUP BY country

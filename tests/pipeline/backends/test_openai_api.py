@@ -1,4 +1,4 @@
-"""The `openai` backend against a real OpenAI-compatible server on 127.0.0.1 (pipeline.backends.local_server).
+"""The `openai` backend against a real OpenAI-compatible server on 127.0.0.1 (tests.local_server).
 
 Every server here is real HTTP on a free loopback port; faults (error statuses, slow answers, a closed
 port) are injected by the server, not mocked in the client. Waits are in hundredths of a second.
@@ -17,14 +17,6 @@ from pathlib import Path
 import pytest
 
 from pipeline.backends import BackendError, Message, Request, create_backend
-from pipeline.backends.local_server import (
-    LocalServer,
-    backend_responder,
-    decode_data_url,
-    message_text,
-    serve,
-    split_pieces,
-)
 from pipeline.backends.openai_api import (
     DONE,
     OpenAIBackend,
@@ -34,6 +26,14 @@ from pipeline.backends.openai_api import (
     parse_completion,
     parse_sse_line,
     retry_after_seconds,
+)
+from tests.local_server import (
+    LocalServer,
+    backend_responder,
+    decode_data_url,
+    message_text,
+    serve,
+    split_pieces,
 )
 
 KEY_ENV = "DISH_ATLAS_TEST_KEY"

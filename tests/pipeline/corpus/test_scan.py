@@ -212,3 +212,69 @@ def test_a_bad_json_line_is_named_in_the_reason(con, tmp_path: Path) -> None:
     shard.write_text('{"text": "борщ"}\n{"text": "борщ"\n{"text": "борщ"}\n', encoding="utf-8")
     summary = scan_corpus(con, "uk", str(shard), run_id="t")
     assert summary.corrupt and summary.corrupt[0][1].startswith("line 2: invalid JSON")
+
+
+def test_compiled_patterns_are_cached_and_give_the_same_counts(con, tmp_path: Path, monkeypatch) -> None:
+    """A second scan over the same warehouse loads the compiled pattern database from the cache instead of
+    inflecting and compiling again; the cached engine counts exactly what a fresh one counts."""
+    from pipeline.corpus.patterns import build_patterns
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = scan_corpus(con, "uk", str(write_jsonl(tmp_path / "a.jsonl", DOCS)), run_id="t")
+    (cached_file,) = (tmp_path / "cache").rglob("uk-*.pickle")
+    assert "literals" in build_patterns(con, "uk", cache_dir=cached_file.parent).__dict__  # loaded, not compiled
+    second = scan_corpus(con, "uk", str(write_jsonl(tmp_path / "b.jsonl", DOCS)), run_id="t")
+    assert counts(con, first.corpus_id) == counts(con, second.corpus_id) == EXPECTED
+    assert names(con, first.corpus_id) == names(con, second.corpus_id)
+
+
+def test_a_damaged_pattern_cache_is_rebuilt(con, tmp_path: Path) -> None:
+    from pipeline.corpus.patterns import build_patterns
+
+    cache = tmp_path / "patterns"
+    fresh = build_patterns(con, "uk", cache_dir=cache)
+    (path,) = cache.glob("uk-*.pickle")
+    path.write_bytes(b"not a pickle")
+    rebuilt = build_patterns(con, "uk", cache_dir=cache)
+    assert rebuilt.fingerprint == fresh.fingerprint
+    assert len(rebuilt.literals.length) == len(fresh.literals.length)
+
+
+def test_a_changed_warehouse_misses_the_cache(con, tmp_path: Path) -> None:
+    """The cache key covers the rows read: a new dish name means a new pattern set, never a stale one."""
+    from pipeline.corpus.patterns import build_patterns
+
+    cache = tmp_path / "patterns"
+    before = build_patterns(con, "uk", cache_dir=cache)
+    key = dish(con, "БОРЩ")
+    con.execute(
+        "INSERT INTO core.dish_names SELECT * REPLACE ('зелений борщик' AS name, 'зелений борщик' AS norm_name) "
+        "FROM core.dish_names WHERE dish_key = ? AND lang = 'uk' LIMIT 1",
+        [key],
+    )
+    after = build_patterns(con, "uk", cache_dir=cache)
+    assert after.fingerprint != before.fingerprint
+    assert len(list(cache.glob("uk-*.pickle"))) == 2
+
+
+def test_the_pattern_cache_key_is_the_same_in_every_process(borsch_work: Path) -> None:
+    """Python salts string hashes per process: a key built from set order would miss the cache every time."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import duckdb, sys; from pipeline.corpus.patterns import _pattern_inputs; "
+        f"print(_pattern_inputs(duckdb.connect({str(borsch_work)!r}, read_only=True), 'uk')[0])"
+    )
+    keys = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[3])},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(keys) == 1

@@ -7,6 +7,7 @@ import pytest
 from babel import Locale
 
 from pipeline.extract import aliases
+from pipeline.extract import gazetteer as gazetteer_module
 from pipeline.extract.gazetteer import AMBIGUOUS, KINDS, Entry, build_gazetteer, lookup, normalise
 
 
@@ -166,13 +167,33 @@ def test_normalise():
 
 
 def test_ambiguous_surfaces_are_not_entries(gazetteer):
+    """Whatever the real lists hold today (no surface is claimed twice at the moment), every recorded
+    ambiguity matches what the gazetteer kept."""
     index = {(entry.lang, entry.surface): entry for entry in gazetteer}
     for ambiguity in AMBIGUOUS:
         entry = index.get((ambiguity.lang, ambiguity.surface))
-        if ambiguity.kept is None:
-            assert entry is None
-        else:
-            assert entry is not None
+        assert (entry is None) == (ambiguity.kept is None)
+
+
+def test_a_tie_drops_the_surface_and_a_better_claim_wins(monkeypatch: pytest.MonkeyPatch):
+    """The rule itself, on a language's candidate list with conflicts built in: two countries
+    claiming "georgia" with the same priority (a tie) -> no entry, recorded with kept None; a name
+    (priority 0) against an adjective (priority 2) on "dutch" -> the name's country wins, recorded."""
+    candidates = [
+        ("Georgia", "GE", None, "name", gazetteer_module._PRIORITY_NAME),
+        ("Georgia", "US", None, "name", gazetteer_module._PRIORITY_NAME),
+        ("Dutch", "NL", None, "name", gazetteer_module._PRIORITY_NAME),
+        ("Dutch", "DE", None, "adjective", gazetteer_module._PRIORITY_ADJECTIVE),
+        ("Peru", "PE", None, "name", gazetteer_module._PRIORITY_NAME),
+    ]
+    monkeypatch.setattr(gazetteer_module, "_candidates", lambda lang: iter(candidates))
+    monkeypatch.setattr(gazetteer_module, "AMBIGUOUS", [])
+    entries = {entry.surface: entry for entry in gazetteer_module._build_lang("en")}
+    assert "georgia" not in entries
+    assert entries["dutch"].country == "NL"
+    assert entries["peru"].country == "PE"
+    recorded = {(a.surface, a.kept): set(a.targets) for a in gazetteer_module.AMBIGUOUS}
+    assert recorded == {("georgia", None): {"GE", "US"}, ("dutch", "NL"): {"NL", "DE"}}
 
 
 @pytest.mark.parametrize("lang", ["ru", "uk", "en"])

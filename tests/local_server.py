@@ -5,7 +5,7 @@ statuses or dropped connections for the first requests; `delay_s`: a slow server
 every request (`LocalServer.log`: path, headers, body). The live probe page can serve a local
 model with it:
 
-    python -m pipeline.backends.local_server --model PATH --port 8000
+    python -m tests.local_server --model PATH --port 8000
 
 Serves `GET /v1/models` and `POST /v1/chat/completions` (with `stream: true` as server-sent events).
 """

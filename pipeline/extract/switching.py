@@ -1,0 +1,261 @@
+"""Language switching: is an answer written in the prompt's language, in another, or in a mix?
+
+An answer is cut into segments where its script changes and at sentence ends; each segment gets a
+language: by its script where the script says it (Hangul is Korean, kana Japanese, Thai, Sinhala,
+Bengali, Arabic), by the letters only one of Ukrainian and Russian has (і ї є ґ vs ы э ъ ё), and by
+lingua among the candidates of its script otherwise. Short segments ("Italia") are ambiguous
+between related languages: there the prompt's own language wins when lingua finds it at least half
+as likely as its first choice, so only a clear switch counts as one. Prompt languages lingua does
+not know (Javanese, Sundanese, Sardinian, Min Nan, Cantonese, Sinhala) are recognised by script,
+and a Latin-script segment in such a prompt counts as a switch only when lingua is sure it is English.
+
+`analyse` returns the segments (with character offsets into the answer), the language holding most
+of the letters, and a kind: `prompt`, `other`, `mixed` (the minority language holds at least 15% of
+the letters), or `empty` (no letters: "2", "", a refusal emoji).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+
+from pipeline.extract.gazetteer import lookup
+
+DETECTOR = "switching@1"
+MIXED_SHARE = 0.15
+
+# Prompt language code (WorldCuisines variants included) -> ISO 639 code of the language asked in.
+_BASE = {"si_formal_spoken": "si", "su_loma": "su", "zh_cn": "zh", "nan_spoken": "nan"}
+_LINGUA = {
+    "ar": Language.ARABIC,
+    "az": Language.AZERBAIJANI,
+    "bn": Language.BENGALI,
+    "cs": Language.CZECH,
+    "de": Language.GERMAN,
+    "en": Language.ENGLISH,
+    "es": Language.SPANISH,
+    "fr": Language.FRENCH,
+    "hi": Language.HINDI,
+    "id": Language.INDONESIAN,
+    "it": Language.ITALIAN,
+    "ja": Language.JAPANESE,
+    "ko": Language.KOREAN,
+    "mr": Language.MARATHI,
+    "ms": Language.MALAY,
+    "pt": Language.PORTUGUESE,
+    "ru": Language.RUSSIAN,
+    "th": Language.THAI,
+    "tl": Language.TAGALOG,
+    "uk": Language.UKRAINIAN,
+    "yo": Language.YORUBA,
+    "zh": Language.CHINESE,
+}
+_CODE = {language: code for code, language in _LINGUA.items()}
+_LATIN_CANDIDATES = ("en", "es", "fr", "it", "id", "tl", "az", "cs", "yo", "de", "pt", "ms")
+_HAN_LANGS = ("zh", "yue", "nan")  # written in Han characters; lingua cannot tell them apart
+_UKRAINIAN_ONLY = re.compile(r"[іїєґІЇЄҐ]")
+_RUSSIAN_ONLY = re.compile(r"[ыэёъЫЭЁЪ]")
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: int
+    end: int
+    lang: str
+
+    def as_dict(self) -> dict:
+        return {"start": self.start, "end": self.end, "lang": self.lang}
+
+
+@dataclass(frozen=True)
+class Switching:
+    prompt_lang: str
+    answer_lang: str | None
+    kind: str  # prompt | other | mixed | empty
+    segments: tuple[Segment, ...]
+
+    @property
+    def switched(self) -> bool | None:
+        return None if self.kind == "empty" else self.kind != "prompt"
+
+
+def base_language(prompt_lang: str) -> str:
+    """'ru_formal' -> 'ru', 'si_formal_spoken' -> 'si', 'zh_cn' -> 'zh'."""
+    code = prompt_lang.strip().lower().replace("-", "_")
+    return _BASE.get(code, code.split("_")[0])
+
+
+def _script(char: str) -> str | None:
+    if unicodedata.category(char).startswith("M"):
+        return "MARK"  # a vowel sign or accent: part of the letter before it
+    if not char.isalpha():
+        return None
+    name = unicodedata.name(char, "")
+    for script in ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "ARABIC", "DEVANAGARI", "BENGALI", "SINHALA"):
+        if name.startswith(script) or f" {script} " in f" {name} ":
+            return "KANA" if script in ("HIRAGANA", "KATAKANA") else script
+    if "CYRILLIC" in name:
+        return "CYRILLIC"
+    if "LATIN" in name:
+        return "LATIN"
+    return "OTHER"
+
+
+def _runs(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, script) runs: letters of one script, with what lies between them, cut at sentence
+    ends; Han and kana stay together (Japanese mixes them)."""
+    runs: list[list] = []
+    for index, char in enumerate(text):
+        script = _script(char)
+        if script in ("CJK", "KANA"):
+            script = "CJK"
+        if script == "MARK":
+            if runs:
+                runs[-1][1] = index + 1
+            continue
+        if script is None:
+            if runs and _SENTENCE_END.match(char):
+                runs[-1][3] = True  # the run ends here
+            continue
+        if runs and runs[-1][2] == script and not runs[-1][3]:
+            runs[-1][1] = index + 1
+        else:
+            runs.append([index, index + 1, script, False])
+    return [(start, end, script) for start, end, script, _ in runs]
+
+
+@functools.cache
+def _detector(codes: tuple[str, ...]) -> LanguageDetector:
+    return LanguageDetectorBuilder.from_languages(*(_LINGUA[c] for c in codes)).build()
+
+
+def _choose(text: str, candidates: tuple[str, ...], prompt: str) -> str:
+    """lingua's language among `candidates`; on a short text the prompt's language, then English (the
+    usual switch), wins when lingua finds it at least a third as likely as its first choice."""
+    values = _detector(candidates).compute_language_confidence_values(text)
+    if not values or values[0].value == 0:
+        return prompt if prompt in candidates else candidates[0]
+    top = _CODE[values[0].language]
+    if sum(ch.isalpha() for ch in text) < 25:
+        confidence = {_CODE[v.language]: v.value for v in values}
+        for preferred in (prompt, "en"):
+            if preferred in candidates and confidence.get(preferred, 0.0) >= values[0].value / 3:
+                return preferred
+    return top
+
+
+def _segment_language(text: str, script: str, prompt: str, latin_prompt: bool) -> str:
+    if script == "CJK":
+        if any(_script(ch) == "KANA" for ch in text):
+            return "ja"
+        return prompt if prompt in (*_HAN_LANGS, "ja") else "zh"
+    simple = {"HANGUL": "ko", "THAI": "th", "ARABIC": "ar", "BENGALI": "bn", "SINHALA": "si"}
+    if script in simple:
+        return simple[script]
+    if script == "DEVANAGARI":
+        return _choose(text, ("hi", "mr"), prompt) if prompt in ("hi", "mr") else "hi"
+    if script == "CYRILLIC":
+        uk, ru = bool(_UKRAINIAN_ONLY.search(text)), bool(_RUSSIAN_ONLY.search(text))
+        if uk != ru:
+            return "uk" if uk else "ru"
+        return _choose(text, ("ru", "uk"), prompt)
+    if script == "LATIN":
+        if prompt != "en" and _looks_english(text):
+            return "en"
+        if prompt in _LATIN_CANDIDATES or not latin_prompt:
+            return _choose(text, _LATIN_CANDIDATES, prompt)
+        # A Latin-script prompt language lingua does not know (Javanese, Sundanese, Sardinian, Min Nan
+        # in romanisation): only English is told apart from it.
+        return prompt
+    return "other"
+
+
+_ENGLISH_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "is",
+        "it",
+        "its",
+        "this",
+        "that",
+        "dish",
+        "food",
+        "from",
+        "of",
+        "and",
+        "in",
+        "country",
+        "cuisine",
+        "originated",
+        "popular",
+        "which",
+        "was",
+        "are",
+    ]
+)
+
+
+def _looks_english(text: str) -> bool:
+    """English function words make up much of it ("It is Italian", "The dish is from Indonesia"): lingua
+    is unsure on a few words, and a Latin-script language it does not know would otherwise hide English."""
+    words = re.findall(r"[a-z']+", text.lower())
+    return len(words) >= 2 and sum(w in _ENGLISH_WORDS for w in words) >= max(2, 0.4 * len(words))
+
+
+# Prompt languages lingua does not know that are written in Latin letters.
+_LATIN_UNKNOWN = frozenset({"jv_krama", "jv_ngoko", "jv", "su_loma", "su", "sc", "nan_spoken"})
+
+
+def _named(text: str, prompt: str, prompt_code: str) -> str | None:
+    """A short segment that is a place name as the gazetteer writes it in the prompt's language, or in
+    English ("Italia" is Spanish in a Spanish answer, "Italy" is English): lingua cannot judge one word."""
+    words = text.strip(" .,;:!?()\"'«»*-").split()
+    if not words or len(words) > 3:
+        return None
+    phrase = " ".join(words)
+    try:
+        if lookup(phrase, prompt_code) is not None:
+            return prompt
+    except Exception:  # babel UnknownLocaleError: the gazetteer has no names in that language
+        pass
+    return "en" if lookup(phrase, "en") is not None else None
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def analyse(text: str | None, prompt_lang: str) -> Switching:
+    """The language of each segment of an answer, and whether it switched from the prompt's."""
+    prompt = base_language(prompt_lang)
+    latin_prompt = prompt in _LATIN_CANDIDATES or prompt_lang.strip().lower() in _LATIN_UNKNOWN
+    segments: list[Segment] = []
+    for start, end, script in _runs(text or ""):
+        piece = text[start:end]
+        lang = _named(piece, prompt, prompt_lang) or _segment_language(piece, script, prompt, latin_prompt)
+        if segments and segments[-1].lang == lang:
+            segments[-1] = Segment(segments[-1].start, end, lang)
+        else:
+            segments.append(Segment(start, end, lang))
+    if not segments:
+        return Switching(prompt, None, "empty", ())
+    letters: dict[str, int] = {}
+    for segment in segments:
+        count = sum(ch.isalpha() for ch in text[segment.start : segment.end])
+        letters[segment.lang] = letters.get(segment.lang, 0) + count
+    total = sum(letters.values())
+    answer_lang = max(letters, key=lambda lang: (letters[lang], lang == prompt))
+    in_prompt = letters.get(prompt, 0)
+    if in_prompt == total:
+        kind = "prompt"
+    elif in_prompt == 0 or in_prompt < MIXED_SHARE * total:
+        kind = "other"
+    elif total - in_prompt >= MIXED_SHARE * total:
+        kind = "mixed"
+    else:
+        kind = "prompt"
+    return Switching(prompt, answer_lang, kind, tuple(segments))

@@ -1,0 +1,72 @@
+"""The language-switching step: the language of every stored answer, per segment, into
+core.answer_languages (its only table). Like extraction it needs no model: a new detector version
+redoes older rows, and chunks are transactions, so a killed run resumes where it stopped.
+
+Reads core.generations; writes core.answer_languages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import duckdb
+import polars as pl
+
+from pipeline.extract.switching import DETECTOR, analyse
+from warehouse.io import insert, transaction
+
+CHUNK = 20_000
+
+PENDING_SQL = """
+SELECT g.generation_id, g.lang, g.response FROM core.generations g
+WHERE {redo} OR NOT EXISTS (SELECT 1 FROM core.answer_languages a WHERE a.generation_id = g.generation_id
+                            AND a.detector = ? AND a.detected_at >= g.created_at)
+ORDER BY g.generation_id
+"""
+
+
+def detect_answer_languages(
+    con: duckdb.DuckDBPyConnection, redo: bool = False, on_chunk: Callable[[int, int], None] | None = None
+) -> int:
+    """Detect the language of every answer that has no current detection; returns how many."""
+    rows = con.execute(PENDING_SQL.format(redo="true" if redo else "false"), [DETECTOR]).fetchall()
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        now = datetime.now(UTC).replace(tzinfo=None)
+        records = []
+        for generation_id, lang, response in chunk:
+            result = analyse(response, lang)
+            records.append(
+                {
+                    "generation_id": generation_id,
+                    "detector": DETECTOR,
+                    "prompt_lang": result.prompt_lang,
+                    "answer_lang": result.answer_lang,
+                    "kind": result.kind,
+                    "switched": result.switched,
+                    "segments": json.dumps([s.as_dict() for s in result.segments]),
+                    "detected_at": now,
+                }
+            )
+        with transaction(con):
+            con.execute(
+                "DELETE FROM core.answer_languages WHERE generation_id IN (SELECT unnest(?))", [[r[0] for r in chunk]]
+            )
+            insert(con, "core.answer_languages", pl.DataFrame(records, schema=_SCHEMA))
+        if on_chunk:
+            on_chunk(len(chunk), len(rows))
+    return len(rows)
+
+
+_SCHEMA = {
+    "generation_id": pl.String,
+    "detector": pl.String,
+    "prompt_lang": pl.String,
+    "answer_lang": pl.String,
+    "kind": pl.String,
+    "switched": pl.Boolean,
+    "segments": pl.String,
+    "detected_at": pl.Datetime("us"),
+}
