@@ -79,5 +79,5 @@ def test_without_qa_answers_the_page_says_so_instead_of_inventing(
 def test_before_anything_is_imagined_the_page_says_how(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_cli(warehouse, "ingest", "sample")
     at = open_imagined(warehouse, monkeypatch, dataset="sample")
-    assert "No imagined dishes for sample yet" in page_text(at)
+    assert "No imagined dishes for **sample** yet" in page_text(at)
     assert "python -m pipeline imagine --dataset borsch" in page_text(at)
