@@ -6,49 +6,20 @@ only covers what ingestion needs: datasets that write codes, and WorldCuisines' 
 
 from __future__ import annotations
 
-import functools
-
 import pycountry
 from babel import Locale
 
 POST_SOVIET = frozenset({"AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "MD", "RU", "TJ", "TM", "UA", "UZ"})
 
-# Names in the datasets that ISO 3166-1 and CLDR spell differently or do not list at all.
-ENGLISH_ALIASES: dict[str, str | None] = {
-    # The UK's constituent countries have no ISO 3166-1 code of their own (only ISO 3166-2
-    # subdivisions GB-ENG, GB-SCT, GB-WLS, GB-NIR): an "English" dish is a dish of GB.
-    "england": "GB",
-    "scotland": "GB",
-    "wales": "GB",
-    "northern ireland": "GB",
-    "great britain": "GB",
-    "britain": "GB",
-    # WorldCuisines writes "Korea" for South Korean dishes and "North Korea" when it means the DPRK.
-    "korea": "KR",
-    "macau": "MO",
-    "timor leste": "TL",
-    "east timor": "TL",
-    "czech republic": "CZ",
-    "macedonia": "MK",
-    "palestine": "PS",
-    "democratic republic of the congo": "CD",
-    "dr congo": "CD",
-    "republic of the congo": "CG",
-    "ivory coast": "CI",
-    "cape verde": "CV",
-    "swaziland": "SZ",
-    "burma": "MM",
-    "holland": "NL",
-    "usa": "US",
-    "united states of america": "US",
-    "uk": "GB",
-    "uae": "AE",
-    "vatican": "VA",
-    "russia": "RU",
-    "turkey": "TR",
-    # Not a country: WorldCuisines marks dishes eaten everywhere as "Global".
-    "global": None,
-}
+# The UK's nations: ISO 3166-2 subdivisions of GB. Kept as regions that resolve to GB, so a
+# Scotland gold is not credited to an answer naming England at nation level (metric
+# `uk_nation_match`), while country-level metrics see GB for both.
+UK_NATIONS = {"GB-ENG": "England", "GB-SCT": "Scotland", "GB-WLS": "Wales", "GB-NIR": "Northern Ireland"}
+
+
+def nation_country(code: str) -> str:
+    """The country a code resolves to: GB for a UK nation (GB-SCT), the code itself otherwise."""
+    return "GB" if code in UK_NATIONS else code
 
 
 class UnknownCountry(ValueError):
@@ -59,34 +30,39 @@ def is_iso_alpha2(code: str) -> bool:
     return len(code) == 2 and code.isalpha() and code.isupper() and pycountry.countries.get(alpha_2=code) is not None
 
 
-@functools.cache
-def _english_index() -> dict[str, str]:
-    """Lower-cased English names -> alpha-2, from CLDR (babel) and ISO 3166 (pycountry)."""
-    index: dict[str, str] = {}
-    english = Locale("en").territories
-    for country in pycountry.countries:
-        code = country.alpha_2
-        names = {country.name, getattr(country, "common_name", None), getattr(country, "official_name", None)}
-        names.add(english.get(code))
-        for name in filter(None, names):
-            index.setdefault(name.casefold(), code)
-    for name, code in ENGLISH_ALIASES.items():
-        if code:
-            index[name] = code
-    return index
+def english_names() -> dict[str, str]:
+    """Folded English country names and aliases -> alpha-2, from the extractor's gazetteer (the one
+    source of names), for callers that match names their own way (CultureMix's squashed labels)."""
+    from pipeline.extract.gazetteer import entries_for
+
+    return {
+        entry.surface: entry.country
+        for entry in entries_for("en")
+        if entry.country and entry.kind in ("name", "alias", "subnational") and entry.region is None
+    }
+
+
+# Kept for callers written before the names module (pipeline/datasets/culturemix.py).
+_english_index = english_names
 
 
 def resolve_english(name: str) -> str | None:
     """Alpha-2 code for an English country name; None for a known non-country ("Global").
 
-    Raises UnknownCountry for anything else, so a new spelling is fixed here, not guessed."""
-    key = " ".join(name.replace("-", " ").split()).casefold()
-    if key in ENGLISH_ALIASES and ENGLISH_ALIASES[key] is None:
+    Names and aliases come from the extractor's gazetteer (`pipeline.extract.aliases`, CLDR and
+    pycountry, one fold), so ingestion and extraction never disagree on a name. Raises
+    UnknownCountry for anything else, so a new spelling is fixed there, not guessed here."""
+    from pipeline.extract import aliases
+    from pipeline.extract.gazetteer import lookup
+    from pipeline.text import fold_phrase
+
+    written = " ".join(name.split())
+    if fold_phrase(written) in {fold_phrase(n) for n in aliases.NOT_COUNTRIES["en"]}:
         return None
-    index = _english_index()
-    for candidate in (key, name.strip().casefold()):
-        if candidate in index:
-            return index[candidate]
+    for candidate in (written, written.replace("-", " "), written.title()):
+        entry = lookup(candidate, "en")
+        if entry is not None and entry.country and entry.kind in ("name", "alias", "subnational"):
+            return entry.country
     raise UnknownCountry(f"unknown country name {name!r}")
 
 

@@ -124,6 +124,21 @@ def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     return 0.0
 
 
+@metric("uk_nation_match")
+def uk_nation_match(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
+    """Nation-level match for UK dishes: `gold` holds a UK nation (GB-ENG, GB-SCT, GB-WLS, GB-NIR)
+    and `pred` the countries and regions an answer named. 1.0 if the answer names that nation,
+    else 0.0 — an answer naming England for a Scottish dish scores 0 here although the
+    country-level metrics see GB = GB. Gold without a nation falls back to `overlap`."""
+    from pipeline.countries import UK_NATIONS
+
+    p, g = _pair(pred, gold)
+    nations = {code for code in g if code in UK_NATIONS}
+    if not nations:
+        return overlap(p, g)
+    return 1.0 if nations & p else 0.0
+
+
 # --------------------------------------------------------------------------------------------
 # Dish names (BORSch dish_name_vqa)
 # --------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ user runs it (a subprocess), so tests exercise the real entry point."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,41 @@ def real_warehouse(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> 
     path = tmp_path_factory.mktemp("real") / "warehouse.duckdb"
     run_cli(path, "demo", "--data", str(data_dir))
     return path
+
+
+@pytest.fixture(scope="session")
+def ingested_template(tmp_path_factory: pytest.TempPathFactory, data_dir: Path):
+    """`ingest DATASET --source DATA/DATASET` run once per session and dataset; tests get copies."""
+    built: dict[str, Path] = {}
+
+    def template(dataset: str) -> Path:
+        if dataset not in built:
+            path = tmp_path_factory.mktemp(f"ingested-{dataset}") / "warehouse.duckdb"
+            run_cli(path, "ingest", dataset, "--source", str(data_dir / dataset))
+            built[dataset] = path
+        return built[dataset]
+
+    return template
+
+
+def copy_warehouse(template: Path, target: Path) -> Path:
+    """The published snapshot and the working database of `template`, copied to `target`'s folder."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for name in (template.name, template.stem + ".work" + template.suffix):
+        shutil.copyfile(template.with_name(name), target.with_name(name))
+    return target
+
+
+@pytest.fixture
+def borsch_warehouse(warehouse: Path, ingested_template) -> Path:
+    """A warehouse where `ingest borsch` has run on the real files (a copy: built once per session)."""
+    return copy_warehouse(ingested_template("borsch"), warehouse)
+
+
+@pytest.fixture
+def worldcuisines_warehouse(warehouse: Path, ingested_template) -> Path:
+    """A warehouse where `ingest worldcuisines` has run on the real files (a copy: built once per session)."""
+    return copy_warehouse(ingested_template("worldcuisines"), warehouse)
 
 
 @pytest.fixture(scope="session")

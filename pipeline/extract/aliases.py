@@ -63,6 +63,16 @@ ALIASES: dict[str, dict[str, str]] = {
         "Макао": "MO",
         "Ватикан": "VA",
         "Палестина": "PS",
+        # Full names CLDR abbreviates ("ОАЭ", "Фарерские о-ва"), and everyday variants that decline.
+        "Объединенные Арабские Эмираты": "AE",
+        "Эмираты": "AE",
+        "Фарерские острова": "FO",
+        "Сейшельские острова": "SC",
+        "Сейшелы": "SC",
+        "Мальдивские острова": "MV",
+        "Соломоновы острова": "SB",
+        "Маршалловы острова": "MH",
+        "Сьерра-Леона": "SL",
     },
     "uk": {
         "Молдавія": "MD",
@@ -148,8 +158,34 @@ ALIASES: dict[str, dict[str, str]] = {
         "Hong Kong": "HK",
         "Macao": "MO",
         "Macau": "MO",
+        # The Congos: "Republic of the Congo" inside the longer name must not win (CD, not CG).
+        "Democratic Republic of the Congo": "CD",
+        "Democratic Republic of Congo": "CD",
+        "DR Congo": "CD",
+        "DRC": "CD",
+        "Congo-Kinshasa": "CD",
+        "Republic of the Congo": "CG",
+        "Congo-Brazzaville": "CG",
+        "Timor Leste": "TL",
+        "Cape Verde": "CV",
+        "United States": "US",
+        "Formosa": "TW",
     },
 }
+
+# Dish names that contain a country word but claim no origin ("French toast" is no claim about
+# France): entries that name nothing, so the longest match swallows the country word. Every language.
+NOT_ORIGIN: tuple[str, ...] = (
+    "French toast", "French fries", "French fry", "Turkish delight", "Swiss roll", "Swiss cheese",
+    "Danish pastry", "cherry danish", "Pad Thai", "Phad Thai", "Chè Thái", "chili con carne", "chili sauce",
+    "chili pepper", "chili peppers", "chili oil", "chile relleno", "Scotch egg", "English muffin",
+    "German chocolate cake", "Brazil nut", "Brazil nuts", "Boston cream", "Mississippi mud pie", "Texas toast",
+    "Thai tea", "Thai iced tea", "Swiss chard", "Spanish omelette", "Russian dressing", "pain perdu",
+    "insalata russa", "ensaladilla rusa", "Tootsie Roll", "Hawaiian pizza", "Hong Kong-style", "Hong Kong style",
+)  # fmt: skip
+
+# Names datasets write for "no single country" (WorldCuisines marks dishes eaten everywhere "Global").
+NOT_COUNTRIES: dict[str, frozenset[str]] = {"en": frozenset({"Global"})}
 
 # --- Subnational regions ----------------------------------------------------------------------------------------
 # Answers often name a region rather than a country ("татарское блюдо" → "блюдо Татарстана"). Mapped to the
@@ -252,6 +288,8 @@ SUBNATIONAL: dict[str, dict[str, str]] = {
         "Andalusia": "ES",
         "Sichuan": "CN",
         "Szechuan": "CN",
+        # Ulster in everyday English is Northern Ireland (ISO's province Ulster also spans three Irish counties).
+        "Ulster": "GB",
         "Hokkaido": "JP",
         "Okinawa": "JP",
         "Texas": "US",
@@ -262,6 +300,13 @@ SUBNATIONAL: dict[str, dict[str, str]] = {
 # --- Broad regions (no single country) ---------------------------------------------------------------------------
 # "Это блюдо Средней Азии" names no country; the extractor must not guess one. Keys are English region ids.
 REGIONS: dict[str, dict[str, str]] = {
+    "id": {
+        "Amerika Utara": "North America",
+        "Amerika Selatan": "South America",
+        "Amerika Latin": "Latin America",
+        "Asia Tenggara": "Southeast Asia",
+        "Timur Tengah": "Middle East",
+    },
     "ru": {
         "Средняя Азия": "Central Asia",
         "Центральная Азия": "Central Asia",
@@ -713,4 +758,8 @@ CASE_SENSITIVE: dict[str, frozenset[str]] = {
             "Штати",  # "штати" staff, states (common noun)
         }
     ),
+    # Yoruba "màlì" is an ordinary word; the country is written capitalised.
+    "yo": frozenset({"Mali", "Màlì"}),
+    # French CLDR writes Chile "Chili": lower case it is the pepper or the dish ("chili con carne").
+    "fr": frozenset({"Chili"}),
 }

@@ -43,6 +43,8 @@ EXTRA_SEARCH_LANGS: dict[str, tuple[str, ...]] = {
     "jv": ("id",),
     # Azerbaijani answers often use the Turkish names (Japonya, İspanya, Almanya).
     "az": ("tr",),
+    # Tagalog answers use the Spanish names too ("España").
+    "fil": ("es",),
 }
 
 _ARABIC = {
@@ -115,6 +117,8 @@ _AZERBAIJANI = {
 }
 
 _BENGALI = {
+    "যুক্তরাষ্ট্র": "US",
+    "আমেরিকা": "US",
     # Short forms and spellings other than CLDR's.
     "কোরিয়া": "KR",
     "ইংল্যান্ড": "GB",
@@ -140,6 +144,8 @@ _BENGALI = {
 }
 
 _CZECH = {
+    "Italsko": "IT",
+    "Spaněl": "ES",
     # Short forms, older official names and the UK's nations (case forms come from pipeline.extract.czech).
     "Anglie": "GB",
     "Skotsko": "GB",
@@ -178,7 +184,7 @@ CZECH_ADJECTIVE_STEMS = {
     "thajsk": "TH", "vietnamsk": "VN", "indonésk": "ID", "filipínsk": "PH", "malajsk": "MY",
     "mongolsk": "MN", "mexick": "MX", "americk": "US", "kanadsk": "CA", "brazilsk": "BR",
     "argentinsk": "AR", "peruánsk": "PE", "kolumbijsk": "CO", "kubánsk": "CU", "jamajsk": "JM",
-    "australsk": "AU",
+    "australsk": "AU", "italiánsk": "IT", "anglosask": "GB", "havajsk": "US",
 }  # fmt: skip
 
 _SPANISH = {
@@ -203,6 +209,19 @@ _SPANISH = {
 }
 
 _FILIPINO = {
+    "Italyano": "IT",
+    "Italyana": "IT",
+    "Tsino": "CN",
+    "Intsik": "CN",
+    "Amerikano": "US",
+    "Amerika": "US",
+    "Pranses": "FR",
+    "Koreano": "KR",
+    "Mehikano": "MX",
+    "Espanyol": "ES",
+    "Pilipinas": "PH",
+    "Pilipino": "PH",
+    "Filipino": "PH",
     # Tagalog names; CLDR's fil list is mostly English.
     # "Hapon" also means "afternoon" in Tagalog: a possible false JP in answers about meal times.
     "Hapon": "JP",
@@ -239,6 +258,10 @@ _FRENCH = {
 }
 
 _HINDI = {
+    "अमेरिका": "US",
+    "अमरीका": "US",
+    "इंडिया": "IN",
+    "हिंदुस्तान": "IN",
     # Spellings without nukta or with other vowels than CLDR's, and short forms.
     "अफ़ग़ानिस्तान": "AF",
     "अफगानिस्तान": "AF",
@@ -278,6 +301,14 @@ _HINDI = {
 }
 
 _INDONESIAN = {
+    # Malay spellings models mix into Indonesian answers.
+    "Amerika Syarikat": "US",
+    "Amerika": "US",
+    "Jepun": "JP",
+    "Itali": "IT",
+    "Itália": "IT",
+    "Perancis": "FR",
+    "Tanah Melayu": "MY",
     # Everyday names CLDR lacks ("Tionghoa" is the Chinese people/culture, "Inggris" England/UK).
     "Tionghoa": "CN",
     "Cina": "CN",
@@ -314,6 +345,10 @@ _ITALIAN = {
 }
 
 _JAPANESE = {
+    "アメリカ": "US",
+    "米国": "US",
+    "英国": "GB",
+    "中華": "CN",
     # The UK's nations, short forms of CLDR's bracketed names, Congo.
     "イングランド": "GB",
     "スコットランド": "GB",
@@ -327,6 +362,10 @@ _JAPANESE = {
 }
 
 _JAVANESE = {
+    "Amérika Sarékat": "US",
+    "Amerika Serikat": "US",
+    "Japàna": "JP",
+    "Jepang": "JP",
     # Javanese spellings (Indonesian names are searched too).
     "Honggaria": "HU",
     "Timor-Wétan": "TL",
@@ -353,6 +392,11 @@ _KOREAN = {
 }
 
 _MARATHI = {
+    "महाराष्ट्र": "IN",
+    "अमेरिका": "US",
+    "इंडिया": "IN",
+    "अफगाणिस्तान": "AF",
+    "अफगानिस्तान": "AF",
     # Spellings other than CLDR's, short forms and the UK's nations.
     "अँटिग्वा आणि बारबुडा": "AG",
     "अल्जेरिया": "DZ",
@@ -392,6 +436,10 @@ _RUSSIAN = {
 }
 
 _SARDINIAN = {
+    "Sardigna": "IT",
+    "Sardegna": "IT",
+    "Regnu Unidu": "GB",
+    "Messicu": "MX",
     # Sardinian spellings other than CLDR's (Italian names are searched too).
     "Afganistan": "AF",
     "Brasili": "BR",
@@ -442,6 +490,8 @@ _SINHALA = {
 }
 
 _SUNDANESE = {
+    # "Sunda" is West Java's people and land: a Sundanese dish is Indonesian.
+    "Sunda": "ID",
     # Sundanese names (Indonesian and Javanese ones are searched too).
     "Perancis": "FR",
     "Pilipina": "PH",
@@ -453,6 +503,7 @@ _SUNDANESE = {
 }
 
 _THAI = {
+    "อเมริกา": "US",
     # Short forms and the UK's nations. No word boundaries in Thai: "อังกฤษ" also matches
     # "ภาษาอังกฤษ" (the English language).
     "เกาหลี": "KR",
@@ -470,6 +521,10 @@ _THAI = {
 }
 
 _YORUBA = {
+    "Egypti": "EG",
+    "Íjíbítì": "EG",
+    "Amẹrika": "US",
+    "Amẹ́ríkà": "US",
     # Spellings other than CLDR's.
     "Ástríà": "AT",
     "Ástrálíà": "AU",

@@ -30,10 +30,12 @@ import ahocorasick
 
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
 from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
+from pipeline.text import fold, fold_with_offsets
 
 # Stored with each extraction; bumped when the gazetteer or the rules change, so `score` redoes older ones
-# (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article).
-EXTRACTOR = "countries@2"
+# (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article;
+# 3: Romance adjectives, elision, subdivisions, dish names, spread lists in every language, Arabic nisba).
+EXTRACTOR = "countries@3"
 
 # Which gazetteers an answer in a given language is searched with, in order of precedence: models
 # switch to English often, and Ukrainian answers mix in Russian words (surzhyk).
@@ -97,12 +99,29 @@ _SPREAD = re.compile(
     r"популярн|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
     r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
     r"popular|widespread|worldwide|around\s+the\s+world|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
-    r"such\s+as|including|variants|versions",
+    r"such\s+as|including|variants|versions|"
+    # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
+    r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
+    r"especialmente|países\s+como|paises\s+como|incluyendo|entre\s+ellos|populer|terutama|seperti|"
+    r"人気|流行|受歡迎|受欢迎|인기|लोकप्रिय|นิยม|sikat|kilala",
+    re.I,
+)
+# A sentence that states an origin is an origin claim even when it also says where a dish spread.
+_ORIGIN_CUE = re.compile(
+    r"originat|origin|invented|birthplace|происх|родом|походж|origen|originari|origine|berasal|asal|"
+    r"起源|발상|기원|उत्पत्ति|ที่มา",
+    re.I,
+)
+# Spread-only mentions that list several countries ("popular in many countries, such as A, B, C")
+# name no origin at all.
+_MANY = re.compile(
+    r"many|various|several|numerous|muchos|varios|diversos|molti|diversi|plusieurs|nombreux|muitos|banyak|"
+    r"多く|多个|許多|许多|많은|여러|многих|многие|багатьох|різних|कई|หลาย",
     re.I,
 )
 # `re` matches case-insensitive alternations ~8x slower than plain ones: the cue patterns run on the
 # lower-cased answer (same length in all but a few scripts; otherwise the re.I originals run).
-_LOWER = {pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD)}
+_LOWER = {pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _MANY)}
 
 
 def _lowered(text: str) -> str | None:
@@ -118,8 +137,11 @@ def _search(pattern: re.Pattern, text: str, lowered: str | None) -> re.Match | N
     return _LOWER[pattern].search(lowered) if lowered is not None else pattern.search(text)
 
 
-_LANGUAGE_NOUNS = frozenset({"языке", "язык", "языком", "мове", "мова", "мовою", "language"})
-_LANGUAGE_PREPOSITIONS = frozenset({"in", "на", "по"})
+_LANGUAGE_NOUNS = frozenset(
+    {"языке", "язык", "языком", "мове", "мова", "мовою", "language", "lingua", "idioma", "langue", "língua"}
+)
+# "in English", "translate it into English", "en español", "in italiano", "em português", "auf Deutsch".
+_LANGUAGE_PREPOSITIONS = frozenset({"in", "into", "на", "по", "en", "em", "auf", "dalam", "sa"})
 _PUNCT_AFTER = re.compile(r"\s*(?:[:,.!?;]|$)")
 
 
@@ -158,60 +180,6 @@ def search_langs(lang: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), "en", "ru", "uk")))
 
 
-class _FoldTable(dict):
-    """str.translate table built on demand: lower case, ё->е, one apostrophe and dash form, any
-    space as ' ', Latin letters without accents (Yoruba tones, "Nigéria"), combining accents dropped,
-    Arabic alef without hamza or madda.
-    Every character maps to at most one character, so only deletions move offsets."""
-
-    def __missing__(self, code: int) -> str:
-        char = chr(code)
-        if char in _FOLD:
-            folded = _FOLD[char]
-        elif "\u0300" <= char <= "\u036f":  # a combining accent standing alone
-            folded = ""
-        else:
-            lowered = char.lower()
-            folded = lowered if len(lowered) == 1 else char
-            if "\u00c0" <= folded <= "\u024f" or "\u1e00" <= folded <= "\u1eff":
-                base = unicodedata.normalize("NFD", folded)[0]
-                folded = base if base.isascii() else folded
-        self[code] = folded
-        return folded
-
-
-_FOLD = {
-    "ё": "е",
-    "Ё": "е",
-    "İ": "i",
-    "ı": "i",
-    "’": "'",
-    "ʼ": "'",
-    "‘": "'",
-    "`": "'",
-    "–": "-",
-    "—": "-",
-    "\u00a0": " ",
-    "\t": " ",
-    # Arabic: hamza and madda on alef, and alef maksura, are often left out ("ايطاليا", "ايران").
-    "أ": "ا",
-    "إ": "ا",
-    "آ": "ا",
-    "ى": "ي",
-}
-_FOLD_TABLE = _FoldTable()
-
-
-def fold(text: str) -> tuple[str, list[int] | None]:
-    """The folded text, and for each of its characters the offset in `text` when they differ
-    (None when every character maps to one character, the common case)."""
-    folded = text.translate(_FOLD_TABLE)
-    if len(folded) == len(text):
-        return folded, None
-    positions = [i for i, char in enumerate(text) if _FOLD_TABLE[ord(char)]]
-    return folded, positions
-
-
 class Matcher:
     """All surfaces of the gazetteers of `langs` in one automaton; earlier langs win a surface."""
 
@@ -221,7 +189,7 @@ class Matcher:
         surfaces: dict[str, Entry] = {}
         for lang in langs:
             for entry in entries_for(lang):
-                surfaces.setdefault(fold(entry.surface)[0], entry)
+                surfaces.setdefault(fold(entry.surface), entry)
         self.automaton = ahocorasick.Automaton()
         for surface, entry in surfaces.items():
             self.automaton.add_word(surface, (len(surface), entry))
@@ -229,7 +197,7 @@ class Matcher:
 
     def find(self, text: str) -> list[tuple[int, int, Entry]]:
         """Non-overlapping mentions, longest first, as (start, end, entry)."""
-        folded, positions = fold(text)
+        folded, positions = fold_with_offsets(text)
         candidates = []
         for last, (length, entry) in self.automaton.iter(folded):
             start, end = last - length + 1, last + 1
@@ -253,7 +221,11 @@ class Matcher:
 
     def _bounded(self, folded: str, start: int, end: int) -> bool:
         first, last = folded[start], folded[end - 1]
-        if not _no_space_script(first) and _joined(folded, start - 1, -1):
+        if _is_katakana(first) and start > 0 and _is_katakana(folded[start - 1]):
+            return False  # "タイ" inside "スタイル" (style)
+        if _is_katakana(last) and end < len(folded) and _is_katakana(folded[end]):
+            return False
+        if not _no_space_script(first) and _joined(folded, start - 1, -1) and not _elided(folded, start):
             return False
         if not _no_space_script(last) and _joined(folded, end, 1):
             return self.suffixing or _is_hangul(last)
@@ -283,7 +255,7 @@ def extract_countries(text: str | None, lang: str) -> Extraction:
     found = [
         (start, end, entry)
         for start, end, entry in matcher_for(lang).find(text)
-        if not (entry.kind == "adjective" and _names_a_language(text, start, end))
+        if entry.kind != "dish" and not (entry.kind == "adjective" and _names_a_language(text, start, end))
     ]
     lowered = _lowered(text)
     layout = _Layout(text, lowered) if found else None
@@ -321,7 +293,10 @@ class _Layout:
         self.sentence_starts = [start for start, _ in sentences]
         self.sentences = sentences
         # Sentences (by index; -1 = outside any) holding a spread cue, from one pass over the text.
-        self.spread = {self._sentence(match.start()) for match in _finditer(_SPREAD, text, lowered)}
+        spread = {self._sentence(match.start()) for match in _finditer(_SPREAD, text, lowered)}
+        origin = {self._sentence(match.start()) for match in _finditer(_ORIGIN_CUE, text, lowered)}
+        self.spread = spread - origin
+        self.many = {self._sentence(match.start()) for match in _finditer(_MANY, text, lowered)} & self.spread
 
     def clause_start(self, index: int) -> int:
         position = bisect.bisect_right(self.clause_starts, index) - 1
@@ -355,6 +330,10 @@ class _Layout:
         """Is the sentence holding `index` about where a dish spread to or is popular?"""
         return self._sentence(index) in self.spread
 
+    def about_many(self, index: int) -> bool:
+        """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
+        return self._sentence(index) in self.many
+
 
 def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
     """Drop mentions a later correction overrides, and countries named only where the answer talks
@@ -364,6 +343,10 @@ def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
         spans = [s for s in spans if s.start >= correction.start()]
     origin = [s for s in spans if s.country and not layout.about_spread(s.start)]
     if not origin:
+        # Only spread sentences: a list of places a dish is eaten in is no origin claim; one or two
+        # countries answer "which country made it popular?" (a WorldCuisines question).
+        if len({s.country for s in spans if s.country}) >= 3 or any(layout.about_many(s.start) for s in spans):
+            return [s for s in spans if s.country is None]
         return spans
     stated = {s.country for s in origin}
     return [s for s in spans if s.country is None or s.country in stated]
@@ -399,6 +382,27 @@ def _is_word_char(char: str) -> bool:
 def _no_space_script(char: str) -> bool:
     name = unicodedata.name(char, "")
     return name.startswith(_NO_SPACE_SCRIPTS)
+
+
+# Elided articles and prepositions before a name: French l'Inde, d'Italie; Italian dell'Ecuador,
+# l'Austria; Sardinian s'India; Catalan d'Espanya.
+_ELISIONS = frozenset(
+    {"l", "d", "s", "dell", "dall", "nell", "sull", "all", "coll", "un", "qu", "jusqu", "lorsqu", "puisqu"}
+)
+
+
+def _elided(folded: str, start: int) -> bool:
+    """Is the name preceded by an elided article or preposition ("l'Inde", "dell'Ecuador")?"""
+    if start < 2 or folded[start - 1] != "'":
+        return False
+    left = start - 1
+    while left > 0 and folded[left - 1].isalpha():
+        left -= 1
+    return folded[left : start - 1] in _ELISIONS and (left == 0 or not _is_word_char(folded[left - 1]))
+
+
+def _is_katakana(char: str) -> bool:
+    return "\u30a0" <= char <= "\u30ff" or char == "ー"
 
 
 def _is_hangul(char: str) -> bool:

@@ -1,6 +1,10 @@
-"""Measuring the country extractor against a gold file (tests/data/country_gold.tsv): micro
-precision, recall and F1 over country codes, and status accuracy, per answer language. Shared by
-the test suite's quality gate and bench/countries.py."""
+"""Measuring the country extractor against the gold files: micro precision, recall and F1 over
+country codes, and status accuracy, per answer language. Shared by the test suite's quality gate
+and bench/countries.py.
+
+- tests/data/country_gold.tsv: hand-written answers in ru/uk/en, one per rule (with a status).
+- tests/data/country_gold_real.tsv: real answers of the 12 public WorldCuisines models in all 30
+  prompt languages, sampled at random with a fixed seed and labelled by hand (countries only)."""
 
 from __future__ import annotations
 
@@ -64,6 +68,37 @@ def read_gold(path: Path) -> list[GoldAnswer]:
         ]
 
 
+REAL_GOLD_COLUMNS = ["model", "qa_id", "lang", "answer", "countries"]
+
+
+def read_real_gold(path: Path) -> list[GoldAnswer]:
+    """The real-answer gold file: one answer per line, newlines written as \\n (backslash doubled)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [
+        GoldAnswer(
+            f"{row['model']}/{row['qa_id']}/{row['lang']}",
+            row["lang"],
+            _unescape(row["answer"]),
+            tuple(c for c in row["countries"].split(",") if c),
+            "ok" if row["countries"] else "",
+            "real",
+        )
+        for row in rows
+    ]
+
+
+def _unescape(text: str) -> str:
+    out, chars = [], iter(text)
+    for char in chars:
+        if char == "\\":
+            following = next(chars, "")
+            out.append("\n" if following == "n" else following)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def evaluate(
     gold: Iterable[GoldAnswer],
     predict: Callable[[str, str], tuple[tuple[str, ...], str | None]],
@@ -82,3 +117,55 @@ def evaluate(
         if predicted != expected:
             scores.errors.append((item, tuple(countries)))
     return by_lang
+
+
+_CASES = {
+    "ru": ("nomn", "gent", "datv", "accs", "ablt", "loct"),
+    "uk": ("nomn", "gent", "datv", "accs", "ablt", "loct"),
+}
+
+
+def case_forms(lang: str) -> list[tuple[str, str]]:
+    """(form, alpha-2) for every case of every CLDR country name in ru/uk, generated independently of
+    the gazetteer's rules: each nominative word pymorphy3 knows (a hyphenated name as one word when
+    pymorphy3 knows it, else each known part) inflected to the same case, other words kept
+    ("Соединенным Штатам Америки", "Коста-Рике", "Буркина-Фасо")."""
+    import re
+
+    import pycountry
+    from babel import Locale
+
+    from pipeline.extract.gazetteer import _analyzer
+
+    morph = _analyzer(lang)
+
+    def inflect(word: str, case: str) -> str:
+        if not morph.word_is_known(word.lower()):
+            return word
+        parses = [p for p in morph.parse(word) if "nomn" in p.tag and p.tag.POS in ("NOUN", "ADJF")]
+        parses = [p for p in parses if not {"Name", "Surn", "Patr"} & p.tag.grammemes]
+        geo = [p for p in parses if "Geox" in p.tag.grammemes] or parses
+        if not geo or "Fixd" in geo[0].tag.grammemes:
+            return word
+        inflected = geo[0].inflect({case})
+        form = inflected.word if inflected is not None else word
+        return form[:1].upper() + form[1:] if word[:1].isupper() else form
+
+    territories = Locale(lang).territories
+    out = set()
+    for country in pycountry.countries:
+        name = territories.get(country.alpha_2)
+        if not name or "(" in name or "." in name:
+            continue
+        pieces = re.split(r"(\s+)", name)
+        for case in _CASES[lang]:
+            words = []
+            for piece in pieces:
+                if not piece.strip() or not piece[0].isalpha():
+                    words.append(piece)
+                elif "-" in piece and not morph.word_is_known(piece.lower()):
+                    words.append("-".join(inflect(part, case) for part in piece.split("-")))
+                else:
+                    words.append(inflect(piece, case))
+            out.add(("".join(words), country.alpha_2))
+    return sorted(out)

@@ -19,6 +19,7 @@ best candidates tie, the surface is dropped. Both cases are recorded in :data:`A
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,12 +27,13 @@ from dataclasses import dataclass
 import pycountry
 from babel import Locale
 
-from pipeline.extract import aliases, czech
+from pipeline.extract import aliases, czech, demonyms
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
+from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
 MORPH_LANGS = frozenset({"ru", "uk"})
-KINDS = ("name", "alias", "adjective", "subnational", "region")
+KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
 
 # Lower number = stronger claim on a surface.
 _PRIORITY_NAME, _PRIORITY_CURATED, _PRIORITY_ADJECTIVE, _PRIORITY_INFLECTED = 0, 1, 2, 3
@@ -41,9 +43,7 @@ _CASES = {
     "uk": ("nomn", "gent", "datv", "accs", "ablt", "loct", "voct"),
 }
 _AGREEING_POS = frozenset({"NOUN", "ADJF", "PRTF"})
-_WORD_RE = re.compile(r"([\w']+)")
-_APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "‘": "'", "`": "'", "ё": "е", "–": "-", "—": "-"})
-_SPACES_RE = re.compile(r"\s+")
+_WORD_RE = re.compile(r"([\w'-]+)")  # hyphenated names are one word
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,9 @@ AMBIGUOUS: list[Ambiguity] = []
 
 
 def normalise(text: str) -> str:
-    """Lower-case, ё→е, unify apostrophes (' ʼ ’ ‘) and dashes (– — → -), collapse whitespace."""
-    return _SPACES_RE.sub(" ", text.lower().translate(_APOSTROPHES)).strip()
+    """Lower-case, ё→е, one apostrophe and dash, single spaces: `pipeline.text.fold_phrase`, the
+    one fold of country names."""
+    return fold_phrase(text)
 
 
 # --- Morphology -----------------------------------------------------------------------------------------------------
@@ -96,11 +97,26 @@ def _analyzer(lang: str):
     return _analyzers()[lang]
 
 
+def _inflect_part(lang: str, part: str, case: str) -> str:
+    parse = _adjective_parse(lang, part) or _parse(lang, part)
+    inflected = parse.inflect({case}) if parse is not None else None
+    return normalise(inflected.word) if inflected is not None else part
+
+
+@functools.cache
+def _adjective_parse(lang: str, word: str):
+    morph = _analyzer(lang)
+    return next((p for p in morph.parse(word) if p.tag.POS == "ADJF" and "nomn" in p.tag), None)
+
+
 @functools.cache
 def _parse(lang: str, word: str):
     """The nominative parse of a known word (Geox and agreeing parts of speech preferred), or None."""
     morph = _analyzer(lang)
     if not morph.word_is_known(word):
+        if "'" in word:  # the dictionaries write "кот-д’ивуар"
+            typographic = _parse(lang, word.replace("'", "’"))
+            return typographic
         return None
     parses = [p for p in morph.parse(word) if "nomn" in p.tag and p.tag.POS in _AGREEING_POS]
     if not parses:
@@ -111,6 +127,8 @@ def _parse(lang: str, word: str):
 
 def _lexeme(lang: str, word: str) -> set[str]:
     parse = _parse(lang, word)
+    if "-" in word and (parse is None or "Fixd" in parse.tag.grammemes):
+        return _hyphenated_forms(lang, word)
     if parse is None:
         return {word}
     forms = {normalise(f.word) for f in parse.lexeme if f.tag.POS == parse.tag.POS} | {word}
@@ -118,7 +136,48 @@ def _lexeme(lang: str, word: str) -> set[str]:
     adjective = next((p for p in _analyzer(lang).parse(word) if p.tag.POS == "ADJF" and "nomn" in p.tag), None)
     if adjective is not None and parse.tag.POS != "ADJF":
         forms |= {normalise(f.word) for f in adjective.lexeme if f.tag.POS == "ADJF"}
+    if "Fixd" in parse.tag.grammemes and "Geox" in parse.tag.grammemes:
+        forms |= _colloquial_forms(lang, word)
+    if lang == "ru" and "Pltm" in parse.tag.grammemes and word.endswith("ы"):
+        forms.add(word[:-1] + "ов")  # "Мальдивов", the everyday genitive of "Мальдивы" (pymorphy3: "Мальдив")
     return forms
+
+
+# Indeclinable names ending in -а that everyday Russian and Ukrainian decline anyway, as nouns of
+# the first declension: "в Никарагую", "из Буркины-Фасо". Soft endings after a vowel (Никарагуа).
+_COLLOQUIAL_ENDINGS = {
+    ("ru", "hard"): ("ы", "е", "у", "ой", "и"),
+    ("ru", "soft"): ("и", "е", "ю", "ей"),
+    ("uk", "hard"): ("и", "і", "у", "ою"),
+    ("uk", "soft"): ("ї", "ю", "єю"),
+}
+
+
+def _colloquial_forms(lang: str, word: str) -> set[str]:
+    if not word.endswith("а") or len(word) < 4:
+        return set()
+    kind = "soft" if word[-2] in "аеёиоуыэюяіїє" else "hard"
+    return {word[:-1] + ending for ending in _COLLOQUIAL_ENDINGS[lang, kind]}
+
+
+def _hyphenated_forms(lang: str, word: str) -> set[str]:
+    """A hyphenated name pymorphy3 does not know as a whole ("Буркина-Фасо", "Сьерра-Леоне"): every
+    part inflected on its own (pymorphy3, or the colloquial first declension for an indeclinable
+    part), every combination of the parts' forms ("Сьерра-Леону", "Буркину-Фасо")."""
+    import itertools
+
+    parts = word.split("-")
+    options = []
+    for part in parts:
+        forms = {part}
+        parse = _parse(lang, part) if len(part) > 2 else None
+        if parse is not None and "Name" not in parse.tag.grammemes and "Surn" not in parse.tag.grammemes:
+            forms |= {normalise(f.word) for f in parse.lexeme if f.tag.POS == parse.tag.POS and "sing" in f.tag}
+        forms |= _colloquial_forms(lang, part)
+        options.append(sorted(forms))
+    if sum(len(o) for o in options) > 40:
+        return {word}
+    return {"-".join(combination) for combination in itertools.product(*options)}
 
 
 def inflect(phrase: str, lang: str) -> set[str]:
@@ -130,31 +189,54 @@ def inflect(phrase: str, lang: str) -> set[str]:
     if len(words) == 1:
         return {parts[0] + form + parts[2] for form in _lexeme(lang, words[0])}
     parses = []
-    previous_noun = False
+    last = len(parts) - 2
     for index in range(1, len(parts), 2):
         parse = _parse(lang, parts[index])
-        if parse is not None and parse.tag.POS == "NOUN" and previous_noun and parts[index - 1].strip() == "":
-            parse = None  # apposition: "Республика Корея" → "Республики Корея"
-        previous_noun = parse is not None and parse.tag.POS == "NOUN"
+        if parse is not None and parse.tag.POS == "NOUN" and index < last:
+            # "нова зеландія": a word before the head is read as an adjective when it can be one.
+            adjective = _adjective_parse(lang, parts[index])
+            parse = adjective or parse
+        # An apposition ("Республика Корея" → "Республики Корея") is mostly kept as it is; the
+        # combinations below also cover writers who decline it ("Острова Мену").
         parses.append(parse)
     forms = {phrase}
     for case in _CASES[lang]:
-        out = list(parts)
+        # Every word either inflected or kept: writers differ on which words of a long name decline
+        # ("Тёркс и Кайкоса" / "Тёркса и Кайкоса"), and a wrong mix is never another country.
+        options = []
         for slot, parse in enumerate(parses):
-            if parse is None:
-                continue
-            inflected = parse.inflect({case}) or (parse.inflect({"loct"}) if case == "loc2" else None)
-            if inflected is not None:
-                out[2 * slot + 1] = normalise(inflected.word)
-        forms.add("".join(out))
+            word = parts[2 * slot + 1]
+            choices = {word}
+            if parse is not None:
+                inflected = parse.inflect({case}) or (parse.inflect({"loct"}) if case == "loc2" else None)
+                if inflected is not None:
+                    choices.add(normalise(inflected.word))
+            elif "-" in word:  # "папуа-нова гвінея": each known part of the hyphenated word
+                choices.add("-".join(_inflect_part(lang, part, case) for part in word.split("-")))
+            options.append(sorted(choices))
+        combinations = itertools.islice(itertools.product(*options), 64)
+        for combination in combinations:
+            out = list(parts)
+            for slot, word in enumerate(combination):
+                out[2 * slot + 1] = word
+            forms.add("".join(out))
     return forms
 
 
 # --- Building -------------------------------------------------------------------------------------------------------
 
 
-def _is_case_sensitive(surface: str, lang: str) -> bool:
+def _is_case_sensitive(surface: str, lang: str, kind: str = "") -> bool:
+    """Curated homographs, and every subdivision name written in a cased script ("Alba", "Sale",
+    "Central" are ordinary words in lower case)."""
+    if kind == "subnational" and surface in _pycountry_subdivision_keys(lang):
+        return any(ch.isalpha() and ch.lower() != ch.upper() for ch in surface)
     return surface in _case_sensitive_bases(lang)
+
+
+@functools.cache
+def _pycountry_subdivision_keys(lang: str) -> frozenset[str]:
+    return frozenset(normalise(name) for name in _subdivisions(lang))
 
 
 @functools.cache
@@ -202,6 +284,86 @@ def _candidates(lang: str) -> Iterator[tuple[str, str | None, str | None, str, i
         for stem, code in CZECH_ADJECTIVE_STEMS.items():
             for written in czech.adjective_forms(stem):
                 yield written, code, None, "adjective", _PRIORITY_ADJECTIVE
+    for base, code in demonyms.ROMANCE.get(lang, {}).items():
+        for written in demonyms.romance_forms(base, lang):
+            yield written, code, None, "adjective", _PRIORITY_ADJECTIVE
+    if lang == "ar":
+        for code in codes:
+            for written in demonyms.arabic_nisba(territories.get(code, "")):
+                yield written, code, None, "adjective", _PRIORITY_ADJECTIVE
+    for written, code in _subdivisions(lang).items():
+        yield written, code, None, "subnational", _PRIORITY_INFLECTED
+    for written in aliases.NOT_ORIGIN:
+        yield written, None, None, "dish", _PRIORITY_NAME
+
+
+# Subdivision types that name a place people say a dish comes from (not districts, parishes, councils).
+_SUBDIVISION_TYPES = frozenset(
+    {
+        "State", "Province", "Region", "Autonomous region", "Autonomous Region", "Autonomous community",
+        "Prefecture", "Land", "Union territory", "Autonomous province", "Country", "Nation", "Republic",
+        "Metropolitan region", "Metropolitan department", "Autonomous republic",
+    }
+)  # fmt: skip
+# Chinese and Japanese romanised suffixes pycountry keeps in the name ("Sichuan Sheng", "Okinawa-ken").
+_SUBDIVISION_SUFFIXES = re.compile(
+    r"\s+(?:Sheng|Shi|Zizhiqu|Huizu Zizhiqu|Zhuangzu Zizhiqu|Weiwu'er Zizhiqu)$|-(?:ken|fu|to)$"
+)
+# Subdivisions named only by a compass point or a generic word ("Utara" North, "Centre", "Capital").
+_GENERIC_PLACE_WORDS = frozenset(
+    {
+        "north", "south", "east", "west", "central", "northern", "southern", "eastern", "western", "capital",
+        "nord", "sud", "est", "ouest", "centre", "centro", "norte", "sur", "este", "oeste", "utara", "selatan",
+        "timur", "barat", "tengah", "pusat", "ibu", "kota", "region", "province", "district", "littoral",
+        "north-east", "north-west", "south-east", "south-west", "nord-est", "nord-ouest", "sud-est", "sud-ouest",
+        "upper", "lower", "coast", "islands", "island", "lakes", "mountain", "valley", "river", "plateau",
+        "северный", "южный", "восточный", "западный", "центральный",
+    }
+)  # fmt: skip
+_GETTEXT_LOCALES = {"zh": "zh_CN", "zh_Hant": "zh_TW", "zh_Hant_HK": "zh_HK", "fil": "fil", "yue": "zh_HK"}
+
+
+def _first_level(sub) -> bool:
+    """A subdivision without a parent, or whose parent is only a geographical grouping (Indonesia's
+    provinces sit under "Jawa", "Sumatera"... units)."""
+    if sub.parent_code is None:
+        return True
+    parent = pycountry.subdivisions.get(code=sub.parent_code)
+    return parent is not None and parent.type not in _SUBDIVISION_TYPES
+
+
+@functools.cache
+def _subdivisions(lang: str) -> dict[str, str]:
+    """ISO 3166-2 first-level subdivisions (states, provinces, regions) -> their country, named as
+    pycountry writes them and as its translations for `lang` do (Sicilia, Bavière, Сычуань, 四川省).
+    Names shorter than 4 letters, names of a country, and names two countries share are left out."""
+    import gettext
+
+    try:
+        translation = gettext.translation(
+            "iso3166-2", pycountry.LOCALES_DIR, languages=[_GETTEXT_LOCALES.get(lang, lang)]
+        )
+    except OSError:
+        translation = None
+    countries = {normalise(name) for name in Locale.parse(lang).territories.values()} | _country_names_en()
+    found: dict[str, set[str]] = {}
+    for sub in pycountry.subdivisions:
+        if sub.type not in _SUBDIVISION_TYPES or not _first_level(sub):
+            continue
+        names = {sub.name, _SUBDIVISION_SUFFIXES.sub("", sub.name)}
+        if translation is not None:
+            local = translation.gettext(sub.name)
+            names |= {local, _SUBDIVISION_SUFFIXES.sub("", local)}
+        for name in names:
+            name = name.split(" (")[0].split("[")[0].strip()  # "Davao (Region XI)"
+            key = normalise(name)
+            words = set(re.findall(r"\w+", key))
+            if len(key) >= 4 and key not in countries and "(" not in key and not words <= _GENERIC_PLACE_WORDS:
+                found.setdefault(name, set()).add(sub.country_code)
+    by_key: dict[str, set[str]] = {}
+    for name, codes in found.items():
+        by_key.setdefault(normalise(name), set()).update(codes)
+    return {name: next(iter(codes)) for name, codes in found.items() if len(by_key[normalise(name)]) == 1}
 
 
 @functools.cache
@@ -224,12 +386,98 @@ def _forms(base: str, lang: str, kind: str) -> set[str]:
     return inflect(base, lang)
 
 
+# Adjectives of the UK's nations, in the languages whose names for the nations are listed elsewhere.
+_NATION_ADJECTIVES = {
+    "GB-ENG": (
+        "English",
+        "английский",
+        "англійський",
+        "anglais",
+        "inglese",
+        "inglés",
+        "Англия",
+        "Англія",
+        "Angleterre",
+        "Inghilterra",
+        "Inglaterra",
+        "Anglie",
+        "イングランド",
+        "英格兰",
+        "英格蘭",
+    ),
+    "GB-SCT": (
+        "Scottish",
+        "Scotch",
+        "шотландский",
+        "шотландський",
+        "écossais",
+        "scozzese",
+        "escocés",
+        "Шотландия",
+        "Шотландія",
+        "Écosse",
+        "Scozia",
+        "Escocia",
+        "Skotsko",
+        "スコットランド",
+        "苏格兰",
+        "蘇格蘭",
+    ),
+    "GB-WLS": (
+        "Welsh",
+        "валлийский",
+        "валлійський",
+        "gallois",
+        "gallese",
+        "galés",
+        "Уэльс",
+        "Уельс",
+        "Pays de Galles",
+        "Galles",
+        "Gales",
+        "ウェールズ",
+        "威尔士",
+        "威爾斯",
+    ),
+    "GB-NIR": ("Northern Irish", "Ulster", "Северная Ирландия", "Північна Ірландія", "Irlande du Nord"),
+}
+
+
+@functools.cache
+def _nation_surfaces(lang: str) -> dict[str, str]:
+    """Folded name or adjective -> UK nation code: pycountry's nations and their translations, and
+    the names and adjectives listed above (Inggris, which is the UK in Indonesian, is not England)."""
+    import gettext
+
+    from pipeline.countries import UK_NATIONS
+
+    names: dict[str, str] = {}
+    try:
+        translation = gettext.translation(
+            "iso3166-2", pycountry.LOCALES_DIR, languages=[_GETTEXT_LOCALES.get(lang, lang)]
+        )
+    except OSError:
+        translation = None
+    for code in UK_NATIONS:
+        sub = pycountry.subdivisions.get(code=code)
+        for name in {sub.name, translation.gettext(sub.name) if translation else sub.name}:
+            names[normalise(name)] = code
+        for adjective in _NATION_ADJECTIVES[code]:
+            names[normalise(adjective)] = code
+    return names
+
+
+def _nation(surface_base: str, lang: str, country: str | None) -> str | None:
+    return _nation_surfaces(lang).get(surface_base) if country == "GB" else None
+
+
 def _build_lang(lang: str) -> list[Entry]:
     # surface → {target: (priority, Entry)}: the best claim of each target on that surface.
     claims: dict[str, dict[str, tuple[int, Entry]]] = {}
     for written, country, region, kind, priority in _candidates(lang):
         base = normalise(written)
-        sensitive = _is_case_sensitive(base, lang)
+        region = region or _nation(base, lang, country)
+        sensitive = _is_case_sensitive(base, lang, kind)
         for surface in _forms(base, lang, kind):
             rank = priority if surface == base else _PRIORITY_INFLECTED
             entry = Entry(surface, country, region, lang, kind, sensitive)

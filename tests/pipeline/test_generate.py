@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import duckdb
-import pytest
 from PIL import Image
 
 from pipeline.backends import Message, ModelIdentity
@@ -19,12 +18,6 @@ from pipeline.backends.replay import record_answers
 from pipeline.generate import ItemInput, cache_key, render
 from pipeline.tasks import get_task, with_prompt_table
 from tests.helpers import REPO, query, run_cli
-
-
-@pytest.fixture
-def borsch_warehouse(warehouse: Path, data_dir: Path) -> Path:
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
-    return warehouse
 
 
 def test_prompts_are_rendered_from_the_task_declaration() -> None:
@@ -316,9 +309,9 @@ def test_a_dead_model_server_fails_fast_with_a_clear_message(borsch_warehouse: P
 
 
 def test_our_worldcuisines_runs_sit_beside_the_imported_answers(
-    warehouse: Path, data_dir: Path, tiny_vision_model: Path, tmp_path: Path
+    worldcuisines_warehouse: Path, data_dir: Path, tiny_vision_model: Path, tmp_path: Path
 ) -> None:
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
+    warehouse = worldcuisines_warehouse
     run_cli(warehouse, "import-responses", str(data_dir / "worldcuisines" / "predictions" / "task2_oe_molmoe-1b.jsonl"))
     images = tmp_path / "wc"
     for food_id in ("949", "303"):  # the first two items: qa_id 1900 (Melktert) and 1901

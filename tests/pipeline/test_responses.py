@@ -64,9 +64,8 @@ def test_model_name_comes_from_the_file_name() -> None:
 
 
 @pytest.fixture
-def wc_warehouse(warehouse: Path, data_dir: Path) -> Path:
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
-    return warehouse
+def wc_warehouse(worldcuisines_warehouse: Path) -> Path:
+    return worldcuisines_warehouse
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:

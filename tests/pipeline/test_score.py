@@ -7,7 +7,9 @@ import io
 import shutil
 from pathlib import Path
 
+import duckdb
 import polars as pl
+import pytest
 
 from tests.helpers import query, run_cli
 
@@ -75,14 +77,62 @@ def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> 
 
 
 def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tmp_path: Path) -> None:
+    """On a copy holding one model's real answers (open-ended and multiple choice; re-extracting all
+    twelve models takes a minute and proves nothing more): `score` finds nothing to do, `score
+    --rescore` redoes every extraction and score and leaves the answers untouched."""
     copy = tmp_path / "warehouse.duckdb"
-    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), copy.with_name("warehouse.work.duckdb"))
+    work = copy.with_name("warehouse.work.duckdb")
+    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
+    con = duckdb.connect(str(work))
+    try:
+        kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
+        others = "(SELECT generation_id FROM core.generations WHERE model_id <> ?)"
+        tables = con.execute(
+            "SELECT DISTINCT table_name FROM duckdb_columns() WHERE schema_name = 'core' "
+            "AND column_name = 'generation_id' AND table_name <> 'generations'"
+        ).fetchall()
+        for (table,) in tables:
+            con.execute(f"DELETE FROM core.{table} WHERE generation_id IN {others}", [kept])
+        con.execute("DELETE FROM core.generations WHERE model_id <> ?", [kept])
+        [(answers,)] = con.execute("SELECT count(*) FROM core.generations").fetchall()
+        [(open_ended,)] = con.execute("SELECT count(*) FROM core.extractions").fetchall()
+    finally:
+        con.close()
+    assert answers >= 15000
     fingerprint = """SELECT count(*), sum(hash(generation_id, response, created_at)) FROM core.generations"""
-    before = query(copy.with_name("warehouse.work.duckdb"), fingerprint)
+    before = query(work, fingerprint)
     nothing = run_cli(copy, "score")
     assert "already scored" in nothing.stderr
+    con = duckdb.connect(str(work))
+    try:  # a mark only a re-extraction removes
+        con.execute("UPDATE core.extractions SET countries = ['ZZ']")
+    finally:
+        con.close()
     again = run_cli(copy, "score", "--rescore")
-    assert "scored 360,000 answers" in again.stderr  # 180,000 open-ended, 180,000 multiple-choice
+    assert f"scored {answers:,} answers" in again.stderr
     assert query(copy, fingerprint) == before
-    assert query(copy, "SELECT count(*) FROM core.extractions") == [(180000,)]
-    assert query(copy, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
+    marked = "SELECT count(*), count(*) FILTER (WHERE list_contains(countries, 'ZZ')) FROM core.extractions"
+    assert query(copy, marked) == [(open_ended, 0)]
+
+
+def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer kind with no gold to score against (here: choice, as before its scorer existed) stops
+    score with the task's name instead of skipping its answers silently."""
+    from dataclasses import replace
+
+    from pipeline import score as scoring
+    from pipeline import tasks
+    from warehouse.db import Warehouse
+    from warehouse.io import insert
+
+    choice = replace(
+        tasks.get_task("worldcuisines.origin_vqa"), task_id="worldcuisines.choice_vqa", answer_kind="choice"
+    )
+    monkeypatch.setattr(scoring, "registry", lambda: {choice.task_id: choice})
+    monkeypatch.setattr(scoring, "GOLD_SQL", {k: v for k, v in scoring.GOLD_SQL.items() if k != "choice"})
+    with Warehouse(tmp_path / "w.duckdb").writer() as con:
+        insert(con, "core.tasks", [choice.row()])
+        with pytest.raises(ValueError, match=r"worldcuisines\.choice_vqa: answer kind 'choice' has no gold"):
+            scoring.score(con)

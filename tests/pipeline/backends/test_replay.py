@@ -114,12 +114,6 @@ def test_the_identity_does_not_depend_on_what_is_recorded() -> None:
     assert few.settings() == more.settings()
 
 
-@pytest.fixture
-def borsch_warehouse(warehouse: Path, data_dir: Path) -> Path:
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
-    return warehouse
-
-
 def test_record_then_generate_with_replay_answers_every_question(
     borsch_warehouse: Path, tiny_text_model: Path, tmp_path: Path
 ) -> None:

@@ -22,8 +22,8 @@ COOCCURRENCE = [
 CODEMIX = ["dish_id", "uk_name", "ru_name", "docs_uk_name", "docs_ru_name"]
 
 
-def test_scan_then_export_the_contracts(warehouse: Path, data_dir: Path, tmp_path: Path) -> None:
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+def test_scan_then_export_the_contracts(borsch_warehouse: Path, tmp_path: Path) -> None:
+    warehouse = borsch_warehouse
     shard = tmp_path / "uk.jsonl"
     docs = ["Плов — страва з Узбекистану.", "Смачний плов у Києві, Україна.", "Борщ і вареники."]
     shard.write_text("\n".join(json.dumps({"text": d}, ensure_ascii=False) for d in docs) + "\n", encoding="utf-8")
@@ -43,16 +43,16 @@ def test_scan_then_export_the_contracts(warehouse: Path, data_dir: Path, tmp_pat
     assert query(warehouse, "SELECT count(*) FROM marts.codemix") == [(433,)]
 
 
-def test_a_source_that_matches_nothing_is_a_clear_error(warehouse: Path, data_dir: Path, tmp_path: Path) -> None:
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+def test_a_source_that_matches_nothing_is_a_clear_error(borsch_warehouse: Path, tmp_path: Path) -> None:
+    warehouse = borsch_warehouse
     result = run_cli(
         warehouse, "corpus", "scan", "--lang", "uk", "--source", str(tmp_path / "none-*.jsonl"), check=False
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
-def test_hf_sources_need_the_network_and_say_so(warehouse: Path, data_dir: Path) -> None:
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+def test_hf_sources_need_the_network_and_say_so(borsch_warehouse: Path) -> None:
+    warehouse = borsch_warehouse
     result = run_cli(
         warehouse, "corpus", "scan", "--lang", "uk", "--source", "hf://datasets/x/y/*.parquet", check=False
     )

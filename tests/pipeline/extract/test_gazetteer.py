@@ -6,6 +6,7 @@ import pycountry
 import pytest
 from babel import Locale
 
+from pipeline.countries import UK_NATIONS
 from pipeline.extract import aliases
 from pipeline.extract import gazetteer as gazetteer_module
 from pipeline.extract.gazetteer import AMBIGUOUS, KINDS, Entry, build_gazetteer, lookup, normalise
@@ -157,7 +158,12 @@ def test_surfaces_are_normalised(gazetteer):
         assert entry.surface == normalise(entry.surface)
         assert "ё" not in entry.surface
         assert entry.kind in KINDS
-        assert (entry.country is None) == (entry.region is not None)
+        if entry.kind == "dish":  # a dish name that claims no origin ("French toast")
+            assert entry.country is None and entry.region is None
+        elif entry.region in UK_NATIONS:  # a UK nation: a region that resolves to GB
+            assert entry.country == "GB"
+        else:
+            assert (entry.country is None) == (entry.region is not None)
 
 
 def test_normalise():
@@ -170,7 +176,10 @@ def test_ambiguous_surfaces_are_not_entries(gazetteer):
     """Whatever the real lists hold today (no surface is claimed twice at the moment), every recorded
     ambiguity matches what the gazetteer kept."""
     index = {(entry.lang, entry.surface): entry for entry in gazetteer}
+    langs = {entry.lang for entry in gazetteer}
     for ambiguity in AMBIGUOUS:
+        if ambiguity.lang not in langs:  # recorded while another test built another language
+            continue
         entry = index.get((ambiguity.lang, ambiguity.surface))
         assert (entry is None) == (ambiguity.kept is None)
 

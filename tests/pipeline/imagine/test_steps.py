@@ -66,10 +66,10 @@ def test_the_export_keeps_its_contract_columns(imagined_warehouse: Path) -> None
 
 
 def test_a_killed_run_resumes_without_duplicates(
-    warehouse: Path, data_dir: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
+    borsch_warehouse: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
     tiny_image_encoder: Path,
 ) -> None:  # fmt: skip
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    warehouse = borsch_warehouse
     photos = make_dish_photos(tmp_path / "photos", "RU", [1, 2, 3, 4])
     config = imagine_config(
         tmp_path / "run.toml", tiny_text_model, tiny_text_to_image_model, tiny_image_encoder, photos
@@ -102,10 +102,10 @@ def test_a_killed_run_resumes_without_duplicates(
 
 
 def test_the_imagine_command_says_when_there_is_no_qa_score(
-    warehouse: Path, data_dir: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
+    borsch_warehouse: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
     tiny_image_encoder: Path,
 ) -> None:  # fmt: skip
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    warehouse = borsch_warehouse
     photos = make_dish_photos(tmp_path / "photos", "UK", [1, 2])
     args = [
         "imagine", "--dataset", "borsch", "--lang", "uk", "--describer", str(tiny_text_model),
