@@ -17,6 +17,13 @@ from warehouse.queries.answers import Filters
 
 SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
 
+# The one wording of the one definition (marts.origin_scores.no_country), wherever a page shows a
+# no-country share or the no-country column.
+NO_COUNTRY = (
+    "No country: the extraction found no country in the answer: the model named none (or only a broad "
+    "region), refused, or answered nothing."
+)
+
 NOT_PUBLISHED = (
     "No published warehouse yet at {path}. Build one with `make demo` "
     "(or `python -m pipeline demo`; `python -m pipeline ingest sample` for the small embedded sample), "
@@ -105,7 +112,7 @@ def sidebar() -> Selection | None:
     if not published.empty:
         info = published.iloc[0]
         stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
-        st.sidebar.caption(f"Snapshot published {stamp}, schema v{info['schema_version']}")
+        st.sidebar.caption(f"Snapshot published {literal(stamp)}, schema v{literal(info['schema_version'])}")
     selected = Selection(
         dataset=dataset,
         lang=lang,

@@ -50,9 +50,9 @@ def unknown_in_link(container: Any, what: str, values: Sequence[str], fallback: 
     markdown (a link is written by anyone)."""
     shown = ", ".join(code(value, limit=40) for value in values[:5]) + (" …" if len(values) > 5 else "")
     if fallback is None:
-        container.warning(f"Ignoring unknown {what} in the link: {shown}")
+        container.warning(f"Ignoring unknown {literal(what)} in the link: {shown}")
     else:
-        container.warning(f"Unknown {what} {shown} in the link; showing {literal(fallback)} instead.")
+        container.warning(f"Unknown {literal(what)} {shown} in the link; showing {literal(fallback)} instead.")
 
 
 def url_select(

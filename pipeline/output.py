@@ -42,7 +42,7 @@ def describe(exc: BaseException, warehouse: Path | None = None) -> str:
 
     if isinstance(exc, DataError):
         return str(exc)
-    if isinstance(exc, (OSError, duckdb.Error)):
+    if isinstance(exc, (OSError, duckdb.Error)) and _about_storage(exc, warehouse):
         failure = storage_failure(exc, Path(getattr(exc, "filename", None) or warehouse or "."))
         if failure is not None:
             return str(failure)
@@ -61,6 +61,15 @@ def describe(exc: BaseException, warehouse: Path | None = None) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text ({exc.reason} at byte {exc.start}) — convert it to UTF-8"
     return str(exc) or type(exc).__name__
+
+
+def _about_storage(exc: BaseException, warehouse: Path | None) -> bool:
+    """A disk that is full or read-only, or a file of the warehouse: not an input file the user
+    named (an unreadable input is reported as such, not as a folder to make writable)."""
+    if not isinstance(exc, OSError) or exc.errno in (errnos.ENOSPC, errnos.EDQUOT, errnos.EFBIG, errnos.EROFS):
+        return True
+    filename = getattr(exc, "filename", None)
+    return bool(filename and warehouse and Path(filename).resolve().is_relative_to(warehouse.parent))
 
 
 def fail_line(message: str) -> None:

@@ -75,7 +75,7 @@ else:
         )  # fmt: skip
         missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
         if missing:
-            st.caption(f"No scored answers for: {', '.join(missing)}.")
+            st.caption(f"No scored answers for: {literal(', '.join(missing))}.")
         table = bins.assign(d_range=bins["bin"].map(labels))[
             ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
         ]

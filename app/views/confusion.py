@@ -40,7 +40,7 @@ def country_set(options: list[str], names: dict[str, str], ranked: list[str]) ->
         container=left,
         key=SET_KEY,
         help="Rows: answers about dishes from these countries. Columns: these countries, "
-        "then 'other' (any country outside the set) and '—' (no country named).",
+        f"then 'other' (any country outside the set) and '—' (no country). {ui.NO_COUNTRY}",
     )
     with right.popover("Quick sets", icon=":material/tune:"):
         st.button("The 15 Post-Soviet countries", on_click=set_countries, args=(POST_SOVIET,), width="stretch")
@@ -190,11 +190,11 @@ notes = []
 if hidden:
     notes.append(
         f"{len(hidden)} row{'s' if len(hidden) != 1 else ''} hidden with fewer than {min_n:,} answers: "
-        + ", ".join(f"{code} ({row_totals[code]:,})" for code in hidden)
+        + ", ".join(f"{literal(code)} ({row_totals[code]:,})" for code in hidden)
         + "."
     )
 if absent:
-    notes.append(f"No answers about dishes from {', '.join(absent)}.")
+    notes.append(f"No answers about dishes from {literal(', '.join(absent))}.")
 columns = [*chosen, OTHER, NONE]
 shown = matrix[matrix["true_country"].isin(rows)]
 event = st.plotly_chart(

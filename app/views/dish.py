@@ -27,7 +27,7 @@ GOLD_RGBA = [46, 160, 67, 200]
 WRONG_RGBA = [214, 39, 40, 200]
 ALL_LANGS = "All prompt languages"
 IMAGE_NOTE = "Image from Wikimedia (not reachable offline)"
-PHOTO_URL = re.compile(r"https://upload\.wikimedia\.org/[A-Za-z0-9/%._~+-]+")
+PHOTO_URL = re.compile(r"https://upload\.wikimedia\.org/[A-Za-z0-9/%._~+?=&-]+")
 
 
 def answers_html(answers: pd.DataFrame, spans: pd.DataFrame, gold: Collection[str]) -> str:
@@ -201,8 +201,7 @@ def render() -> None:
     metrics[1].metric("Mean Jaccard", f"{answers['jaccard'].mean():.2f}", border=True)
     metrics[2].metric("Accuracy", f"{answers['accuracy'].mean():.2f}", border=True)
     metrics[3].metric(
-        "No country named", f"{(answers['status'] != 'ok').mean():.0%}", border=True,
-        help="Share of answers with status no_country, refusal or empty.",
+        "No-country share", f"{answers['no_country'].mean():.0%}", border=True, help=ui.NO_COUNTRY,
     )  # fmt: skip
 
     langs = sorted(answers["lang"].unique())

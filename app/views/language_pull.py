@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import data, ui
+from app.safe import literal
 from warehouse.queries import language as queries
 
 PULL_COLOR, BASE_COLOR = "#d62728", "#7f7f7f"
@@ -168,7 +169,7 @@ else:
         )
     missing = ru_ua.loc[ru_ua["n_either"] == 0, "lang"].tolist()
     if missing:
-        caption += f" Not shown (no answer named either): {', '.join(missing)}."
+        caption += f" Not shown (no answer named either): {literal(', '.join(missing))}."
     st.caption(caption)
     st.dataframe(ru_ua, hide_index=True, column_config={"ru_share": st.column_config.NumberColumn(format="percent")})
     ui.downloads(ru_ua, f"{selected.dataset}_ru_ua_pull", key="ru_ua_pull")

@@ -115,7 +115,7 @@ if not country:
     st.stop()
 
 name = names.get(country) or country
-st.subheader(f"{literal(name)} ({country})")
+st.subheader(f"{literal(name)} ({literal(country)})")
 hit = recall[recall["country"] == country]
 wrong = over[over["country"] == country]
 metrics = st.columns(4)
@@ -152,5 +152,5 @@ st.dataframe(
     },
 )
 shown = f"{len(answers):,} answers" if total <= len(answers) else f"The first {len(answers):,} of {total:,} answers"
-st.caption(f"{shown} about {answers['dish_key'].nunique():,} dishes whose gold origins include {country}.")
+st.caption(f"{shown} about {answers['dish_key'].nunique():,} dishes whose gold origins include {literal(country)}.")
 ui.downloads(answers, f"{filters.dataset}_{filters.task}_{country}_answers", key="map_answers")

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
-from app.safe import code
+from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
 
@@ -127,12 +127,14 @@ def leaderboard(filters) -> None:
             ),
             "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
             "n": st.column_config.NumberColumn("n", format="%d", width=60),
-            "no-country share": st.column_config.NumberColumn("no-country share", format="percent", width=115),
+            "no-country share": st.column_config.NumberColumn(
+                "no-country share", format="percent", width=115, help=ui.NO_COUNTRY
+            ),
         },
     )
     st.caption(
-        f"Task `{filters.task}`. Mean per answer; 95% intervals from a bootstrap over answers. "
-        "No-country share: answers that name no country (incl. refusals and empty answers). "
+        f"Task {code(filters.task)}. Mean per answer; 95% intervals from a bootstrap over answers. "
+        f"No-country share: the share of answers with no country. {ui.NO_COUNTRY} "
         "Click a column header to sort. The download holds every model × prompt language row."
     )
     ui.downloads(leaderboard_table(board, metric), f"{filters.dataset}_{filters.task}_leaderboard", key="leaderboard")
@@ -153,7 +155,7 @@ selected = ui.selection()
 summary = selected.summary
 
 st.title("Overview")
-st.caption(summary["title"])
+st.caption(literal(summary["title"]))
 
 if selected.filters is not None:
     leaderboard(selected.filters)

@@ -5,7 +5,7 @@ of the benchmark's origin task in that language. The countries the answer names 
 drawn on a map beside the gold origins of the closest dataset dish (fuzzy match on its names), with
 the stored batch answers about that dish below. Models come from the probe config (see
 app/probe.py and assets/probe.toml). Each probe is recorded in the probe store
-(pipeline/probe_store.py), never in the published warehouse.
+(pipeline/stores/probes.py), never in the published warehouse.
 
 The page body runs only when Streamlit runs this file as a page (`__name__ == "__main__"`).
 """
@@ -26,9 +26,10 @@ import streamlit as st
 from app import data, maps, ui, widgets
 from app import probe as helpers
 from app.safe import code, literal
-from pipeline import probe_store
 from pipeline.backends import BackendError, create_backend
 from pipeline.extract.countries import extract_countries
+from pipeline.stores import StoreError
+from pipeline.stores import probes as probe_store
 from warehouse.queries import probe as probe_queries
 
 RESULT_KEY = "probe_result"
@@ -163,7 +164,7 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
             latency_ms=result.latency_ms,
             error=result.error,
         )
-    except (probe_store.ProbeStoreError, duckdb.Error, OSError) as exc:
+    except (StoreError, duckdb.Error, OSError) as exc:
         st.warning(f"The probe was not saved to the probe store: {literal(exc)}", icon=":material/save:")
     show_outcome(result, box)
     return asdict(result)
@@ -296,7 +297,7 @@ def show_recent() -> None:
     st.subheader("Recent probes")
     try:
         recent = probe_store.recent(RECENT_LIMIT)
-    except (probe_store.ProbeStoreError, duckdb.Error, OSError) as exc:
+    except (StoreError, duckdb.Error, OSError) as exc:
         st.caption(f"The probe store cannot be read: {literal(exc)}")
         return
     if recent.empty:

@@ -2,7 +2,7 @@
 
 Sampled sentences in which a dish appears next to a country that is not one of its origins are
 labelled by people into five categories. The labels are the dashboard's only writes: they go to the
-annotation store (pipeline/annotations.py), never to the published warehouse.
+annotation store (pipeline/stores/annotations.py), never to the published warehouse.
 """
 
 import hashlib
@@ -13,7 +13,7 @@ import streamlit as st
 
 from app import data, ui, widgets
 from app.safe import code, literal
-from pipeline import annotations
+from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
@@ -51,7 +51,7 @@ def radio_key(sample_id: str, annotator: str) -> str:
 def load_annotations() -> pd.DataFrame | None:
     try:
         return annotations.load()
-    except annotations.AnnotationStoreError as exc:
+    except StoreError as exc:
         st.error(literal(exc), icon=":material/block:")
     except Exception as exc:  # a locked or damaged store must not take the page down
         st.error(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pipeline import annotations
+from pipeline.stores import annotations
 from tests.helpers import REPO, shown
 from tests.warehouse.test_corpus_analyses import MODEL, build_corpus_warehouse
 

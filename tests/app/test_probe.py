@@ -16,9 +16,9 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from app import probe, widgets
-from pipeline import probe_store
 from pipeline.backends import create_backend
 from pipeline.extract.countries import extract_countries
+from pipeline.stores import probes as probe_store
 from pipeline.tasks import get_task
 from tests.helpers import REPO, query, shown
 from tests.local_server import backend_responder, serve

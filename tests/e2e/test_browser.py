@@ -5,6 +5,9 @@ For each page the test waits for the script run to finish and for its charts and
 requires that:
 
 - no Streamlit exception box is shown;
+- it drew its content: each page names the marks it must show (plotly bars, points or heatmap,
+  metrics, table rows, texts) with a least count, and the least number of rows of its largest table,
+  so a page that stops early or draws an empty chart fails;
 - every request the page made went to the local server (127.0.0.1 / localhost) or stayed inside the
   browser (data: and blob: URLs). The one allowed exception is the dish photo: the Dish page shows
   the dataset's photo by its remote URL, for the browser to fetch when it can reach it; so image
@@ -18,6 +21,7 @@ $DISH_ATLAS_SCREENSHOTS (docs/screenshots refreshes the README's; the map one is
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from dataclasses import dataclass, field
@@ -25,6 +29,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import serve
 from tests.helpers import REPO
@@ -47,6 +52,17 @@ RUN_TIMEOUT_MS = 90_000
 PLOTLY = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 DECK = "[data-testid='stDeckGlJsonChart'] canvas"
 EXCEPTION = "[data-testid='stException']"
+# What a page draws, counted in the browser: plotly's marks (bars, line and scatter points, heatmap
+# images), metrics, table rows Streamlit drew from HTML, plain text blocks, radios, messages.
+BARS = "[data-testid='stPlotlyChart'] .barlayer .point"
+POINTS = "[data-testid='stPlotlyChart'] .scatterlayer .point"
+HEATMAP = "[data-testid='stPlotlyChart'] .heatmaplayer image"
+METRICS = "[data-testid='stMetric']"
+HTML_ROWS = "[data-testid='stHtml'] table tbody tr"
+TEXTS = "[data-testid='stText']"
+RADIOS = "[data-testid='stRadio']"
+ALERTS = "[data-testid='stAlert']"
+DATAFRAME = "[data-testid='stDataFrame'] table"
 WORLDCUISINES = "dataset=worldcuisines"
 
 
@@ -55,25 +71,37 @@ class Page:
     name: str  # the screenshot's file name
     title: str  # as in the navigation (app/main.py)
     path: str  # URL path and query
-    draws: tuple[str, ...] = ()  # selectors that must appear (charts, maps)
+    draws: tuple[str, ...] = ()  # selectors that must become visible (charts, maps)
+    content: tuple[tuple[str, int], ...] = ()  # (selector, at least this many on the page)
+    min_rows: int = 0  # the largest table (st.dataframe) must have at least this many rows, header included
     optional: bool = False
 
 
 PAGES = (
-    Page("overview", "Overview", f"/?{WORLDCUISINES}", (PLOTLY,)),
+    Page("overview", "Overview", f"/?{WORLDCUISINES}", (PLOTLY,), ((BARS, 12), (METRICS, 5)), min_rows=13),
     Page("map", "Map", f"/map?{WORLDCUISINES}", (DECK,)),
-    Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (PLOTLY,)),
-    Page("language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,)),
+    Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (PLOTLY,), ((HEATMAP, 1), (POINTS, 5 * 17))),
+    Page(
+        "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (BARS, 10)), 11
+    ),
     Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
     Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
-    Page("dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,)),
-    Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}"),
-    Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}"),
-    Page("codemix", "Code mixing", "/codemix?dataset=borsch"),
+    Page(
+        "dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,), ((HTML_ROWS, 12), (METRICS, 4)), 2
+    ),
+    Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
+    Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
+    Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch"),  # the empty state; drawn below
-    Page("review", "Review", f"/review?{WORLDCUISINES}"),
-    Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", optional=True),
+    Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
+    Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
 )
+
+
+def largest_table(page) -> int:
+    """Rows (header included) of the largest st.dataframe on the page; 0 when it has none."""
+    counts = page.locator(DATAFRAME).evaluate_all("els => els.map(e => Number(e.getAttribute('aria-rowcount')))")
+    return max(counts, default=0)
 
 
 @dataclass
@@ -153,6 +181,16 @@ def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browse
             page.wait_for_load_state("networkidle")
             screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
 
+            for selector, least in spec.content:
+                found = page.locator(selector).count()
+                assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
+            if spec.min_rows:
+                with contextlib.suppress(PlaywrightTimeout):  # the run is over: a table is drawn by now or never
+                    page.locator(DATAFRAME).first.wait_for(state="attached", timeout=10_000)
+                rows = largest_table(page)
+                assert rows >= spec.min_rows, (
+                    f"{spec.name}: the largest table has {rows} rows, expected {spec.min_rows}+"
+                )
             errors = page.locator(EXCEPTION)
             assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
             assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"

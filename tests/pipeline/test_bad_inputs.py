@@ -86,6 +86,7 @@ CASES = [
         lambda f, d: ["import-responses", "--model", "m", str(f / "preds[red].jsonl")],
         ("preds[red].jsonl", "not found"),
     ),
+    Case("empty file", lambda f, d: import_(f, "empty.jsonl", b""), ("empty.jsonl", "empty file")),
     Case("binary file", lambda f, d: import_(f, "binary.jsonl", os.urandom(4096)), ("binary.jsonl", "not UTF-8")),
     Case(
         "wrong encoding (Latin-1)",

@@ -14,10 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline import probe_store
 from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.openai_api import OpenAIBackend, parse_sse_line
 from pipeline.scrub import scrub
+from pipeline.stores import probes as probe_store
 from tests.helpers import run_cli
 
 KEY = "sk-echoed-9d2f4b7a1c"

@@ -1,12 +1,14 @@
-"""The confusion page's queries, against a warehouse built by the real pipeline from the real data."""
+"""The confusion page's queries, on a warehouse built by the real pipeline from the real data, compared
+with a naive recount over the core tables (tests/warehouse/naive.py), never with marts.confusion."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import query
+from tests.warehouse import naive
 from warehouse.queries import confusion
 from warehouse.queries.answers import Filters
 from warehouse.queries.confusion import NONE, OTHER
@@ -22,72 +24,71 @@ def wh(real_warehouse: Path) -> Path:
     return real_warehouse
 
 
-def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path):
-    frame = confusion.countries(wh, ALL)
+@pytest.fixture(scope="module")
+def scored(wh: Path) -> list[naive.Answer]:
+    return naive.load_answers(wh)
+
+
+def expected_matrix(scored: list[naive.Answer], filters: Filters, chosen: tuple[str, ...]) -> dict:
+    """(true, column) -> answers, with countries outside `chosen` in OTHER and no country in NONE."""
+    cells: Counter = Counter()
+    for (true, label), n in naive.pairs(naive.select(scored, filters)).items():
+        if true in chosen:
+            column = NONE if label == naive.NO_COUNTRY else label if label in chosen else OTHER
+            cells[(true, column)] += n
+    return cells
+
+
+def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path, scored):
+    frame = confusion.countries(wh, ALL).set_index("country")
+    pairs = naive.pairs(naive.select(scored, ALL))
+    as_true, as_named = Counter(), Counter()
+    for (true, label), n in pairs.items():
+        as_true[true] += n
+        if label != naive.NO_COUNTRY:
+            as_named[label] += n
+    assert set(frame.index) == set(as_true) | set(as_named)
+    for country in frame.index:
+        assert frame.loc[country, "n_answers"] == as_true[country]
+        assert frame.loc[country, "n_predicted"] == as_named[country]
     assert list(frame["n_answers"]) == sorted(frame["n_answers"], reverse=True)
-    (total,) = query(wh, "SELECT sum(n) FROM marts.confusion WHERE dataset = 'worldcuisines'")[0]
-    assert frame["n_answers"].sum() == total
-    assert "-" not in set(frame["country"])  # "no country" is not a country
-    assert frame.set_index("country").loc["RU", "name"] == "Russia"
+    assert naive.NO_COUNTRY not in frame.index  # "no country" is not a country
+    assert frame.loc["RU", "name"] == "Russia"
 
 
-def test_matrix_rows_are_normalised(wh: Path):
-    matrix = confusion.matrix(wh, ALL, MIXED)
-    assert set(matrix["true_country"]) <= set(MIXED)
-    assert set(matrix["predicted"]) <= {*MIXED, OTHER, NONE}
-    per_row = matrix.groupby("true_country").agg(share=("share", "sum"), n=("n", "sum"), row_n=("row_n", "first"))
-    assert per_row["share"].round(9).eq(1).all()
-    assert (per_row["n"] == per_row["row_n"]).all()
-    (ru_pairs,) = query(
-        wh, "SELECT count(*) FROM marts.answer_pairs WHERE dataset = 'worldcuisines' AND true_country = 'RU'"
-    )[0]
-    assert per_row.loc["RU", "row_n"] == ru_pairs
-
-
-def test_matrix_sums_counts_over_models_not_shares(wh: Path):
-    models = (GPT4O, "qwen-vl-2b")
-    both = confusion.matrix(wh, Filters(ALL.dataset, ALL.task, models=models), MIXED).set_index(
-        ["true_country", "predicted"]
-    )
-    singles = [
-        confusion.matrix(wh, Filters(ALL.dataset, ALL.task, models=(model,)), MIXED).set_index(
-            ["true_country", "predicted"]
-        )
-        for model in models
-    ]
-    summed = singles[0]["n"].add(singles[1]["n"], fill_value=0)
-    assert both["n"].sort_index().tolist() == summed.sort_index().astype(int).tolist()
-    row_n = summed.groupby(level="true_country").transform("sum")
-    assert (both["share"].sort_index() - (summed / row_n).sort_index()).abs().max() < 1e-12
-
-
-def test_other_and_none_columns_collect_the_rest(wh: Path):
-    matrix = confusion.matrix(wh, ALL, POST_SOVIET).set_index(["true_country", "predicted"])
-    (ru_none,) = query(
-        wh,
-        "SELECT count(*) FROM marts.answer_pairs WHERE dataset = 'worldcuisines' AND true_country = 'RU'"
-        " AND predicted_country = '-'",
-    )[0]
-    assert matrix.loc[("RU", NONE), "n"] == ru_none
-    ru_other = query(
-        wh,
-        "SELECT count(*) FROM marts.answer_pairs WHERE dataset = 'worldcuisines' AND true_country = 'RU'"
-        " AND predicted_country <> '-' AND NOT list_contains(?, predicted_country)",
-        [list(POST_SOVIET)],
-    )[0][0]
-    assert matrix.loc[("RU", OTHER), "n"] == ru_other
+@pytest.mark.parametrize(
+    "filters",
+    [
+        ALL,
+        Filters(ALL.dataset, ALL.task, models=(GPT4O, "qwen-vl-2b")),
+        Filters(ALL.dataset, ALL.task, langs=("ru_formal", "ja_casual")),
+    ],
+    ids=["all", "two-models", "one-language"],
+)
+@pytest.mark.parametrize("chosen", [MIXED, POST_SOVIET], ids=["mixed", "post-soviet"])
+def test_matrix_is_the_recount_row_normalised(wh: Path, scored, filters: Filters, chosen: tuple[str, ...]):
+    matrix = confusion.matrix(wh, filters, chosen).set_index(["true_country", "predicted"])
+    expected = expected_matrix(scored, filters, chosen)
+    assert expected and set(matrix.index) == set(expected)
+    rows = Counter()
+    for (true, _), n in expected.items():
+        rows[true] += n
+    for (true, column), n in expected.items():
+        assert matrix.loc[(true, column), "n"] == n
+        assert matrix.loc[(true, column), "row_n"] == rows[true]
+        assert matrix.loc[(true, column), "share"] == pytest.approx(n / rows[true])
 
 
 @pytest.mark.parametrize(("true", "predicted"), [("JP", "CN"), ("RU", OTHER), ("UA", NONE)])
-def test_cell_answers_are_the_cell(wh: Path, true: str, predicted: str):
-    matrix = confusion.matrix(wh, ALL, MIXED).set_index(["true_country", "predicted"])
+def test_cell_answers_are_the_cell(wh: Path, scored, true: str, predicted: str):
+    n = expected_matrix(scored, ALL, MIXED)[(true, predicted)]
     answers = confusion.cell_answers(wh, ALL, true, predicted, MIXED)
-    assert len(answers) == min(matrix.loc[(true, predicted), "n"], confusion.CELL_LIMIT)
+    assert n > 0 and len(answers) == min(n, confusion.CELL_LIMIT)
     assert (answers["true_country"] == true).all()
     if predicted == NONE:
-        assert (answers["predicted_country"] == "-").all()
+        assert (answers["predicted"].fillna("") == "").all()
     elif predicted == OTHER:
-        assert not answers["predicted_country"].isin([*MIXED, "-"]).any()
+        assert not answers["predicted_country"].isin([*MIXED, naive.NO_COUNTRY]).any()
     else:
         assert (answers["predicted_country"] == predicted).all()
     assert {"item_id", "dish_key", "model", "lang", "response", "predicted", "status"} <= set(answers.columns)

@@ -1,12 +1,16 @@
-"""The language-pull page's queries, against a warehouse built by the real pipeline from the real data."""
+"""The language-pull page's queries, on a warehouse built by the real pipeline from the real data,
+compared with a naive recount over the core tables (tests/warehouse/naive.py), never with the
+marts.language_pull / marts.ru_ua_pull rows they sum."""
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import query
+from tests.warehouse import naive
 from warehouse.queries import language
 from warehouse.queries.answers import Filters
 
@@ -20,88 +24,97 @@ def wh(real_warehouse: Path) -> Path:
     return real_warehouse
 
 
-def test_pull_share_is_summed_counts_over_models(wh: Path):
-    pull = language.language_pull(wh, TWO).set_index("lang")
-    mart = query(
-        wh,
-        "SELECT lang, sum(n_wrong), sum(n_pulled) FROM marts.language_pull WHERE dataset = 'worldcuisines'"
-        " AND list_contains(?, model) GROUP BY lang",
-        [list(TWO.models)],
-    )
-    assert len(pull) == len(mart) == 30
-    for lang, n_wrong, n_pulled in mart:
-        assert pull.loc[lang, "n_wrong"] == n_wrong
-        assert pull.loc[lang, "n_pulled"] == n_pulled
-    assert ((pull["pull_share"] - pull["n_pulled"] / pull["n_wrong"]).abs() < 1e-12).all()
-    assert ((pull["lift"] - (pull["pull_share"] - pull["base_share"])).abs() < 1e-12).all()
-    assert list(pull["lift"]) == sorted(pull["lift"], reverse=True)
+@pytest.fixture(scope="module")
+def scored(wh: Path) -> list[naive.Answer]:
+    return naive.load_answers(wh)
 
 
-def test_one_model_base_is_the_marts_base(wh: Path):
-    pull = language.language_pull(wh, Filters(ALL.dataset, ALL.task, models=(GPT4O,))).set_index("lang")
-    mart = dict(
-        query(
-            wh,
-            "SELECT lang, base_share FROM marts.language_pull WHERE dataset = 'worldcuisines' AND model = ?",
-            [GPT4O],
-        )
-    )
-    for lang, base in mart.items():
-        assert pull.loc[lang, "base_share"] == pytest.approx(base, abs=1e-12)
-    english = pull.loc["en"]
+@pytest.fixture(scope="module")
+def spoken(wh: Path) -> dict[str, set[str]]:
+    return naive.language_countries(wh)
+
+
+def expected_pull(scored, spoken, filters: Filters) -> dict[str, dict]:
+    """Per prompt language: wrong answers, those naming a country of the language, and the English
+    base: the wrong English answers of the same models (those with wrong answers in this language)
+    and how many of them name one of this language's countries."""
+    everything = naive.select(scored, Filters(filters.dataset, filters.task, models=filters.models))
+    wrong: dict[tuple[str, str], list[naive.Answer]] = defaultdict(list)
+    for answer in everything:
+        if answer.wrong:
+            wrong[(answer.model, answer.lang)].append(answer)
+    langs = sorted({lang for _, lang in wrong} & (set(filters.langs) or {lang for _, lang in wrong}))
+    result = {}
+    for lang in langs:
+        countries = spoken.get(naive.prompt_language(lang), set())
+        models = [model for model, answer_lang in wrong if answer_lang == lang]
+        own = [a for model in models for a in wrong[(model, lang)]]
+        english = [a for model in models for a in wrong.get((model, "en"), [])]
+        row = {
+            "n_wrong": len(own),
+            "n_pulled": sum(bool(countries & set(a.countries)) for a in own),
+            "n_base_wrong": len(english),
+            "n_base_pulled": sum(bool(countries & set(a.countries)) for a in english),
+        }
+        row["pull_share"] = row["n_pulled"] / row["n_wrong"]
+        row["base_share"] = row["n_base_pulled"] / row["n_base_wrong"] if row["n_base_wrong"] else math.nan
+        result[lang] = row
+    return result
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [ALL, TWO, Filters(ALL.dataset, ALL.task, models=(GPT4O,)), Filters(ALL.dataset, ALL.task, langs=("ru_formal",))],
+    ids=["all", "two-models", "one-model", "one-language"],
+)
+def test_pull_and_base_are_the_recount(wh: Path, scored, spoken, filters: Filters):
+    pull = language.language_pull(wh, filters).set_index("lang")
+    expected = expected_pull(scored, spoken, filters)
+    assert expected and set(pull.index) == set(expected)
+    for lang, row in expected.items():
+        for column in ("n_wrong", "n_pulled", "n_base_wrong", "n_base_pulled"):
+            assert pull.loc[lang, column] == row[column], (lang, column)
+        assert pull.loc[lang, "pull_share"] == pytest.approx(row["pull_share"])
+        assert pull.loc[lang, "base_share"] == pytest.approx(row["base_share"], nan_ok=True)
+        assert pull.loc[lang, "lift"] == pytest.approx(row["pull_share"] - row["base_share"], nan_ok=True)
+    assert list(pull["lift"].dropna()) == sorted(pull["lift"].dropna(), reverse=True)
+
+
+def test_english_is_its_own_base(wh: Path):
+    english = language.language_pull(wh, TWO).set_index("lang").loc["en"]
     assert english["n_base_wrong"] == english["n_wrong"] and english["n_base_pulled"] == english["n_pulled"]
     assert english["lift"] == pytest.approx(0)
 
 
-def test_base_of_two_models_pools_their_english_answers(wh: Path):
-    pull = language.language_pull(wh, TWO).set_index("lang")
-    singles = [
-        language.language_pull(wh, Filters(ALL.dataset, ALL.task, models=(model,))).set_index("lang")
-        for model in TWO.models
-    ]
-    for column in ("n_base_wrong", "n_base_pulled"):
-        pooled = singles[0][column] + singles[1][column]
-        assert (pull[column].sort_index() == pooled.sort_index()).all()
-    assert pull.loc["en", "n_base_wrong"] == pull.loc["en", "n_wrong"]
-
-
-def test_language_filter_keeps_the_english_base(wh: Path):
-    everything = language.language_pull(wh, ALL).set_index("lang")
+def test_language_filter_keeps_the_english_base(wh: Path, spoken):
     only = language.language_pull(wh, Filters(ALL.dataset, ALL.task, langs=("ru_formal",)))
     assert only["lang"].tolist() == ["ru_formal"]
-    assert only["base_share"].iloc[0] == pytest.approx(everything.loc["ru_formal", "base_share"])
-    assert set(only["language_countries"].iloc[0].split(",")) >= {"RU", "BY", "KZ"}
+    assert set(only["language_countries"].iloc[0].split(",")) == spoken["ru"] >= {"RU", "BY", "KZ"}
 
 
-def test_ru_ua_shares_count_answers_naming_either(wh: Path):
-    ru_ua = language.ru_ua_pull(wh, ALL).set_index("lang")
-    # Recount from the scored answers: dishes claimed by both countries, answers naming RU and/or UA.
-    direct = query(
-        wh,
-        """
-        SELECT lang, count(*),
-               count(*) FILTER (list_contains(string_split(predicted, ','), 'RU')),
-               count(*) FILTER (list_contains(string_split(predicted, ','), 'RU')
-                                OR list_contains(string_split(predicted, ','), 'UA'))
-        FROM marts.origin_scores
-        WHERE dataset = 'worldcuisines' AND dish_key IN (
-            SELECT dish_key FROM marts.dishes
-            WHERE list_contains(string_split(origins, ','), 'RU') AND list_contains(string_split(origins, ','), 'UA'))
-        GROUP BY lang
-        """,
-    )
-    assert len(direct) == len(ru_ua) == 30
-    for lang, n_answers, n_ru, n_either in direct:
-        assert ru_ua.loc[lang, "n_answers"] == n_answers
-        assert ru_ua.loc[lang, "n_ru"] == n_ru
-        assert ru_ua.loc[lang, "n_either"] == n_either
-    named = ru_ua[ru_ua["n_either"] > 0]
-    assert ((named["ru_share"] - named["n_ru"] / named["n_either"]).abs() < 1e-12).all()
-    assert ru_ua.loc[ru_ua["n_either"] == 0, "ru_share"].isna().all()
+@pytest.mark.parametrize("filters", [ALL, TWO], ids=["all", "two-models"])
+def test_ru_ua_shares_count_answers_naming_either(wh: Path, scored, filters: Filters):
+    ru_ua = language.ru_ua_pull(wh, filters).set_index("lang")
+    both = naive.dishes_of_both(wh)
+    about = [a for a in naive.select(scored, filters) if a.dish_key in both]
+    by_lang: dict[str, list[naive.Answer]] = defaultdict(list)
+    for answer in about:
+        by_lang[answer.lang].append(answer)
+    assert len(by_lang) == len(ru_ua) == 30
+    for lang, answers in by_lang.items():
+        n_ru = sum("RU" in a.countries for a in answers)
+        n_ua = sum("UA" in a.countries for a in answers)
+        n_either = sum("RU" in a.countries or "UA" in a.countries for a in answers)
+        assert (ru_ua.loc[lang, "n_answers"], ru_ua.loc[lang, "n_ru"]) == (len(answers), n_ru)
+        assert (ru_ua.loc[lang, "n_ua"], ru_ua.loc[lang, "n_either"]) == (n_ua, n_either)
+        assert ru_ua.loc[lang, "ru_share"] == pytest.approx(n_ru / n_either if n_either else math.nan, nan_ok=True)
 
 
-def test_ru_ua_dishes_are_counted(wh: Path):
-    dishes = language.ru_ua_dishes(wh, ALL)
-    assert 0 < dishes["n_dishes"].iloc[0] <= dishes["n_items"].iloc[0]
+def test_ru_ua_dishes_are_counted(wh: Path, scored):
+    both = naive.dishes_of_both(wh)
+    about = [a for a in naive.select(scored, ALL) if a.dish_key in both]
+    dishes = language.ru_ua_dishes(wh, ALL).iloc[0]
+    assert (dishes["n_dishes"], dishes["n_items"]) == (len({a.dish_key for a in about}), len({a.item for a in about}))
+    assert 0 < dishes["n_dishes"] <= dishes["n_items"]
     nothing = language.ru_ua_dishes(wh, Filters(ALL.dataset, ALL.task, models=("no-such-model",)))
     assert nothing["n_dishes"].iloc[0] == 0

@@ -16,7 +16,11 @@ SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.
        g.variant, coalesce(gold.gold, '') AS gold, array_to_string(e.countries, ',') AS predicted,
        m.jaccard, m.dice, m.overlap, e.status,
        m.accuracy, e.answer_lang, array_to_string(e.regions, ',') AS regions, g.response, i.dish_key,
-       t.task_id, g.item_id AS item_key, g.generation_id, e.extractor
+       t.task_id, g.item_id AS item_key, g.generation_id, e.extractor,
+       -- The one definition of "no country" (every page's no-country share is the mean of this): the
+       -- extraction found no country in the answer, whatever the reason (status no_country, refusal or
+       -- empty; a broad region alone is no country).
+       e.status IN ('no_country', 'refusal', 'empty') AS no_country
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.tasks t USING (task_id)

@@ -1,12 +1,13 @@
 -- Per-country views of the answers, for the map and the confusion matrix.
 
 -- One row per (answer, gold country): what the model said for that country. The predicted label
--- is the gold country itself when the answer named it, else the first country it named, else '-'.
+-- is '-' for an answer with no country (origin_scores.no_country), else the gold country itself when
+-- the answer named it, else the first country it named.
 -- The answer's text and scores ride along and rows are sorted by country, so the map's and the
 -- confusion matrix's "answers behind this" lists read one pruned range without a join.
 CREATE OR REPLACE TABLE marts.answer_pairs AS
 SELECT s.dataset, s.task, s.model, s.lang, g.country AS true_country,
-       CASE WHEN list_contains(e.countries, g.country) THEN g.country
+       CASE WHEN s.no_country THEN '-' WHEN list_contains(e.countries, g.country) THEN g.country
             ELSE coalesce(e.countries[1], '-') END AS predicted_country,
        s.item_id, s.dish_key, s.generation_id, s.gold, s.predicted, s.status, s.jaccard, s.response,
        (SELECT p.value FROM core.scores p WHERE p.generation_id = s.generation_id AND p.metric = 'paper_substring')

@@ -133,6 +133,7 @@ MARTS: tuple[Mart, ...] = (
                 "item_key",
                 "generation_id",
                 "extractor",
+                "no_country",  # the one definition of "no country" (030_origin_scores.sql)
             ),
             "marts.extraction_status": ("dataset", "model", "task", "lang", "status", "n", "share"),
         },
@@ -296,6 +297,7 @@ MARTS: tuple[Mart, ...] = (
                 "item_key",
                 "generation_id",
                 "extractor",
+                "no_country",  # the one definition of "no country" (030_origin_scores.sql)
             ),
         },
     ),

@@ -28,7 +28,7 @@ def bootstrap_interval(values: np.ndarray, rng: np.random.Generator) -> tuple[fl
 
 
 def build(con: duckdb.DuckDBPyConnection) -> None:
-    scores = con.sql("SELECT dataset, task, model, lang, jaccard, accuracy, status FROM marts.origin_scores").pl()
+    scores = con.sql("SELECT dataset, task, model, lang, jaccard, accuracy, no_country FROM marts.origin_scores").pl()
     rows = []
     rng = np.random.default_rng(SEED)
     if scores.height:
@@ -53,7 +53,7 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
                     "accuracy": float(accuracy.mean()),
                     "accuracy_low": a_low,
                     "accuracy_high": a_high,
-                    "no_country_share": float((group["status"] == "no_country").mean()),
+                    "no_country_share": float(group["no_country"].mean()),  # see marts.origin_scores.no_country
                 }
             )
     frame = pl.DataFrame(rows, schema=SCHEMA)

@@ -13,7 +13,7 @@ from warehouse.queries.answers import Filters
 
 ANSWER_COLUMNS = (
     "model", "lang", "variant", "item_id", "status", "gold", "predicted", "jaccard", "accuracy", "answer_lang",
-    "response", "generation_id",
+    "response", "generation_id", "no_country",
 )  # fmt: skip
 
 

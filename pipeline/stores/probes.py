@@ -1,28 +1,19 @@
-"""The live probe page's own small store: one row per probe, in a DuckDB file of its own.
-
-The dashboard never writes the published warehouse (it only ever opens that read-only), so probes
-go to `probes.duckdb` next to it (or wherever `DISH_ATLAS_PROBES` points). Every write opens a
-connection, inserts one row and closes it again: a second app process, or the pipeline publishing
-a new snapshot, never finds the file held open. A process-wide lock keeps the page's sessions (one
-thread each) from opening the file with two configurations at once, which DuckDB refuses.
-"""
+"""The live probe page's store: one row per probe, in `probes.duckdb` ($DISH_ATLAS_PROBES) beside
+the warehouse (path rule and connections: pipeline/stores/__init__.py)."""
 
 from __future__ import annotations
 
-import os
-import threading
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import pandas as pd
 
 from pipeline.scrub import scrub
-from pipeline.settings import default_warehouse
+from pipeline.stores import PROBES, StoreError
 
-PROBES_ENV = "DISH_ATLAS_PROBES"
+PROBES_ENV = PROBES.env
 STATUSES = ("ok", "no_country", "refusal", "empty", "error", "timeout")
 COLUMNS = (
     "probe_id", "created_at", "model", "backend", "lang", "dish_text", "matched_dish_key", "match_score",
@@ -48,26 +39,10 @@ CREATE TABLE IF NOT EXISTS probes (
 )
 """
 
-_LOCK = threading.Lock()
-
-
-class ProbeStoreError(RuntimeError):
-    """The store cannot be used as asked (e.g. it would be the published warehouse itself)."""
-
 
 def default_path() -> Path:
     """$DISH_ATLAS_PROBES, else `probes.duckdb` beside the published warehouse."""
-    if os.environ.get(PROBES_ENV):
-        return Path(os.environ[PROBES_ENV]).expanduser()
-    return default_warehouse().expanduser().parent / "probes.duckdb"
-
-
-def _resolve(path: Path | str | None) -> Path:
-    """The store's path; refused when it names the published warehouse, which the app never writes."""
-    target = Path(path).expanduser() if path is not None else default_path()
-    if target.resolve() == default_warehouse().expanduser().resolve():
-        raise ProbeStoreError(f"the probe store must not be the published warehouse ({target}); set {PROBES_ENV}")
-    return target
+    return PROBES.default_path()
 
 
 def record(
@@ -88,8 +63,8 @@ def record(
 ) -> str:
     """Append one probe (opening and closing the store file); returns its probe_id."""
     if status not in STATUSES:
-        raise ValueError(f"unknown probe status {status!r}; known: {', '.join(STATUSES)}")
-    target = _resolve(path)
+        raise StoreError(f"unknown probe status {status!r}; known: {', '.join(STATUSES)}")
+    target = PROBES.path(path)
     probe_id = uuid.uuid4().hex
     row = {
         "probe_id": probe_id,
@@ -108,35 +83,24 @@ def record(
         "error": scrub(error),
     }
     placeholders = ", ".join(f"${name}" for name in COLUMNS)
-    with _LOCK:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(target))
-        try:
-            con.execute(SCHEMA).fetchall()
-            con.execute(f"INSERT INTO probes ({', '.join(COLUMNS)}) VALUES ({placeholders})", row).fetchall()
-        finally:
-            con.close()
+    with PROBES.connect(target) as con:
+        con.execute(SCHEMA).fetchall()
+        con.execute(f"INSERT INTO probes ({', '.join(COLUMNS)}) VALUES ({placeholders})", row).fetchall()
     return probe_id
 
 
 def recent(limit: int = 20, path: Path | str | None = None) -> pd.DataFrame:
     """The latest `limit` probes, newest first; an empty frame when nothing was recorded yet
     (reading never creates the file)."""
-    target = _resolve(path)
+    target = PROBES.path(path)
     empty = pd.DataFrame(columns=list(COLUMNS))
     if not target.exists():
         return empty
-    with _LOCK:
-        con = duckdb.connect(str(target), read_only=True)
-        try:
-            tables = con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'probes'"
-            ).fetchall()
-            if not tables[0][0]:
-                return empty
-            return con.sql(
-                f"SELECT {', '.join(COLUMNS)} FROM probes ORDER BY created_at DESC, probe_id LIMIT $limit",
-                params={"limit": max(0, int(limit))},
-            ).df()
-        finally:
-            con.close()
+    with PROBES.connect(target) as con:
+        tables = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'probes'").fetchall()
+        if not tables[0][0]:
+            return empty
+        return con.sql(
+            f"SELECT {', '.join(COLUMNS)} FROM probes ORDER BY created_at DESC, probe_id LIMIT $limit",
+            params={"limit": max(0, int(limit))},
+        ).df()
