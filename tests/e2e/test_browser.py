@@ -92,7 +92,7 @@ PAGES = (
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
-    Page("imagined", "Imagined dishes", "/imagined?dataset=borsch"),  # the empty state; drawn below
+    Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
 )
