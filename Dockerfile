@@ -12,10 +12,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DISH_ATLAS_WAREHOUSE=/var/lib/dish-atlas/warehouse.duckdb
 
 WORKDIR /app
-COPY requirements.txt .
+COPY requirements.txt requirements-embedded.txt ./
 # torch from PyTorch's CPU index: the PyPI wheel of the same version is a multi-GB CUDA build.
 RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
- && pip install --no-cache-dir -r requirements.txt
+ && pip install --no-cache-dir -r requirements.txt \
+ && pip install --no-cache-dir --no-deps -r requirements-embedded.txt
 COPY . .
 # Bake the sample warehouse so the container starts instantly without data.
 RUN python -m pipeline demo

@@ -9,10 +9,11 @@ ADDRESS ?= 127.0.0.1
 
 .PHONY: demo warehouse app test lint fetch clean browser
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-embedded.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-embedded.txt
 	touch $(STAMP)
 
 ## Build the demo warehouse (DATA=DIR for a local copy of the public data) and start the dashboard.

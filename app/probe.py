@@ -22,20 +22,28 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.backends import BACKEND_MODULES, BackendError, Message, Request
+from pipeline.backends import BACKEND_MODULES, BackendError, Request
+from pipeline.backends.embedded import embedded_model, is_embedded
+from pipeline.probe import (  # noqa: F401 (re-exported for the page: shared with `python -m pipeline probe`)
+    LANGS,
+    MATCH_THRESHOLD,
+    Match,
+    ProbeInputError,
+    build_request,
+    match_dish,
+    prompt_text,
+    task_id,
+)
 from pipeline.tasks import get_task
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_ENV = "DISH_ATLAS_PROBE_CONFIG"
 DEFAULT_CONFIG = ROOT / "assets" / "probe.toml"
 
-LANGS = {"ru": "Русский", "uk": "Українська", "en": "English"}
 MAX_DISH_CHARS = 200
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 IMAGE_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}  # PIL format -> file suffix
 UPLOAD_TYPES = ["png", "jpg", "jpeg", "webp"]
-MATCH_THRESHOLD = 85.0  # rapidfuzz WRatio (0-100); below it the typed name matches no dish
-VARIANT = "1"  # the first prompt variant of the task declarations
 
 # RGBA on the map; the marks in the answer (app.widgets.PROBE_PALETTE) use the same hues.
 GOLD_RGBA = [46, 160, 67, 210]
@@ -43,10 +51,6 @@ NAMED_RGBA = [230, 120, 20, 210]
 BOTH_RGBA = [111, 66, 193, 210]
 
 _TIMEOUT = re.compile(r"timed out|no answer within|timeout", re.I)
-
-
-class ProbeInputError(ValueError):
-    """Input the page refuses, with a message for the user."""
 
 
 # --- the model config ------------------------------------------------------------------------------
@@ -61,10 +65,25 @@ class ModelEntry:
     model: str
     settings: tuple[tuple[str, Any], ...] = ()  # passed to create_backend; hashable for st.cache_resource
     max_tokens: int | None = None  # None: the task's max_tokens
+    note: str | None = None  # shown under the model picker (the config's `note`)
 
     @property
     def label(self) -> str:
         return f"{self.name} ({self.backend}: {self.model})"
+
+    @property
+    def about(self) -> str | None:
+        """What the user should know about this model: the config's note, else for an embedded model
+        how small it is, so nobody takes its answers for a large model's."""
+        if self.note:
+            return self.note
+        if is_embedded(self.model):
+            entry = embedded_model(self.model)
+            return (
+                f"{entry.title} ({entry.parameters} parameters, {entry.licence}) ships with Dish Atlas and runs on "
+                "this machine's CPU: a real but very small model, so expect confident mistakes."
+            )
+        return None
 
 
 @dataclass(frozen=True)
@@ -115,8 +134,12 @@ def parse_config(text: str, path: Path) -> ProbeConfig:
         if max_tokens is not None and (not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096):
             problems.append(f"`models.{name}`: `max_tokens` must be a whole number from 1 to 4096.")
             continue
-        settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens")}
-        models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens))
+        note = spec.get("note")
+        if note is not None and not isinstance(note, str):
+            problems.append(f"`models.{name}`: `note` must be text.")
+            continue
+        settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens", "note")}
+        models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens, note))
     return ProbeConfig(path, tuple(models), tuple(problems))
 
 
@@ -176,58 +199,8 @@ def check_image(data: bytes) -> CheckedImage:
 # --- the prompt ----------------------------------------------------------------------------------------
 
 
-def task_id(has_name: bool, has_image: bool) -> str:
-    """The task a probe is: a name (origin_qa), photos (origin_vqa) or both (origin_vqa_with_name)."""
-    if has_image:
-        return "borsch.origin_vqa_with_name" if has_name else "borsch.origin_vqa"
-    return "borsch.origin_qa"
-
-
-def prompt_text(lang: str, dish: str | None, has_image: bool = False) -> str:
-    """Variant 1 of the task's prompt in `lang`, from the task declarations (pipeline/tasks/borsch.toml)."""
-    if lang not in LANGS:
-        raise ProbeInputError(f"Unknown language {lang!r}; pick one of {', '.join(LANGS)}.")
-    template = get_task(task_id(bool(dish), has_image)).templates(lang)[VARIANT]
-    return template.format(dish=dish) if "{dish}" in template else template
-
-
 def max_tokens(entry: ModelEntry, has_name: bool, has_image: bool) -> int:
     return entry.max_tokens or get_task(task_id(has_name, has_image)).max_tokens
-
-
-def build_request(prompt: str, images: tuple[Path, ...] = (), limit: int = 64) -> Request:
-    return Request(key=f"probe-{time.time_ns()}", messages=(Message("user", prompt, images),), max_tokens=limit)
-
-
-# --- the fuzzy dish match ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Match:
-    dish_key: str
-    matched_name: str  # the name (any language) the typed text matched
-    score: float
-
-    @property
-    def found(self) -> bool:
-        return self.score >= MATCH_THRESHOLD
-
-
-def match_dish(text: str, names: pd.DataFrame, lang: str | None = None) -> Match | None:
-    """The dataset dish whose name is closest to `text` (rapidfuzz WRatio, case and punctuation
-    ignored); names in `lang` win ties. None when there are no names at all."""
-    from rapidfuzz import fuzz, process, utils
-
-    if names.empty or not text.strip():
-        return None
-    ordered = names.assign(_first=names["lang"] != lang).sort_values(["_first", "dish_key"], kind="stable")
-    choices = ordered["name"].astype(str).tolist()
-    best = process.extractOne(text, choices, scorer=fuzz.WRatio, processor=utils.default_process)
-    if best is None:
-        return None
-    _, score, index = best
-    row = ordered.iloc[index]
-    return Match(str(row["dish_key"]), str(row["name"]), round(float(score), 1))
 
 
 # --- the answer ----------------------------------------------------------------------------------------

@@ -163,6 +163,10 @@ def import_responses(
     skip_bad_lines: Annotated[
         bool, typer.Option("--skip-bad-lines", help="Import the good lines; record each bad one with its reason.")
     ] = False,
+    task: Annotated[
+        str | None,
+        typer.Option(help="The task the answers belong to (default: from the file name, task1_oe_… or task2_oe_…)."),
+    ] = None,
     max_bad_share: Annotated[
         float,
         typer.Option(
@@ -194,6 +198,7 @@ def import_responses(
         max_bad_share=max_bad_share,
         allow_duplicate=allow_duplicate,
         response_format=format,
+        task=task,
     )
     _pipeline(ctx, "import", options)
 
@@ -342,6 +347,19 @@ def export_codemix(ctx: typer.Context, format: FormatOption = "csv", out: OutOpt
     _export(ctx, "codemix", format, out)
 
 
+@export_app.command("name-scores")
+def export_name_scores(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per dish-name answer: dataset, model, task, lang, item_id, gold, prediction, matched_name,
+    named_dish_key, exact, lev1, stem, similarity, paper, status (+ more columns after)."""
+    _export(ctx, "name-scores", format, out)
+
+
+@export_app.command("dish-links")
+def export_dish_links(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """One row per direction of each dish link: dish_key, linked_dish_key, method, score (+ more after)."""
+    _export(ctx, "dish-links", format, out)
+
+
 @export_app.command("imagined")
 def export_imagined(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
     """One row per generated image and encoder: model, dataset, dish_id, description, translation, image,
@@ -430,6 +448,7 @@ def run_config(
         plan = runconfig.load(config)
         named = {"generate": "answers", **dict.fromkeys(runconfig.IMAGINE_STAGES, "imagine")}
         steps = tuple(named.get(stage, stage) for stage in plan.stages if stage != "publish")
+        steps += ("culturemix_parse",) if "score" in steps else ()
         options = Options(
             generations=tuple(plan.generations), imagines=tuple(plan.imagines), imagine_steps=plan.imagine_steps
         )
@@ -533,6 +552,72 @@ def countries(
         sys.stdout.flush()
 
 
+@app.command("probe")
+def probe(
+    ctx: typer.Context,
+    dish: Annotated[str, typer.Argument(help="A dish name in any language, e.g. борщ or paella.")],
+    lang: Annotated[str, typer.Option(help="Prompt language: ru, uk or en.")],
+    backend: Annotated[str, typer.Option(help="transformers | openai | vllm | replay")] = "transformers",
+    model: Annotated[
+        str, typer.Option(help="Model folder, hub id or served name (default: the embedded SmolLM2-135M-Instruct).")
+    ] = "embedded:smollm2",
+    setting: Annotated[
+        list[str] | None, typer.Option("--setting", help="Backend setting KEY=VALUE (repeatable), e.g. base_url=…")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="The longest answer, in tokens.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+) -> None:
+    """Ask one model where a dish comes from: the answer, the countries it names, the dish's gold origins."""
+    from pipeline import probe as probing
+
+    def action() -> None:
+        names = None
+        if ctx.obj.warehouse.is_published:
+            con = ctx.obj.warehouse.reader()
+            try:
+                names = probing.dish_names(con)
+            finally:
+                con.close()
+        answer = probing.ask(
+            dish,
+            lang,
+            backend=backend,
+            model=model,
+            settings=_settings(setting or []),
+            names=names,
+            max_tokens=max_tokens,
+        )
+        if answer.error is not None:
+            raise BackendError(f"{model}: {answer.error}")
+        if as_json:
+            match = answer.match if answer.match is not None and answer.match.found else None
+            record = {
+                "dish": answer.dish,
+                "lang": answer.lang,
+                "model": answer.model,
+                "prompt": answer.prompt,
+                "answer": answer.text,
+                "countries": list(answer.countries),
+                "status": answer.status,
+                "matched_dish": match.dish_key if match else None,
+                "matched_name": match.matched_name if match else None,
+                "gold": list(answer.gold),
+            }
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            return
+        say("[bold]answer[/] ({}): {}", answer.model, answer.text.strip() or "(empty)", result=True)
+        say("[bold]countries named[/]: {}", ", ".join(answer.countries) or f"none ({answer.status})", result=True)
+        if answer.match is not None and answer.match.found:
+            gold = ", ".join(answer.gold) or "none"
+            say("[bold]gold origins[/] of {}: {}", answer.match.matched_name, gold, result=True)
+        elif names is None:
+            say("[dim]no published warehouse: gold origins unknown (run `python -m pipeline demo`)[/]")
+        else:
+            say("[dim]no dish in the warehouse matches {}: gold origins unknown[/]", answer.dish)
+
+    _run(ctx, action)
+
+
 @app.command("publish")
 def publish(
     ctx: typer.Context,
@@ -591,8 +676,27 @@ def demo(
         return
     source = source.expanduser().resolve()
     say("building the demo from {}", source)
+    datasets, generations = ("borsch", "worldcuisines"), ()
+    if (source / "culturemix-sample" / "images.csv").is_file():
+        # No model answers to CultureMix are public: the tiny random vision model answers the sample,
+        # and the Culture mix page says plainly that its answers come from a small test model.
+        datasets += ("culturemix",)
+        generations = _culturemix_demo_answers(ctx.obj.warehouse.path.parent / "models" / "tiny-vision")
     # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
-    _pipeline(ctx, "demo", Options(datasets=("borsch", "worldcuisines"), data=source, uagec=True))
+    options = Options(datasets=datasets, data=source, uagec=True, generations=generations)
+    _pipeline(ctx, "demo", options)
+
+
+def _culturemix_demo_answers(model_dir: Path) -> tuple[GenerationSpec, ...]:
+    """assets/culturemix.run.toml's generations, with the tiny vision model built next to the warehouse."""
+    import dataclasses
+
+    from pipeline.backends.tiny import build_tiny_model
+
+    if not (model_dir / "config.json").is_file():
+        build_tiny_model("vision", model_dir)
+    plan = runconfig.load(Path(__file__).resolve().parent.parent / "assets" / "culturemix.run.toml")
+    return tuple(dataclasses.replace(spec, model=str(model_dir)) for spec in plan.generations)
 
 
 def main() -> None:

@@ -250,7 +250,10 @@ def build_tiny_edit_pipeline(out: Path, seed: int = 0) -> Path:
             sample_size=32,
             in_channels=3,
             out_channels=3,
-            block_out_channels=(4,),
+            # four blocks: the image is downscaled 8 times, as by FLUX's own VAE (tokens stay few)
+            down_block_types=("DownEncoderBlock2D",) * 4,
+            up_block_types=("UpDecoderBlock2D",) * 4,
+            block_out_channels=(4, 4, 4, 4),
             layers_per_block=1,
             latent_channels=1,
             norm_num_groups=1,
@@ -460,6 +463,8 @@ def compose(
     """Build every recipe not yet built (or whose file changed); each one is one transaction."""
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("*/*.part-*"):  # a file a killed run was writing
+        stale.unlink(missing_ok=True)
     dishes = foods(con)
     if not dishes:
         raise ValueError(

@@ -47,6 +47,27 @@ EXPORTS: dict[str, tuple[str, list[str]]] = {
         "marts.language_switching",
         ["dataset", "model", "task", "lang", "item_id", "answer_lang", "switched", "segments"],
     ),
+    "name-scores": (
+        "marts.name_scores",
+        [
+            "dataset",
+            "model",
+            "task",
+            "lang",
+            "item_id",
+            "gold",
+            "prediction",
+            "matched_name",
+            "named_dish_key",
+            "exact",
+            "lev1",
+            "stem",
+            "similarity",
+            "paper",
+            "status",
+        ],
+    ),
+    "dish-links": ("marts.dish_links", ["dish_key", "linked_dish_key", "method", "score"]),
     "imagined": (
         "marts.imagined",
         [

@@ -21,6 +21,7 @@ from pipeline.errors import DataError
 from pipeline.scrub import scrub
 
 console = Console(stderr=True)
+results = Console()  # a command's result, for scripts (stdout); progress and messages go to stderr
 
 
 def literal(value: object) -> str:
@@ -28,9 +29,10 @@ def literal(value: object) -> str:
     return escape(str(value))
 
 
-def say(template: str, *values: object, **named: object) -> None:
-    """Print `template` (the project's markup) with `{}` fields filled by literal values."""
-    console.print(
+def say(template: str, *values: object, result: bool = False, **named: object) -> None:
+    """Print `template` (the project's markup) with `{}` fields filled by literal values; `result`
+    lines go to standard output, everything else to standard error."""
+    (results if result else console).print(
         template.format(*(literal(v) for v in values), **{k: literal(v) for k, v in named.items()}),
         soft_wrap=True,
     )

@@ -31,7 +31,7 @@ import duckdb
 import polars as pl
 
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
-from pipeline.datasets.worldcuisines import CHOICE_TASKS, TASK_ID
+from pipeline.datasets.worldcuisines import CHOICE_TASKS, TASK1_ID, TASK_ID
 from pipeline.errors import DataError
 from pipeline.extract.choice import clean_answer
 from warehouse.io import insert, scalar, transaction
@@ -41,7 +41,11 @@ FORMATS = ("worldcuisines", "uacuisine")  # uacuisine: pipeline/datasets/uacuisi
 IMPORTER_VERSION = 2
 MODEL_FROM_FILENAME = re.compile(r"^(?P<task>task[12])_(?P<kind>oe|mc)_(?P<model>.+?)(?:_pred)?(?:_small)?\.jsonl$")
 # Which task a WorldCuisines prediction file answers, by its name.
-TASK_OF_FILE = {("task2", "oe"): TASK_ID, **{key: task for key, task in CHOICE_TASKS.items()}}
+TASK_OF_FILE = {
+    ("task2", "oe"): TASK_ID,
+    ("task1", "oe"): TASK1_ID,
+    **{key: task for key, task in CHOICE_TASKS.items()},
+}
 IMPORT_KIND = "worldcuisines_responses"
 MAX_BAD_SHARE = 0.01
 
@@ -191,9 +195,9 @@ NOTE_MESSAGES = {
 }
 
 
-def read_file(
-    path: Path, model: str, known_items: set[str], skip_bad_lines: bool, task_id: str = TASK_ID
-) -> FileImport:
+def read_file(path: Path, model: str, resolve, skip_bad_lines: bool, task_id: str = TASK_ID) -> FileImport:
+    """The accepted lines of one file; `resolve(answer)` is the (item_id, variant) an answer belongs
+    to, or the reason it belongs to none."""
     result = FileImport(path=path, model=model, task_id=task_id)
     first_line_of: dict[tuple[str, str], int] = {}
     notes: Counter = Counter()
@@ -212,8 +216,9 @@ def read_file(
                 if isinstance(parsed, ImportedAnswer):
                     parsed = ImportedAnswer(number, *_fields(parsed)[1:])
                     key = (parsed.lang, parsed.qa_id)
-                    if parsed.qa_id not in known_items:
-                        parsed = f"qa_id {parsed.qa_id} is not an item of {task_id}"
+                    target = resolve(parsed)
+                    if isinstance(target, str):
+                        parsed = target
                     elif (parsed.qa_id, parsed.lang) in first_line_of:
                         parsed = (
                             f"second answer for qa_id {key[1]} in lang {key[0]} "
@@ -317,14 +322,9 @@ def import_file(
                 f"the same bytes were already imported as model {others[0]}: importing them as {model} would "
                 "count one model twice — pass --allow-duplicate if that is intended",
             )
-    variants = dict(con.execute("SELECT source_ref, variant FROM core.items WHERE task_id = ?", [task_id]).fetchall())
-    if not variants:
-        raise DataError(
-            path,
-            f"no {task_id} items in the warehouse: run `python -m pipeline ingest worldcuisines --source DIR` first",
-        )
+    resolve = _task1_items(con, path) if task_id == TASK1_ID else _items_by_qa_id(con, path, task_id)
     started = time.perf_counter()
-    result = read_file(path, model, set(variants), skip_bad_lines, task_id)
+    result = read_file(path, model, resolve, skip_bad_lines, task_id)
     if not result.accepted:
         if not result.rejected:
             raise DataError(path, "empty file: no answer lines, nothing imported — is it the right file?")
@@ -342,17 +342,18 @@ def import_file(
         )
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = result.accepted
-    item_ids = [f"{task_id}:{a.qa_id}" for a in rows]
+    targets = [resolve(a) for a in rows]  # (item_id, variant) of each accepted answer
+    item_ids = [item for item, _ in targets]
     generations = pl.DataFrame(
         {
             "generation_id": [
-                generation_id(model, item, a.lang, variants[a.qa_id]) for item, a in zip(item_ids, rows, strict=True)
+                generation_id(model, item, a.lang, variant) for (item, variant), a in zip(targets, rows, strict=True)
             ],
             "run_id": [run_id] * len(rows),
             "model_id": [model] * len(rows),
             "item_id": item_ids,
             "lang": [a.lang for a in rows],
-            "variant": [variants[a.qa_id] for a in rows],
+            "variant": [variant for _, variant in targets],
             "response": [a.prediction for a in rows],
             "origin": ["import"] * len(rows),
             "created_at": [now] * len(rows),
@@ -424,6 +425,51 @@ def import_file(
             run_id=run_id,
         )
     return result
+
+
+def _items_by_qa_id(con: duckdb.DuckDBPyConnection, path: Path, task_id: str):
+    """Answers of task 2 and of the multiple-choice tasks belong to the item with their qa_id."""
+    variants = dict(con.execute("SELECT source_ref, variant FROM core.items WHERE task_id = ?", [task_id]).fetchall())
+    if not variants:
+        raise DataError(
+            path,
+            f"no {task_id} items in the warehouse: run `python -m pipeline ingest worldcuisines --source DIR` first",
+        )
+
+    def resolve(answer: ImportedAnswer) -> tuple[str, str] | str:
+        if answer.qa_id not in variants:
+            return f"qa_id {answer.qa_id} is not an item of {task_id}"
+        return f"{task_id}:{answer.qa_id}", variants[answer.qa_id]
+
+    return resolve
+
+
+def _task1_items(con: duckdb.DuckDBPyConnection, path: Path):
+    """Task-1 answers belong to the dish whose gold name in the line's language is the line's
+    `answer` (the published answers number questions differently from the published set); the
+    line's qa_id is kept as the variant."""
+    by_gold = {
+        (lang, text): item_id
+        for item_id, lang, text in con.execute(
+            "SELECT t.item_id, t.lang, t.text FROM core.item_gold_text t JOIN core.items i USING (item_id) "
+            "WHERE i.task_id = ?",
+            [TASK1_ID],
+        ).fetchall()
+    }
+    if not by_gold:
+        raise DataError(
+            path,
+            "no WorldCuisines task-1 items in the warehouse: run `python -m pipeline ingest worldcuisines "
+            "--source DIR` with eval/small_eval_task1/ present first",
+        )
+
+    def resolve(answer: ImportedAnswer) -> tuple[str, str] | str:
+        item_id = by_gold.get((answer.lang, (answer.answer or "").strip()))
+        if item_id is None:
+            return f"no task-1 dish has the gold name {answer.answer!r} in {answer.lang}"
+        return item_id, answer.qa_id
+
+    return resolve
 
 
 def _qa_id(value: object) -> str | None:

@@ -3,8 +3,9 @@ task's declared extractor and scored with the task's declared metrics against th
 
 It reads core.generations / core.items / core.item_gold_countries (and, for the papers' own rules
 and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
-core.item_prompts) and writes only core.extractions, core.extraction_spans, core.choice_extractions
-core.gold_text_checks and core.scores, in chunks that are each one
+core.item_prompts; for dish names, core.dish_names and core.dish_links) and writes only
+core.extractions, core.extraction_spans, core.choice_extractions, core.gold_text_checks,
+core.name_matches and core.scores, in chunks that are each one
 transaction: a killed run loses at most the chunk in flight, and the rerun picks up the rest.
 A generation is pending when it has no extraction by the current extractor version, or one older
 than the generation itself (an answer re-imported since).
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
+from pipeline import names
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.language import answer_language
@@ -46,8 +48,15 @@ class ScoreSummary:
 GOLD_SQL = {
     "countries": """coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
                               WHERE c.item_id = g.item_id), [])""",
-    "dish_name": """coalesce((SELECT list(n.name ORDER BY n.name) FROM core.dish_names n
-                              WHERE n.dish_key = i.dish_key AND n.lang = split_part(g.lang, '_', 1)), [])""",
+    # every name of the dish in the prompt's language or English, and the dataset's own gold string
+    "dish_name": """{'names': coalesce((SELECT list({'name': n.name, 'lang': n.lang} ORDER BY n.lang, n.name)
+                                        FROM core.dish_names n WHERE n.dish_key = i.dish_key
+                                        AND n.lang IN (split_part(g.lang, '_', 1), 'en')), []),
+                     'paper': coalesce((SELECT t.text FROM core.item_gold_text t
+                                        WHERE t.item_id = g.item_id AND t.lang = g.lang),
+                                       (SELECT min(n.name) FROM core.dish_names n
+                                        WHERE n.dish_key = i.dish_key AND n.is_primary)),
+                     'dish_key': i.dish_key}""",
     "text": "[]",
     "choice": """(SELECT c.choice FROM core.item_gold_choices c WHERE c.item_id = g.item_id AND c.lang = g.lang)""",
 }
@@ -91,6 +100,7 @@ def score(
     summary = ScoreSummary()
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
+    names_context: names.NamesContext | None = None
     for task in registry().values():
         if task.task_id not in declared:
             continue
@@ -103,9 +113,13 @@ def score(
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
-        write = _write_choices if task.answer_kind == "choice" else _write
+        if rows and task.answer_kind == "dish_name" and names_context is None:
+            names_context = names.NamesContext.load(con)
         for chunk in _chunks(rows, CHUNK):
-            write(con, chunk, extractor_name, extract, metrics, task.answer_kind)
+            if task.answer_kind == "choice":
+                _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind)
+            else:
+                _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context)
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
@@ -147,9 +161,17 @@ def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> i
     return len(checks)
 
 
-def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
+def _write(
+    con,
+    chunk: list[tuple],
+    extractor_name: str,
+    extract,
+    metrics: dict,
+    answer_kind: str,
+    names_context: names.NamesContext | None = None,
+) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
-    extractions, spans, scores = [], [], []
+    extractions, spans, scores, name_matches = [], [], [], []
     extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
     for generation_id, lang, response, gold, gold_text, _prompt in chunk:
         result = extract(response, lang)
@@ -177,7 +199,12 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
             }
             for s in result.spans
         )
-        predicted = list(result.dish_names if answer_kind == "dish_name" else result.countries)
+        if answer_kind == "dish_name" and names_context is not None:
+            values, match = names_context.score(generation_id, response, lang, result.dish_names, gold, metrics)
+            scores.extend({"generation_id": generation_id, "metric": k, "value": v} for k, v in values.items())
+            name_matches.append(match)
+            continue
+        predicted = list(result.countries)
         scores.extend(
             {
                 "generation_id": generation_id,
@@ -188,11 +215,12 @@ def _write(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict,
         )
     ids = [row[0] for row in chunk]
     with transaction(con):
-        for table in ("core.extractions", "core.extraction_spans", "core.scores"):
+        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
             con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.extractions", pl.DataFrame(extractions, schema=_EXTRACTION_SCHEMA))
         insert(con, "core.extraction_spans", pl.DataFrame(spans, schema=_SPAN_SCHEMA))
         insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
+        insert(con, "core.name_matches", pl.DataFrame(name_matches, schema=_NAME_MATCH_SCHEMA))
 
 
 def _reads(metric) -> str:
@@ -279,3 +307,12 @@ _GOLD_CHECK_SCHEMA = {
     "status": pl.String,
 }
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}
+_NAME_MATCH_SCHEMA = {
+    "generation_id": pl.String,
+    "matched_name": pl.String,
+    "matched_lang": pl.String,
+    "matched_rule": pl.String,
+    "named_dish_key": pl.String,
+    "named_name": pl.String,
+    "candidates": pl.List(pl.String),
+}

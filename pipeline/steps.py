@@ -44,6 +44,7 @@ class Options:
     response_format: str = "worldcuisines"  # import: worldcuisines | culturemix | uacuisine
     model: str | None = None
     skip_bad_lines: bool = False
+    task: str | None = None  # import: the task the answers belong to (None: from the file name)
     max_bad_share: float = 0.01  # import: a file rejecting more of its lines than this fails
     allow_duplicate: bool = False  # import: the same bytes again under another model name
     corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
@@ -118,6 +119,7 @@ DATASET_TABLES = (
     "core.item_gold_countries",
     "core.item_gold_text",
     "core.item_prompts",
+    "raw.worldcuisines_task1",
     "core.item_options",
     "core.item_gold_choices",
 )
@@ -143,6 +145,7 @@ SCORE_TABLES = (
     "core.choice_extractions",
     "core.gold_text_checks",
     "core.scores",
+    "core.name_matches",
 )
 LEDGER = ("meta.source_files", "meta.ingest_reports")
 
@@ -204,6 +207,20 @@ def corpus(ctx: Context) -> None:
 
 
 @step(
+    "link",
+    reads=("core.dishes", "core.dish_names", "core.parallel_dishes"),
+    writes=("core.dish_links",),
+)
+def link(ctx: Context) -> None:
+    """Which BORSch and WorldCuisines records name one dish (pipeline/linking.py)."""
+    from pipeline import linking
+
+    counts = linking.link_dishes(ctx.con)
+    if counts:
+        console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
+
+
+@step(
     "score",
     reads=(
         "core.tasks",
@@ -214,6 +231,7 @@ def corpus(ctx: Context) -> None:
         "core.item_gold_choices",
         "core.item_prompts",
         "core.dish_names",
+        "core.dish_links",
         "core.generations",
     ),
     writes=SCORE_TABLES,
@@ -314,15 +332,15 @@ def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
 # --- the pipelines: one declaration ------------------------------------------------------------
 
 PIPELINES: dict[str, tuple[str, ...]] = {
-    "ingest": ("reference", "ingest"),
+    "ingest": ("reference", "ingest", "link"),
     "import": ("answers",),
     "corpus": ("corpus",),
     "generate": ("answers",),
     "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
-    "demo": ("reference", "ingest", "answers", "corpus", "score", "languages", "culturemix_parse"),
-    "run": ("answers", "score", "languages", "culturemix_parse", "imagine"),
+    "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "languages", "culturemix_parse"),
+    "run": ("link", "answers", "score", "languages", "culturemix_parse", "imagine"),
     "imagine": ("imagine",),
-    "score": ("score", "languages", "culturemix_parse"),
+    "score": ("link", "score", "languages", "culturemix_parse"),
     "compose": ("reference", "compose"),
     "publish": (),
 }
@@ -408,6 +426,7 @@ def _import(ctx: Context) -> None:
                     skip_bad_lines=options.skip_bad_lines,
                     max_bad_share=options.max_bad_share,
                     allow_duplicate=options.allow_duplicate,
+                    task_id=options.task,
                 )
             except DataError as exc:  # this file changed nothing; the others still import
                 ctx.failures.append(exc)

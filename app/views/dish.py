@@ -1,8 +1,9 @@
 """Dish: one dish in depth, deep-linked as `?dish=<dish_key>` (e.g. `?dish=worldcuisines:en:949`).
 
-Names per language, gold origins on a small map, description and photo, then every model answer
-about the dish (global filters applied) with the matched country mentions highlighted, and the
-scores per model, prompt language and prompt variant.
+Names per language, gold origins on a small map, description and photo, the same dish in other
+datasets (links, origin disagreements, the answers asked there: app/dish_links.py), then every model
+answer about the dish (global filters applied) with the matched country mentions highlighted, and
+the scores per model, prompt language and prompt variant.
 
 The page body runs only when Streamlit runs this file as a page (`__name__ == "__main__"`), so
 tests can import the pure helper `names_table()` without drawing anything.
@@ -17,7 +18,7 @@ from collections.abc import Collection
 import pandas as pd
 import streamlit as st
 
-from app import data, maps, ui, widgets
+from app import data, dish_links, maps, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import dish as queries
 
@@ -180,6 +181,8 @@ def render() -> None:
             st.text(row["description"])
         st.subheader("Photo")
         show_image(data.query(queries.images, dish_key))
+
+    dish_links.show(dish_key, str(row["dataset"]))
 
     st.subheader("Model answers")
     if filters is None:

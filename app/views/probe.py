@@ -105,6 +105,8 @@ def inputs(config: helpers.ProbeConfig) -> tuple[str, Any, str, helpers.ModelEnt
             max_upload_size=helpers.MAX_IMAGE_BYTES // 1024 // 1024,  # the browser refuses larger files at once
             help=f"One PNG, JPEG or WebP image, at most {helpers.MAX_IMAGE_BYTES // 1024 // 1024} MB.",
         )
+    if entries[name].about:
+        st.caption(literal(entries[name].about))
     clicked = st.button("Ask the model", key=RUN_KEY, type="primary", icon=":material/send:")
     return dish, upload, lang, entries[name], clicked
 

@@ -26,6 +26,7 @@ from pipeline.backends.base import (
     local_weights_hash,
     register,
 )
+from pipeline.backends.embedded import converted_path, is_embedded
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -99,9 +100,12 @@ class TransformersBackend:
         max_new_tokens: int | None = None,
     ) -> None:
         self.model_id = str(model)
-        if looks_like_path(self.model_id) and not Path(self.model_id).expanduser().is_dir():
+        if is_embedded(self.model_id):  # a real small model shipped by a package (pipeline/backends/embedded.py)
+            self.path = str(converted_path(self.model_id))
+        elif looks_like_path(self.model_id) and not Path(self.model_id).expanduser().is_dir():
             raise BackendError(f"model folder not found: {self.model_id}")
-        self.path = str(Path(self.model_id).expanduser()) if looks_like_path(self.model_id) else self.model_id
+        else:
+            self.path = str(Path(self.model_id).expanduser()) if looks_like_path(self.model_id) else self.model_id
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.batch_size = max(1, int(batch_size))
@@ -120,7 +124,7 @@ class TransformersBackend:
             raise BackendError(f"cannot load model config from {self.model_id!r}: {error}") from error
 
     def identity(self) -> ModelIdentity:
-        local = looks_like_path(self.model_id)
+        local = looks_like_path(self.model_id) or is_embedded(self.model_id)
         return ModelIdentity(
             model_id=self.model_id,
             revision=None if local else getattr(self.config, "_commit_hash", None),

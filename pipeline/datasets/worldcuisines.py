@@ -1,4 +1,5 @@
-"""WorldCuisines: the dish knowledge base, multilingual dish names and the 500 task-2 VQA items.
+"""WorldCuisines: the dish knowledge base, multilingual dish names, the 500 task-2 VQA items and
+the small task-1 set (what is this dish called?; see "task 1" below).
 
 food_id in the eval file is the 0-based data row of kb/final_data.csv (the file has no id
 column). Gold countries are English names; "England", "Scotland" and "Wales" become GB because
@@ -132,6 +133,7 @@ class WorldCuisinesData:
     options: list[dict] = field(default_factory=list)
     gold_choices: list[dict] = field(default_factory=list)
     quirks: list[Quirk] = field(default_factory=list)
+    task1: Task1Data | None = None
 
 
 def locate_files(source: Path) -> dict[str, Path]:
@@ -399,6 +401,10 @@ def parse(source: Path) -> tuple[WorldCuisinesData, dict[str, Path]]:
     key_by_name = {d["name"]: d["dish_key"] for d in data.dishes}
     parse_names(paths["names"], data, key_by_name)
     parse_task2(paths["task2"], data, key_by_food_id)
+    data.task1 = parse_task1(task1_files(paths["kb"].parent.parent), key_by_food_id, image_id_for_url)
+    for key, url in data.task1.image_urls:
+        _add_image(data, url, key)
+    data.quirks += data.task1.quirks
     for task_id, files in choice_item_files(paths["kb"].parent.parent).items():
         parse_choice_items(task_id, files, data, key_by_food_id)
     data.names = list({(n["dish_key"], n["lang"], n["norm_name"]): n for n in data.names}.values())
@@ -412,7 +418,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
     if not force and already_loaded(con, sha, "worldcuisines"):
         return IngestResult("worldcuisines", skipped=True)
     data, paths = parse(source)
-    task_ids = [TASK_ID, *(t for t in CHOICE_ITEM_FILES if any(i["task_id"] == t for i in data.items))]
+    task_ids = [TASK_ID, TASK1_ID, *(t for t in CHOICE_ITEM_FILES if any(i["task_id"] == t for i in data.items))]
     with transaction(con):
         record_dataset(con, DATASET)
         for task_id in task_ids:
@@ -430,7 +436,12 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
             con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [task_ids])
         con.execute("DELETE FROM core.items WHERE task_id IN (SELECT unnest(?))", [task_ids])
         delete_dataset_dishes(con, "worldcuisines")
-        for table in ("raw.worldcuisines_kb", "raw.worldcuisines_names", "raw.worldcuisines_task2"):
+        for table in (
+            "raw.worldcuisines_kb",
+            "raw.worldcuisines_names",
+            "raw.worldcuisines_task2",
+            "raw.worldcuisines_task1",
+        ):
             con.execute(f"DELETE FROM {table}")
         insert(con, "raw.worldcuisines_kb", data.raw_kb)
         insert(con, "raw.worldcuisines_names", data.raw_names)
@@ -445,6 +456,12 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_gold_countries", data.gold)
         insert(con, "core.item_gold_text", data.gold_text)
         insert(con, "core.item_prompts", data.prompts)
+        if data.task1 is not None:
+            insert(con, "raw.worldcuisines_task1", data.task1.raw)
+            insert(con, "core.items", data.task1.items)
+            insert(con, "core.item_images", data.task1.item_images)
+            insert(con, "core.item_gold_text", data.task1.gold_text)
+            insert(con, "core.item_prompts", data.task1.prompts)
         insert(con, "core.item_options", data.options)
         insert(con, "core.item_gold_choices", data.gold_choices)
         record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
@@ -455,6 +472,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         "images": len(data.images),
         "task-2 items": sum(i["task_id"] == TASK_ID for i in data.items),
         "multiple-choice items": sum(i["task_id"] != TASK_ID for i in data.items),
+        "task-1 dishes": len(data.task1.items) if data.task1 else 0,
+        "task-1 questions": len(data.task1.raw) if data.task1 else 0,
     }
     return IngestResult("worldcuisines", counts=counts, quirks=data.quirks)
 
@@ -547,6 +566,158 @@ def _add_image(
     return image_id
 
 
+# --- task 1: what is this dish called? (the small set) ---------------------------------------------
+# One item per dish (`worldcuisines.dish_name_vqa:<food_id>`): the dish's three questions are its
+# prompt variants (variant = the set's qa_id), its gold name per prompt language is the set's
+# `answer`, and its images are the questions' photos. The published answers of the 12 models
+# (predictions/small/task1_oe_MODEL.jsonl) number the questions differently (qa_id 407-1893, not
+# 0-299, and their multiple-choice options come in another order), so `import-responses` ties each
+# answer to its dish by the gold name the line carries and keeps the line's qa_id as the variant.
+
+TASK1_ID = "worldcuisines.dish_name_vqa"
+TASK1_DIR = Path("eval/small_eval_task1")
+FILE_SUFFIX = "_small_eval_task1.jsonl"
+FIELDS = ("qa_id", "lang", "food_id", "open_ended_prompt", "multi_choice_prompt", "answer", "multi_choice_answer")
+_OPTION = re.compile(r"^\s*(\d+)\.\s*(.+?)\s*$", re.M)
+
+
+@dataclass
+class Task1Data:
+    raw: list[dict] = field(default_factory=list)
+    items: list[dict] = field(default_factory=list)
+    item_images: list[dict] = field(default_factory=list)
+    gold_text: list[dict] = field(default_factory=list)
+    prompts: list[dict] = field(default_factory=list)
+    image_urls: list[tuple[str, str]] = field(default_factory=list)  # (dish_key, url) to register as images
+    quirks: list[Quirk] = field(default_factory=list)
+
+
+def task1_files(root: Path) -> list[Path]:
+    """The per-language files under `root` (the worldcuisines folder); empty when the set is absent."""
+    folder = root / TASK1_DIR
+    return sorted(folder.glob(f"*{FILE_SUFFIX}")) if folder.is_dir() else []
+
+
+def mc_options(prompt: str) -> list[str]:
+    """The numbered options of a multiple-choice prompt ("1. Borscht" lines), in order."""
+    return [text for _, text in sorted((int(n), t) for n, t in _OPTION.findall(prompt or ""))]
+
+
+def parse_task1(files: list[Path], key_by_food_id: dict[int, str], image_id_for_url) -> Task1Data:
+    """Rows for raw.worldcuisines_task1 and the dish-level items; a malformed line stops with FILE:LINE."""
+    data = Task1Data()
+    gold: dict[tuple[str, str], tuple[str, Path, int]] = {}  # (item_id, lang) -> (answer, file, line)
+    seen_items: dict[str, dict] = {}
+    images: dict[str, list[str]] = {}
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                record = _task1_record(text, path, number)
+                lang = str(record["lang"]).strip().lower().replace("-", "_")
+                food_id = _whole_number(record["food_id"], path, number, "food_id")
+                if food_id not in key_by_food_id:
+                    raise DataError(path, f"food_id {food_id} is not a row of final_data.csv", line=number)
+                dish_key = key_by_food_id[food_id]
+                qa_id = str(_whole_number(record["qa_id"], path, number, "qa_id"))
+                item_id = f"{TASK1_ID}:{food_id}"
+                answer = str(record["answer"] or "").strip()
+                url = str(record.get("image_url") or "").strip()
+                data.raw.append(
+                    {
+                        "qa_id": qa_id,
+                        "lang": lang,
+                        "food_id": str(food_id),
+                        "prompt_id": _text_or_none(record.get("prompt_id")),
+                        "prompt_type": _text_or_none(record.get("prompt_type")),
+                        "open_ended_prompt": record["open_ended_prompt"],
+                        "multi_choice_prompt": record["multi_choice_prompt"],
+                        "options": mc_options(record["multi_choice_prompt"]),
+                        "multi_choice_answer": _whole_number(
+                            record["multi_choice_answer"], path, number, "multi_choice_answer"
+                        ),
+                        "answer": answer,
+                        "image_url": url or None,
+                        "lang_status": _text_or_none(record.get("lang_status")),
+                    }
+                )
+                if item_id not in seen_items:
+                    seen_items[item_id] = {
+                        "item_id": item_id,
+                        "task_id": TASK1_ID,
+                        "dish_key": dish_key,
+                        "source_ref": str(food_id),
+                        "subset": "full",
+                        "variant": None,
+                    }
+                if url and url not in images.setdefault(item_id, []):
+                    images[item_id].append(url)
+                if record["open_ended_prompt"]:
+                    data.prompts.append(
+                        {"item_id": item_id, "lang": lang, "variant": qa_id, "text": record["open_ended_prompt"]}
+                    )
+                if not answer:
+                    data.quirks.append(
+                        Quirk(
+                            "worldcuisines",
+                            path.name,
+                            number,
+                            "no_gold_name",
+                            f"qa_id {qa_id} has no answer",
+                            "warning",
+                        )
+                    )
+                    continue
+                earlier = gold.get((item_id, lang))
+                if earlier is None:
+                    gold[(item_id, lang)] = (answer, path, number)
+                elif earlier[0] != answer:
+                    data.quirks.append(
+                        Quirk(
+                            "worldcuisines",
+                            path.name,
+                            number,
+                            "gold_name_differs",
+                            f"food_id {food_id} in {lang}: {answer!r} here, {earlier[0]!r} on line {earlier[2]}; "
+                            "the first is the item's gold",
+                            "warning",
+                        )
+                    )
+    data.items = list(seen_items.values())
+    data.gold_text = [{"item_id": i, "lang": lang, "text": g[0]} for (i, lang), g in gold.items()]
+    for item_id, urls in images.items():
+        dish_key = seen_items[item_id]["dish_key"]
+        for position, url in enumerate(urls[:10]):
+            data.item_images.append({"item_id": item_id, "position": position, "image_id": image_id_for_url(url)})
+            data.image_urls.append((dish_key, url))
+    return data
+
+
+def _task1_record(text: str, path: Path, number: int) -> dict:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=number) from exc
+    if not isinstance(record, dict):
+        raise DataError(path, f"expected a JSON object, got {type(record).__name__}", line=number)
+    missing = [f for f in FIELDS if f not in record]
+    if missing:
+        raise DataError(path, f"missing fields {missing}", line=number)
+    return record
+
+
+def _whole_number(value: object, path: Path, number: int, name: str) -> int:
+    text = str(value).strip() if value is not None else ""
+    if re.fullmatch(r"\d+(\.0+)?", text):
+        return int(float(text))
+    raise DataError(path, f"{name} must be a whole number, got {value!r}", line=number)
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
 # --- items: the task-2 questions the dataset ships, one per item and prompt language -------------
 
 
@@ -593,10 +764,14 @@ def image_manifest(data_dir: Path) -> list[RemoteFile]:
 
 
 def predictions(source: Path) -> list[Path]:
-    """The published answer files beside the knowledge base: open-ended (predictions/task2_oe_MODEL.jsonl)
-    and multiple-choice (predictions/mc/task2_mc_MODEL.jsonl)."""
+    """The published answer files beside the knowledge base that `demo` imports: open-ended task 2
+    (predictions/task2_oe_MODEL.jsonl) and task 1 (predictions/small/task1_oe_MODEL.jsonl), and
+    multiple-choice task 2 (predictions/mc/task2_mc_MODEL.jsonl). The task-1 multiple-choice files
+    number their questions differently from the published set and carry no dish name to match by."""
     folder = locate_files(source)["kb"].parent.parent / "predictions"
-    return sorted([*folder.glob("*.jsonl"), *folder.glob("mc/task2_mc_*.jsonl")])
+    return sorted(
+        [*folder.glob("*.jsonl"), *folder.glob("mc/task2_mc_*.jsonl"), *folder.glob("small/task1_oe_*.jsonl")]
+    )
 
 
 def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:

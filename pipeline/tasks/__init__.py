@@ -99,10 +99,17 @@ def get_task(task_id: str) -> Task:
 
 def with_prompt_table(task: Task, path: Path) -> Task:
     """The task with its templates replaced by a table in the papers' format
-    (`task, lang, variant, template`, tab-separated, [DISH] marking the dish name)."""
+    (`task, lang, variant, template`, tab-separated, [DISH] marking the dish name). CultureMix's
+    table (`subtask, template`: one question per subtask) replaces the task's English `base` prompt."""
     prompts: dict[str, dict[str, str]] = {}
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
+        if set(reader.fieldnames or ()) == {"subtask", "template"}:
+            rows = [r for r in reader if r["subtask"].strip().lower() == task.name]
+            if not rows:
+                raise ValueError(f"{path}: no question for subtask {task.name.upper()!r}")
+            base = rows[0]["template"].replace("{", "{{").replace("}", "}}")
+            return replace(task, prompts={**task.prompts, "en": {**task.prompts.get("en", {}), "base": base}})
         missing = {"task", "lang", "variant", "template"} - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path}: missing columns {sorted(missing)}")

@@ -82,18 +82,22 @@ def test_prompts_are_variant_1_of_the_origin_tasks():
     assert "photos" in probe.prompt_text("en", None, has_image=True)
 
 
-def test_the_example_config_declares_no_model_until_uncommented():
-    assert probe.load_config(probe.DEFAULT_CONFIG).models == ()
+def test_the_shipped_config_offers_the_embedded_real_model_and_documents_more():
+    (default,) = probe.load_config(probe.DEFAULT_CONFIG).models
+    assert (default.name, default.backend, default.model) == ("smollm2", "transformers", "embedded:smollm2")
+    assert "135 million parameters" in default.about and "very small" in default.about
     text = probe.DEFAULT_CONFIG.read_text(encoding="utf-8")
     setting = re.compile(r"# (\[models\.|[a-z_]+ = )")
     uncommented = "\n".join(line[2:] if setting.match(line) else line for line in text.splitlines())
     config = probe.parse_config(uncommented, probe.DEFAULT_CONFIG)
     assert config.problems == ()
-    local, server = config.models
+    embedded, local, server = config.models
+    assert embedded == default
     assert (local.name, local.backend, local.model) == ("tiny-local", "transformers", "/path/to/model")
     assert (server.name, server.backend, server.model) == ("vllm-server", "openai", "Qwen2-VL-7B")
     assert dict(server.settings)["base_url"] == "http://127.0.0.1:8000/v1"
     assert dict(server.settings)["api_key_env"] == "OPENAI_API_KEY"
+    assert local.about is None  # only embedded models (or a `note`) carry a description
 
 
 def test_bad_config_entries_are_reported_not_raised(tmp_path: Path):

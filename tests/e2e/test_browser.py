@@ -10,8 +10,9 @@ requires that:
   so a page that stops early or draws an empty chart fails;
 - every request the page made went to the local server (127.0.0.1 / localhost) or stayed inside the
   browser (data: and blob: URLs). The one allowed exception is the dish photo: the Dish page shows
-  the dataset's photo by its remote URL, for the browser to fetch when it can reach it; so image
-  requests to upload.wikimedia.org, and only those, are allowed. No map tiles, fonts, scripts or
+  the dataset's photo by its remote URL, for the browser to fetch when it can reach it (the Dish names page
+  shows the photos of the dishes models mistake for one another the same way); so image requests
+  to upload.wikimedia.org, and only those, are allowed. No map tiles, fonts, scripts or
   topojson may come from elsewhere;
 - maps (deck.gl canvases) actually drew something.
 
@@ -64,6 +65,7 @@ RADIOS = "[data-testid='stRadio']"
 ALERTS = "[data-testid='stAlert']"
 DATAFRAME = "[data-testid='stDataFrame'] table"
 WORLDCUISINES = "dataset=worldcuisines"
+PHOTO_PAGES = {"dish", "dish_linked", "dish_names"}  # pages that show dataset photos by their remote URL
 
 
 @dataclass(frozen=True)
@@ -90,10 +92,13 @@ PAGES = (
         "dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,), ((HTML_ROWS, 12), (METRICS, 4)), 2
     ),
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
+    Page("dish_names", "Dish names", f"/dish-names?{WORLDCUISINES}", (PLOTLY,)),
+    Page("dish_linked", "Dish", "/dish?dataset=borsch&dish=borsch:ru:785"),
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
+    Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
 )
 
@@ -195,13 +200,15 @@ def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browse
             assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
             assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
             assert requests.local, f"{spec.name}: no request reached the local server"
-            if spec.name != "dish":
-                assert not requests.images, f"{spec.name}: remote images outside the Dish page: {requests.images}"
+            if spec.name not in PHOTO_PAGES:
+                assert not requests.images, f"{spec.name}: remote images outside the photo pages: {requests.images}"
             checked.append(spec.name)
             page.close()
     finally:
         context.close()
-    assert {"overview", "map", "confusion", "language_pull", "dish", "dishes"} <= set(checked)
+    assert {"overview", "map", "confusion", "language_pull", "dish", "dishes", "dish_names", "dish_linked"} <= set(
+        checked
+    )
 
 
 IMAGE = "[data-testid='stImage'] img, [data-testid='stFullScreenFrame'] img"

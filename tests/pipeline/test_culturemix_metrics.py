@@ -205,3 +205,17 @@ def test_reimporting_the_same_file_changes_nothing(answered: Path, tmp_path: Pat
     )
     run_cli(answered, "import-responses", "--format", "culturemix", str(answers))
     assert query(answered, "SELECT count(*) FROM core.generations") == before
+
+
+def test_the_papers_question_table_loads_as_the_base_prompt(data_dir: Path):
+    from pipeline.tasks import get_task, with_prompt_table
+
+    table = data_dir / "seed_prompts" / "culturemix_prompts.tsv"
+    task = with_prompt_table(get_task("culturemix.real"), table)
+    assert task.prompts["en"]["base"] == (
+        "What is the name of the food in the red bounding box, and which country is it most closely associated with?"
+    )
+    assert set(task.prompts["en"]) == {"base", "direct", "cot"}
+    for name in ("sf", "mf", "sfb", "mfb"):  # the task file already asks the paper's question
+        declared = get_task(f"culturemix.{name}")
+        assert with_prompt_table(declared, table).prompts == declared.prompts

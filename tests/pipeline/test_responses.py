@@ -12,18 +12,35 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.responses import ImportedAnswer, model_from_path, parse_line
+from pipeline.datasets.worldcuisines import predictions
+from pipeline.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
 from tests.helpers import REPO, query, run_cli
 
 
 def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
-    per_model = query(real_warehouse, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL ORDER BY 1")
-    assert len(per_model) == 12
-    assert all(n == 30000 for _, n in per_model)  # 15,000 open-ended + 15,000 multiple-choice answers
+    per_task = query(
+        real_warehouse,
+        "SELECT i.task_id, g.model_id, count(*) FROM core.generations g JOIN core.items i USING (item_id) "
+        "GROUP BY ALL ORDER BY 1, 2",
+    )
+    counts = {(task, n) for task, _, n in per_task}
+    assert counts == {
+        ("worldcuisines.origin_vqa", 15000),
+        ("worldcuisines.origin_mc", 15000),
+        ("worldcuisines.dish_name_vqa", 9000),
+    }
+    assert len(per_task) == 36
     langs = query(real_warehouse, "SELECT count(DISTINCT lang) FROM core.generations")[0][0]
     assert langs == 30
-    runs = query(real_warehouse, "SELECT count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay'")
-    assert runs == [(24, 360000)]
+    runs = query(
+        real_warehouse,
+        "SELECT task_id, count(*), sum(n_generated) FROM core.generation_runs WHERE backend='replay' GROUP BY 1",
+    )
+    assert sorted(runs) == [
+        ("worldcuisines.dish_name_vqa", 12, 108000),
+        ("worldcuisines.origin_mc", 12, 180000),
+        ("worldcuisines.origin_vqa", 12, 180000),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -61,6 +78,71 @@ def test_malformed_lines_say_why(line: str, reason: str) -> None:
 def test_model_name_comes_from_the_file_name() -> None:
     assert model_from_path(Path("task2_oe_gpt-4o-2024-08-06.jsonl")) == "gpt-4o-2024-08-06"
     assert model_from_path(Path("task2_oe_molmo-7b-d_pred.jsonl")) == "molmo-7b-d"
+    assert model_from_path(Path("task1_oe_qwen-vl-2b.jsonl")) == "qwen-vl-2b"
+
+
+def test_task_and_kind_come_from_the_file_name() -> None:
+    assert task_from_path(Path("task2_oe_gpt-4o-2024-08-06.jsonl")) == "worldcuisines.origin_vqa"
+    assert task_from_path(Path("task1_oe_gpt-4o-2024-08-06.jsonl")) == "worldcuisines.dish_name_vqa"
+    assert task_from_path(Path("task1_mc_molmoe-1b.jsonl")) == "worldcuisines.dish_name_mc"
+    assert task_from_path(Path("task2_mc_molmoe-1b.jsonl")) == "worldcuisines.origin_mc"
+    assert task_from_path(Path("answers.jsonl")) is None
+
+
+TASK1 = [
+    json.dumps({"qa_id": "407", "prediction": "Msemen", "lang": "en", "answer": "Msemmen"}),
+    json.dumps({"qa_id": "407", "prediction": "Мсемен", "lang": "ru_formal", "answer": "Мсеммен"}),
+]
+
+
+def test_task_one_answers_belong_to_their_dish_by_the_gold_name(wc_warehouse: Path, tmp_path: Path) -> None:
+    gold = dict(
+        query(
+            wc_warehouse,
+            "SELECT lang, text FROM core.item_gold_text WHERE item_id = "
+            "(SELECT item_id FROM core.item_gold_text WHERE lang = 'en' AND text = 'Msemmen')",
+        )
+    )
+    lines = [json.dumps({"qa_id": "407", "prediction": "Msemen", "lang": lang, "answer": gold[lang]}) for lang in gold]
+    path = write_lines(tmp_path / "task1_oe_tiny.jsonl", lines)
+    run_cli(wc_warehouse, "import-responses", str(path))
+    rows = query(
+        wc_warehouse,
+        "SELECT DISTINCT i.task_id, d.name, g.variant FROM core.generations g JOIN core.items i USING (item_id) "
+        "JOIN core.dishes d USING (dish_key)",
+    )
+    assert rows == [("worldcuisines.dish_name_vqa", "Msemmen", "407")]
+    # the same lines named otherwise need --task; a gold name no dish has is refused with the line
+    other = write_lines(tmp_path / "answers.jsonl", [*lines[:1], TASK1[1]])
+    result = run_cli(
+        wc_warehouse, "import-responses", "--model", "t2", "--task", "worldcuisines.dish_name_vqa", str(other),
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "answers.jsonl:2: no task-1 dish has the gold name 'Мсеммен' in ru_formal" in " ".join(result.stderr.split())
+
+
+def test_the_demo_finds_the_open_ended_files_of_both_tasks_and_task_two_multiple_choice(data_dir: Path) -> None:
+    files = predictions(data_dir / "worldcuisines")
+    kinds = {task_from_path(p) for p in files}
+    assert len(files) == 36 and kinds == {
+        "worldcuisines.origin_vqa",
+        "worldcuisines.dish_name_vqa",
+        "worldcuisines.origin_mc",
+    }
+    assert {p.parent.name for p in files} == {"predictions", "small", "mc"}
+
+
+def test_demo_imports_task_one_and_task_two_answers(real_warehouse: Path) -> None:
+    kinds = query(
+        real_warehouse,
+        "SELECT task_id, count(DISTINCT model_id) FROM core.generation_runs WHERE backend = 'replay' GROUP BY 1",
+    )
+    assert dict(kinds) == {
+        "worldcuisines.origin_vqa": 12,
+        "worldcuisines.dish_name_vqa": 12,
+        "worldcuisines.origin_mc": 12,
+    }
 
 
 @pytest.fixture
@@ -129,7 +211,7 @@ def test_import_before_ingest_says_what_to_run(warehouse: Path, tmp_path: Path) 
 
 
 def test_killing_an_import_midway_leaves_no_partial_file(wc_warehouse: Path, data_dir: Path) -> None:
-    files = sorted((data_dir / "worldcuisines" / "predictions").glob("*.jsonl"))
+    files = sorted((data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"))
     published_before = wc_warehouse.read_bytes()
     env = {**os.environ, "COLUMNS": "200"}
     process = subprocess.Popen(

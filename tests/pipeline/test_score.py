@@ -30,9 +30,11 @@ CONTRACT = [
 
 
 def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> None:
-    assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(180000,)]
+    # 180,000 origin answers (task 2) and 108,000 dish-name answers (task 1) of the 12 models
+    assert query(real_warehouse, "SELECT count(*) FROM core.extractions") == [(288000,)]
     per_metric = dict(query(real_warehouse, "SELECT metric, count(*) FROM core.scores GROUP BY ALL"))
-    # Open answers: ours and the paper's substring rule; multiple-choice answers: ours and the paper's.
+    # Open answers: ours and the paper's substring rule; multiple-choice answers: ours and the paper's;
+    # dish-name answers (task 1): the five name rules.
     assert per_metric == {
         "jaccard": 180000,
         "dice": 180000,
@@ -41,6 +43,7 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         "paper_substring": 180000,
         "choice_accuracy": 180000,
         "paper_choice_accuracy": 180000,
+        **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}

@@ -12,7 +12,18 @@ from pipeline.steps import PIPELINES, STEPS
 from tests.helpers import run_cli
 from warehouse.db import migrate
 
-FLOW = ("reference", "ingest", "compose", "answers", "corpus", "score", "languages", "culturemix_parse", "imagine")
+FLOW = (
+    "reference",
+    "ingest",
+    "compose",
+    "link",
+    "answers",
+    "corpus",
+    "score",
+    "languages",
+    "culturemix_parse",
+    "imagine",
+)
 
 
 def test_no_two_steps_write_the_same_table() -> None:

@@ -92,16 +92,8 @@ SELECT corpus_id, corpus_lang, measure, bin, bin_low, bin_high, dataset, task, m
 FROM per_bin
 ORDER BY corpus_id, measure, dataset, task, model, lang, bin;
 
--- Dish-name VQA answers: did the model name the dish (name_match: within one edit of a gold name)?
-CREATE OR REPLACE TABLE marts.name_scores AS
-SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.lang, i.source_ref AS item_id,
-       g.variant, i.dish_key, s.value AS name_match, g.generation_id
-FROM core.scores s
-JOIN core.generations g USING (generation_id)
-JOIN core.items i USING (item_id)
-JOIN core.tasks t USING (task_id)
-WHERE s.metric = 'name_match'
-ORDER BY t.dataset, model, task, g.lang, i.source_ref, g.variant;
+-- Dish-name VQA answers (name_match: within one edit of a gold name) are in marts.name_scores,
+-- built with the other dish-name marts in 085_dish_identity.sql.
 
 -- One row per parallel RU/UK pair with different names and name counts in a corpus, with its bin.
 CREATE OR REPLACE TABLE marts.codemix_pairs AS

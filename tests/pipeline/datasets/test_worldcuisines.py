@@ -72,7 +72,8 @@ def test_every_item_has_its_image_url(real_warehouse: Path) -> None:
     assert query(
         real_warehouse,
         """SELECT count(*) FROM core.items i JOIN core.item_images USING (item_id)
-        JOIN core.images im USING (image_id) WHERE im.url LIKE 'https://upload.wikimedia.org/%'""",
+        JOIN core.images im USING (image_id) WHERE im.url LIKE 'https://upload.wikimedia.org/%'
+        AND i.task_id = 'worldcuisines.origin_vqa'""",
     ) == [(500,)]
 
 
@@ -98,3 +99,40 @@ def test_english_country_names(name: str, code: str | None) -> None:
 def test_unknown_english_name_is_refused() -> None:
     with pytest.raises(UnknownCountry, match="Atlantis"):
         resolve_english("Atlantis")
+
+
+def test_task_one_small_set_is_one_item_per_dish_with_prompts_gold_and_options(real_warehouse: Path) -> None:
+    items = query(
+        real_warehouse,
+        "SELECT count(*), count(DISTINCT dish_key) FROM core.items WHERE task_id = 'worldcuisines.dish_name_vqa'",
+    )
+    assert items == [(100, 100)]
+    raw = query(
+        real_warehouse,
+        "SELECT count(*), count(DISTINCT qa_id), count(DISTINCT lang), min(len(options)), max(len(options)) "
+        "FROM raw.worldcuisines_task1",
+    )
+    assert raw == [(9000, 300, 30, 4, 5)]  # a few questions offer four options
+    prompts = query(
+        real_warehouse,
+        "SELECT count(*) FROM core.item_prompts p JOIN core.items i USING (item_id) "
+        "WHERE i.task_id = 'worldcuisines.dish_name_vqa'",
+    )
+    assert prompts == [(9000,)]  # three questions per dish in each of 30 languages
+    gold = query(
+        real_warehouse,
+        "SELECT t.lang, t.text FROM core.item_gold_text t JOIN core.items i USING (item_id) "
+        "JOIN core.dishes d USING (dish_key) WHERE d.name = 'Stuffed eggplant' AND t.lang IN ('en', 'ru_formal') "
+        "AND i.task_id = 'worldcuisines.dish_name_vqa' "
+        "ORDER BY t.lang",
+    )
+    assert gold == [("en", "Stuffed eggplant"), ("ru_formal", "Фаршированные баклажаны")]
+    right = query(
+        real_warehouse,
+        "SELECT options[multi_choice_answer] = answer FROM raw.worldcuisines_task1 WHERE qa_id = '0' AND lang = 'en'",
+    )
+    assert right == [(True,)]
+    wrong_option = query(
+        real_warehouse, "SELECT count(*) FROM raw.worldcuisines_task1 WHERE options[multi_choice_answer] <> answer"
+    )
+    assert wrong_option == [(0,)]  # every language's right option is its gold name

@@ -1,0 +1,183 @@
+"""Culture mix: does a model still name a food's country when another culture is in the picture?
+
+(a) label shift per model and subtask, (b) retention vs shift toward the distractor, (c) accuracy
+and entropy by cultural distance, (d) cultural vs culture-agnostic distractors, (e) SF entropy vs
+label shift per food, and a drilldown: every image of one target food with each model's answer.
+The page reads marts.culturemix_* only, and says where its answers come from."""
+
+from pathlib import Path
+
+import plotly.express as px
+import streamlit as st
+
+from app import data, widgets
+from app.safe import code, literal
+from warehouse.queries import culturemix as q
+
+SHIFT_COLOURS = {
+    "kept": "#4c9f70",
+    "to_distractor_country": "#d1495b",
+    "to_distractor_continent": "#edae49",
+    "elsewhere": "#8d99ae",
+}
+SHIFT_MARKS = {
+    "kept": "kept",
+    "to_distractor_country": "→ distractor's country",
+    "to_distractor_continent": "→ distractor's continent",
+    "elsewhere": "→ elsewhere",
+}
+SUBTASK_ORDER = ["MF", "SFB", "MFB", "REAL"]
+
+st.title("Culture mix")
+st.caption(
+    "CultureMix asks a model to name a food and its country in four settings: alone (SF), beside another "
+    "food (MF, the target on the left), on a foreign background (SFB) and both (MFB). An answer's *shift* "
+    "compares its country with the same model's SF answer for the same food: kept, moved to a distractor's "
+    "country, to a distractor's continent, or elsewhere."
+)
+
+sources = data.query(q.sources)
+if sources.empty:
+    st.info(
+        "No CultureMix answers yet. Ingest the dataset (`python -m pipeline ingest culturemix --source DIR`), "
+        "then answer it (`python -m pipeline run assets/culturemix.run.toml`) or import answers "
+        "(`python -m pipeline import-responses --format culturemix FILE`).",
+        icon=":material/info:",
+    )
+    st.stop()
+
+described = "; ".join(
+    f"{literal(row.model, 60)} ({literal(row.backend)}, {row.n_answers:,} answers on {row.n_images:,} images)"
+    for row in sources.itertuples()
+)
+st.markdown(f"**Answers shown:** {described}.")
+if sources["is_test_model"].all():
+    st.warning(
+        "These answers come only from a small test model with random weights: the plots show that the "
+        "pipeline works end to end, not what any real model believes. No model answers to CultureMix are "
+        "public; import real ones with `import-responses --format culturemix`.",
+        icon=":material/science:",
+    )
+
+PROMPT_NAMES = {"base": "base (the paper's question)", "direct": "direct instruction", "cot": "chain of thought"}
+prompt = widgets.url_select(
+    "Prompt",
+    data.query(q.prompts),
+    param="prompt",
+    format_func=lambda p: PROMPT_NAMES.get(p, p),
+    what="prompt",
+    container=st,
+)
+
+# (a) stacked label-shift bars per model x subtask
+st.subheader("(a) Label shift per model and subtask")
+shares = data.query(q.shift_shares, prompt)
+if shares.empty:
+    st.info("No answer has an SF answer of the same model to compare with yet.")
+else:
+    figure = px.bar(
+        shares, x="subtask", y="share", color="shift", facet_col="model", barmode="stack",
+        category_orders={"shift": list(SHIFT_COLOURS), "subtask": SUBTASK_ORDER},
+        color_discrete_map=SHIFT_COLOURS, hover_data=["n"], labels={"share": "share of answers"},
+    )  # fmt: skip
+    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    st.plotly_chart(figure, width="stretch")
+
+# (b) retention vs shift toward the distractor
+st.subheader("(b) Retention vs shift toward the distractor")
+points = data.query(q.retention, prompt)
+if not points.empty:
+    figure = px.scatter(
+        points, x="retention", y="toward_distractor", color="model", symbol="subtask", hover_data=["n"],
+        labels={"retention": "kept the SF country", "toward_distractor": "moved to a distractor's country/continent"},
+        range_x=[-0.05, 1.05], range_y=[-0.05, 1.05],
+    )  # fmt: skip
+    figure.update_traces(marker={"size": 12})
+    st.plotly_chart(figure, width="stretch")
+
+# (c) accuracy and entropy by cultural distance
+st.subheader("(c) Accuracy and entropy by cultural distance")
+distance = data.query(q.by_distance, prompt)
+if not distance.empty:
+    long = distance.melt(
+        id_vars=["model", "distance", "n"], value_vars=["food_accuracy", "country_accuracy", "mean_entropy"],
+        var_name="measure", value_name="value",
+    )  # fmt: skip
+    figure = px.bar(
+        long, x="distance", y="value", color="model", barmode="group", facet_col="measure", hover_data=["n"],
+        category_orders={"distance": ["same_country", "same_continent", "other_continent"]},
+    )  # fmt: skip
+    figure.update_yaxes(matches=None, showticklabels=True)
+    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    st.plotly_chart(figure, width="stretch")
+    st.caption(
+        "Entropy (bits) of the countries a model named for one target food at that distance, averaged over foods."
+    )
+
+# (d) cultural vs agnostic distractors
+st.subheader("(d) Cultural vs culture-agnostic distractors")
+kinds = data.query(q.by_kind, prompt)
+if kinds.empty or kinds["distractor_kind"].nunique() < 2:
+    st.info(
+        "Culture-agnostic variants (a plain object or a plain wall instead of another culture) come from "
+        "`python -m pipeline compose culturemix`; answer them to compare."
+    )
+if not kinds.empty:
+    figure = px.bar(
+        kinds, x="distractor_kind", y="share", color="shift", facet_col="model", barmode="stack",
+        category_orders={"shift": list(SHIFT_COLOURS)}, color_discrete_map=SHIFT_COLOURS, hover_data=["n"],
+    )  # fmt: skip
+    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    st.plotly_chart(figure, width="stretch")
+
+# (e) SF entropy vs label shift per food
+st.subheader("(e) SF entropy vs label shift per food")
+foods_points = data.query(q.food_points, prompt)
+if not foods_points.empty:
+    figure = px.scatter(
+        foods_points, x="sf_entropy", y="shifted_share", color="model", hover_name="target_food_name",
+        hover_data=["n_answers"], labels={"sf_entropy": "entropy of the SF answers (bits)",
+                                          "shifted_share": "share of its other answers that shifted"},
+    )  # fmt: skip
+    figure.update_traces(marker={"size": 11})
+    st.plotly_chart(figure, width="stretch")
+
+# drilldown per target food
+st.subheader("One target food")
+foods = data.query(q.foods)
+names = {
+    row.target_food_id: f"{row.target_food_name} ({row.target_country or '?'}; {row.n_images} images)"
+    for row in foods.itertuples()
+}
+food = widgets.url_select(
+    "Target food", list(names), param="food", format_func=lambda f: names.get(f, f), what="food", container=st
+)
+images = data.query(q.food_images, food)
+answers = data.query(q.food_answers, food, prompt)
+per_row = 4
+for start in range(0, len(images), per_row):
+    columns = st.columns(per_row)
+    for column, row in zip(columns, images.iloc[start : start + per_row].itertuples(), strict=False):
+        with column:
+            path = Path(row.local_path) if isinstance(row.local_path, str) else None
+            if path is not None and path.is_file():
+                st.image(str(path), width="stretch")
+            else:
+                st.caption("(image file not available)")
+            distractor = row.distractor_food_name if isinstance(row.distractor_food_name, str) else ""
+            background = row.background_label if isinstance(row.background_label, str) else ""
+            parts = [row.subtask, row.distractor_kind if row.distractor_kind != "none" else ""]
+            if distractor:
+                parts.append(f"with {distractor} ({row.distractor_country or '?'})")
+            if background:
+                parts.append(f"on {background}")
+            st.caption(literal(" · ".join(p for p in parts if p), 120))
+            mine = answers[answers["image"] == row.image]
+            if mine.empty:
+                st.caption("no answer with this prompt")
+            else:
+                missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
+                marks = mine["shift"].map(lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none)
+                shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
+                st.dataframe(shown, hide_index=True, width="stretch")
+st.caption(f"Images of food {code(food)}; answers with the {literal(prompt)} prompt.")

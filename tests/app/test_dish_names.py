@@ -1,0 +1,86 @@
+"""Dish names page, and the Dish page's view of one dish across datasets (real demo warehouse)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import open_page
+
+pytestmark = pytest.mark.usefixtures("warehouse_path")
+
+PAGE = "views/dish_names.py"
+DISH_PAGE = "views/dish.py"
+
+
+def texts(elements) -> list[str]:
+    return [str(element.value) for element in elements]
+
+
+def test_accuracy_of_twelve_models_under_each_rule() -> None:
+    at = open_page(PAGE)
+    assert "Dish names" in texts(at.title)
+    assert at.selectbox(key="url_rule").value == "lev1"
+    assert at.get("plotly_chart"), "no model x language heatmap"
+    rules = next(frame.value for frame in at.dataframe if "paper" in frame.value.columns)
+    assert len(rules) == 12
+    assert {"exact", "lev1", "stem", "similarity", "paper"} <= set(rules.columns)
+    assert rules.iloc[0]["model"] == "gpt-4o-2024-08-06"  # best first under BORSch's rule
+    assert (rules["lev1"] >= rules["exact"]).all()
+    assert any("real answers of 12 models" in text for text in texts(at.caption))
+
+
+def test_rule_switch_is_in_the_link() -> None:
+    at = open_page(PAGE, rule="paper")
+    assert at.selectbox(key="url_rule").value == "paper"
+    assert any("gold string occurs in the answer" in text for text in texts(at.caption))
+    at.selectbox(key="url_rule").select("stem").run()
+    assert not at.exception
+    assert at.query_params.get("rule") == "stem"
+
+
+def test_most_confused_dishes_with_photos_and_their_answers() -> None:
+    at = open_page(PAGE)
+    confusions = next(frame.value for frame in at.dataframe if "named_dish_key" in frame.value.columns)
+    assert len(confusions) == 15
+    assert (confusions["dish_key"] != confusions["named_dish_key"]).all()
+    assert confusions["n"].is_monotonic_decreasing
+    assert at.get("image"), "no dish photos (st.image with the Wikimedia URL)"
+    pair = at.selectbox(key="url_pair")
+    true_key, named_key = pair.value.split("|")
+    answers = next(frame.value for frame in at.dataframe if "prediction" in frame.value.columns)
+    assert len(answers) == confusions.iloc[0]["n"]
+    assert set(answers["named_dish_key"]) == {named_key} and set(answers["dish_key"]) == {true_key}
+    assert (answers["lev1"] == 0).all()
+
+
+def test_sidebar_models_and_languages_apply() -> None:
+    at = open_page(PAGE, models="gpt-4o-2024-08-06", langs="en,ru_formal")
+    rules = next(frame.value for frame in at.dataframe if "paper" in frame.value.columns)
+    assert rules["model"].tolist() == ["gpt-4o-2024-08-06"]
+    answers = next(frame.value for frame in at.dataframe if "prediction" in frame.value.columns)
+    assert set(answers["model"]) == {"gpt-4o-2024-08-06"} and set(answers["lang"]) <= {"en", "ru_formal"}
+
+
+def test_dataset_without_name_answers_says_so() -> None:
+    at = open_page(PAGE, dataset="borsch")
+    assert any("No scored dish-name answers for borsch" in text for text in texts(at.info))
+
+
+def test_a_borsch_dish_shows_the_linked_worldcuisines_answers_against_its_own_gold() -> None:
+    at = open_page(DISH_PAGE, dataset="borsch", dish="borsch:ru:785")  # Деруны <-> Potato pancake
+    links = next(frame.value for frame in at.dataframe if "linked_dish_key" in frame.value.columns)
+    assert "worldcuisines" in set(links["linked_dataset"]) and {"method", "score"} <= set(links.columns)
+    assert any("disagree" in text and "worldcuisines" in text for text in texts(at.warning))
+    assert any("real answers to questions about the linked record" in text for text in texts(at.info))
+    summary = next(frame.value for frame in at.dataframe if "accuracy vs borsch gold" in frame.value.columns)
+    assert len(summary) == 12
+    answers = next(frame.value for frame in at.dataframe if "answer_gold" in frame.value.columns)
+    assert len(answers) == 12 and set(answers["lang"]) == {"en"}  # English prompts by default
+    assert set(answers["dataset"]) == {"worldcuisines"} and set(answers["dish_gold"]) == {"BY,RU,UA"}
+
+
+def test_borscht_says_why_no_model_answered_about_it() -> None:
+    at = open_page(DISH_PAGE, dataset="borsch", dish="borsch:ru:679")
+    links = next(frame.value for frame in at.dataframe if "linked_dish_key" in frame.value.columns)
+    assert "worldcuisines:en:1191" in set(links["linked_dish_key"])  # Borscht
+    assert any("None of the linked records is among the questions" in text for text in texts(at.caption))

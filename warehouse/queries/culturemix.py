@@ -1,0 +1,146 @@
+"""Queries of the Culture mix page over marts.culturemix_* (answers, entropy, images, sources)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from warehouse.queries import Source, _connection
+
+SHIFT_ORDER = ("kept", "to_distractor_country", "to_distractor_continent", "elsewhere")
+
+
+def _frame(source: Source, sql: str, params: list | None = None) -> pd.DataFrame:
+    with _connection(source) as con:
+        return con.sql(sql, params=params or []).df()
+
+
+def sources(source: Source) -> pd.DataFrame:
+    """Per model: backend, answers, images, prompts, and whether it is a small test model."""
+    return _frame(source, "SELECT * FROM marts.culturemix_sources ORDER BY model")
+
+
+def prompts(source: Source) -> list[str]:
+    frame = _frame(source, "SELECT DISTINCT prompt FROM marts.culturemix_answers ORDER BY prompt")
+    order = {"base": 0, "direct": 1, "cot": 2}
+    return sorted(frame["prompt"].tolist(), key=lambda p: (order.get(p, 9), p))
+
+
+def shift_shares(source: Source, prompt: str) -> pd.DataFrame:
+    """(a) Share of each shift per model and subtask (answers with an SF answer to compare with)."""
+    return _frame(
+        source,
+        """
+        SELECT model, subtask, shift, count(*) AS n,
+               count(*) / sum(count(*)) OVER (PARTITION BY model, subtask) AS share
+        FROM marts.culturemix_answers WHERE prompt = ? AND shift IS NOT NULL
+        GROUP BY model, subtask, shift ORDER BY model, subtask, shift
+        """,
+        [prompt],
+    )
+
+
+def retention(source: Source, prompt: str) -> pd.DataFrame:
+    """(b) Per model and subtask: the share kept and the share that moved toward a distractor."""
+    return _frame(
+        source,
+        """
+        SELECT model, subtask, count(*) AS n,
+               avg((shift = 'kept')::INT) AS retention,
+               avg((shift IN ('to_distractor_country', 'to_distractor_continent'))::INT) AS toward_distractor
+        FROM marts.culturemix_answers WHERE prompt = ? AND shift IS NOT NULL
+        GROUP BY model, subtask ORDER BY model, subtask
+        """,
+        [prompt],
+    )
+
+
+def by_distance(source: Source, prompt: str) -> pd.DataFrame:
+    """(c) Food and country accuracy per cultural distance, and the mean label entropy of the
+    target foods' answers at that distance."""
+    return _frame(
+        source,
+        """
+        WITH accuracy AS (
+            SELECT model, distance, count(*) AS n, avg(food_correct::INT) AS food_accuracy,
+                   avg(country_correct::INT) AS country_accuracy
+            FROM marts.culturemix_answers WHERE prompt = ? AND distance IS NOT NULL GROUP BY model, distance
+        ), spread AS (
+            SELECT model, group_value AS distance, avg(entropy) AS mean_entropy
+            FROM marts.culturemix_entropy WHERE prompt = ? AND grouping = 'distance' GROUP BY model, group_value
+        )
+        SELECT a.*, s.mean_entropy FROM accuracy a LEFT JOIN spread s USING (model, distance)
+        ORDER BY model, list_position(['same_country', 'same_continent', 'other_continent'], distance)
+        """,
+        [prompt, prompt],
+    )
+
+
+def by_kind(source: Source, prompt: str) -> pd.DataFrame:
+    """(d) Shift shares and accuracy with cultural vs culture-agnostic distractors."""
+    return _frame(
+        source,
+        """
+        SELECT model, distractor_kind, shift, count(*) AS n,
+               count(*) / sum(count(*)) OVER (PARTITION BY model, distractor_kind) AS share
+        FROM marts.culturemix_answers
+        WHERE prompt = ? AND shift IS NOT NULL AND distractor_kind IN ('cultural', 'agnostic')
+        GROUP BY model, distractor_kind, shift ORDER BY model, distractor_kind, shift
+        """,
+        [prompt],
+    )
+
+
+def food_points(source: Source, prompt: str) -> pd.DataFrame:
+    """(e) Per model and target food: the entropy of its SF answers and the share of its other
+    answers that shifted."""
+    return _frame(
+        source,
+        """
+        SELECT a.model, a.target_food_id, a.target_food_name, s.entropy AS sf_entropy,
+               a.shifted_share, a.n_answers
+        FROM marts.culturemix_entropy a
+        JOIN marts.culturemix_entropy s ON s.model = a.model AND s.prompt = a.prompt
+             AND s.target_food_id = a.target_food_id AND s.grouping = 'SF'
+        WHERE a.prompt = ? AND a.grouping = 'all' AND a.shifted_share IS NOT NULL
+        ORDER BY a.model, a.target_food_id
+        """,
+        [prompt],
+    )
+
+
+def foods(source: Source) -> pd.DataFrame:
+    """Target foods with how many images show them (the drilldown's choices)."""
+    return _frame(
+        source,
+        """
+        SELECT target_food_id, any_value(target_food_name) AS target_food_name,
+               any_value(target_country) AS target_country, count(*) AS n_images
+        FROM marts.culturemix_images GROUP BY target_food_id
+        ORDER BY max((subtask = 'SF')::INT) DESC, count(*) DESC, target_food_id
+        """,
+    )
+
+
+def food_images(source: Source, food_id: str) -> pd.DataFrame:
+    return _frame(
+        source,
+        """
+        SELECT image, origin, subtask, distractor_kind, distractor_food_name, distractor_country,
+               background_label, background_country, distance, local_path
+        FROM marts.culturemix_images WHERE target_food_id = ?
+        ORDER BY list_position(['SF', 'MF', 'SFB', 'MFB', 'REAL'], subtask), origin DESC, image
+        """,
+        [food_id],
+    )
+
+
+def food_answers(source: Source, food_id: str, prompt: str) -> pd.DataFrame:
+    return _frame(
+        source,
+        """
+        SELECT image, model, predicted_food, predicted_country, food_correct, country_correct, shift, response
+        FROM marts.culturemix_answers WHERE target_food_id = ? AND prompt = ?
+        ORDER BY image, model
+        """,
+        [food_id, prompt],
+    )
