@@ -43,6 +43,7 @@ PAGES = [
     st.Page(VIEWS_DIR / "dish_names.py", title="Dish names", icon=":material/label:", url_path="dish-names"),
     st.Page(VIEWS_DIR / "cooccurrence.py", title="Co-occurrence", icon=":material/hub:", url_path="cooccurrence"),
     st.Page(VIEWS_DIR / "codemix.py", title="Code mixing", icon=":material/compare_arrows:", url_path="codemix"),
+    st.Page(VIEWS_DIR / "imagined.py", title="Imagined dishes", icon=":material/palette:", url_path="imagined"),
     st.Page(VIEWS_DIR / "review.py", title="Review", icon=":material/rate_review:", url_path="review"),
     st.Page(VIEWS_DIR / "culturemix.py", title="Culture mix", icon=":material/blender:", url_path="culture-mix"),
     st.Page(VIEWS_DIR / "probe.py", title="Live probe", icon=":material/science:", url_path="probe"),

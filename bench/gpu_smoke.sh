@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# GPU smoke test: vLLM vs transformers on the tiny text model, side by side (see bench/gpu_smoke.py).
+# GPU smoke test: vLLM vs transformers on the tiny text model, side by side (see bench/gpu_smoke.py),
+# then the imagine steps at real size: text-to-image and [CLS] embedding images/s (bench/gpu_imagine.py).
 #
-#   bench/gpu_smoke.sh                    # 512 prompts, 32 new tokens each
+#   bench/gpu_smoke.sh                    # 512 prompts, 32 new tokens each; 8 images of 1024 px, 28 steps
 #   bench/gpu_smoke.sh --prompts 2048     # any gpu_smoke.py option passes through
+#   GPU_SMOKE_PARTS=imagine bench/gpu_smoke.sh                 # only the imagine part (no vLLM needed)
+#   IMAGINE_ARGS="--generator black-forest-labs/FLUX.1-dev --encoder facebook/dinov2-giant" bench/gpu_smoke.sh
 #
 # Python: $PYTHON if set; else the active virtualenv; else ./.venv-gpu (created with access to the
 # system site-packages, where GPU images usually ship torch). requirements-gpu.txt (vLLM and the
@@ -31,6 +34,13 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >&2; then
     exit 1
 fi
 
+parts="${GPU_SMOKE_PARTS:-text imagine}"
+if [[ " $parts " != *" text "* ]]; then
+    say "imagine part only"
+    # shellcheck disable=SC2086  # IMAGINE_ARGS is a list of options
+    exec "$py" bench/gpu_imagine.py ${IMAGINE_ARGS:-}
+fi
+
 if ! "$py" -c "import vllm" 2>/dev/null; then
     say "vllm is not importable: installing requirements-gpu.txt (several GB of CUDA wheels)"
     if ! "$py" -m pip install -r requirements-gpu.txt >&2; then
@@ -40,4 +50,11 @@ if ! "$py" -c "import vllm" 2>/dev/null; then
 fi
 say "vllm $("$py" -c 'import vllm; print(vllm.__version__)'), torch $("$py" -c 'import torch; print(torch.__version__, torch.cuda.is_available())')"
 
-exec "$py" bench/gpu_smoke.py "$@"
+status=0
+"$py" bench/gpu_smoke.py "$@" || status=$?
+if [[ " $parts " == *" imagine "* ]]; then
+    say "imagine steps at real size"
+    # shellcheck disable=SC2086  # IMAGINE_ARGS is a list of options
+    "$py" bench/gpu_imagine.py ${IMAGINE_ARGS:-} || status=$?
+fi
+exit "$status"

@@ -32,6 +32,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.e2e.conftest import serve
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
@@ -95,6 +96,7 @@ PAGES = (
     Page("dish_linked", "Dish", "/dish?dataset=borsch&dish=borsch:ru:785"),
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
+    Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
     Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
@@ -212,3 +214,34 @@ def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browse
     assert {"overview", "map", "confusion", "language_pull", "dish", "dishes", "dish_names", "dish_linked"} <= set(
         checked
     )
+
+
+IMAGE = "[data-testid='stImage'] img, [data-testid='stFullScreenFrame'] img"
+
+
+def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagined_warehouse, browser) -> None:
+    """The Imagined dishes page over rows the imagine steps wrote with tiny random models: charts draw,
+    the generated and real images load from the local server, and nothing is fetched from elsewhere."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(imagined_warehouse)}) as url:
+        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
+        context.set_default_timeout(RUN_TIMEOUT_MS)
+        try:
+            page = context.new_page()
+            requests = Requests()
+            page.on("request", lambda request: requests.record(request.url, request.resource_type))
+            page.goto(url + "/imagined?dataset=borsch", wait_until="domcontentloaded")
+            wait_for_run(page)
+            page.locator(PLOTLY).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter
+            page.locator(IMAGE).nth(3).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # 2 generated + 2 real
+            wait_for_run(page)
+            page.wait_for_load_state("networkidle")
+            screenshot(page, "imagined")
+            assert page.locator(EXCEPTION).count() == 0
+            assert "Tiny random test models produced" in page.inner_text("body")
+            loaded = page.evaluate(f"""() => [...document.querySelectorAll("{IMAGE}")]
+                .map(img => img.complete && img.naturalWidth > 0)""")
+            assert len(loaded) >= 4 and all(loaded), loaded
+            assert not requests.foreign and not requests.images, requests.foreign + requests.images
+        finally:
+            context.close()

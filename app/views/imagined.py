@@ -1,0 +1,193 @@
+"""Imagined dishes (BORSch §5): a model describes a dish, the description is translated to English
+and drawn by a text-to-image model; an image encoder compares the drawings with the dish's real
+photos (intra cosine) and with other dishes' photos (inter cosine), and the page relates the
+similarity to the model's QA score on the dish (Spearman, bootstrap 95% interval over dishes).
+
+Everything shown comes from marts.imagined* (`python -m pipeline imagine …` or a run
+configuration with the imagine stages). The page names the models that produced what it shows,
+and says plainly when they are tiny random test models.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import data, ui, widgets
+from app.safe import code, literal
+from warehouse.queries import imagined as queries
+
+COMMAND = (
+    "python -m pipeline imagine --dataset borsch --lang ru --describer MODEL --generator "
+    "black-forest-labs/FLUX.1-dev --encoder facebook/dinov2-giant --images DIR/borsch --limit 50"
+)
+GALLERY_COLUMNS = 4
+
+
+def models_line(rows: pd.DataFrame, tiny: set[str]) -> str:
+    """'describer X, translator Y, generator Z, encoder W' with each name as code and tiny ones marked."""
+    parts = []
+    for role, column in (("describer", "model"), ("translator", "translator"), ("generator", "generator"),
+                         ("encoder", "encoder")):  # fmt: skip
+        names = sorted({str(v) for v in rows[column].dropna().unique()})
+        shown = ", ".join(code(n, limit=80) + (" (tiny random)" if n in tiny else "") for n in names)
+        parts.append(f"{role} {shown or '—'}")
+    return "; ".join(parts)
+
+
+def distributions(rows: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    for column, name, color in (("intra_cosine", "intra (own dish's photos)", "#2ca02c"),
+                                ("inter_cosine", "inter (other dishes' photos)", "#7f7f7f")):  # fmt: skip
+        values = rows[column].dropna()
+        fig.add_trace(go.Histogram(x=values.tolist(), name=name, opacity=0.65, marker={"color": color}, nbinsx=30))
+    fig.update_layout(
+        barmode="overlay", height=320, margin={"l": 0, "r": 0, "t": 10, "b": 0},
+        xaxis={"title": "cosine of [CLS] embeddings, per generated image"}, yaxis={"title": "images"},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+    )  # fmt: skip
+    return fig
+
+
+def per_dish(rows: pd.DataFrame) -> pd.DataFrame:
+    return (
+        rows.groupby(["lang", "dish_key", "dish_id", "display_name"], as_index=False)
+        .agg(
+            intra=("intra_cosine", "mean"),
+            inter=("inter_cosine", "mean"),
+            qa=("qa_jaccard", "first"),
+            images=("image", "size"),
+        )
+        .sort_values(["lang", "dish_id"])
+    )
+
+
+def scatter(dishes: pd.DataFrame, title: str) -> go.Figure:
+    paired = dishes.dropna(subset=["intra", "qa"])
+    fig = go.Figure(
+        go.Scatter(
+            x=paired["intra"].tolist(), y=paired["qa"].tolist(), mode="markers",
+            customdata=paired[["display_name", "dish_id"]].astype(str).values.tolist(),
+            hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>intra %{x:.3f}<br>"
+            "QA Jaccard %{y:.2f}<extra></extra>",
+            marker={"size": 9, "color": "#1f77b4"},
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        title={"text": title, "font": {"size": 14}}, height=360, margin={"l": 0, "r": 0, "t": 40, "b": 0},
+        xaxis={"title": "mean intra cosine of the dish's generated images"},
+        yaxis={"title": "the model's mean origin-QA Jaccard on the dish", "range": [-0.05, 1.05]},
+    )  # fmt: skip
+    return fig
+
+
+def spearman_text(row) -> str:
+    if row.spearman is None or (isinstance(row.spearman, float) and math.isnan(row.spearman)):
+        return f"Spearman ρ not computed ({int(row.n_dishes_with_qa)} dishes with a QA score; 3 needed)"
+    return (
+        f"Spearman ρ = {row.spearman:.2f} (95% bootstrap interval {row.spearman_low:.2f} to {row.spearman_high:.2f}, "
+        f"{int(row.n_dishes_with_qa)} dishes)"
+    )
+
+
+def show_images(paths: list[str], captions: list[str]) -> None:
+    columns = st.columns(GALLERY_COLUMNS)
+    for index, (path, caption) in enumerate(zip(paths, captions, strict=True)):
+        target = columns[index % GALLERY_COLUMNS]
+        if path and Path(path).is_file():
+            target.image(path, caption=caption, width="stretch")
+        else:
+            target.caption(f"{caption}: image file not found")
+
+
+selected = ui.selection()
+st.title("Imagined dishes")
+st.markdown(
+    "A model **describes** a dish named in Russian or Ukrainian, the description is **translated** to English "
+    "and **drawn** by a text-to-image model; an image encoder's [CLS] vectors compare each drawing with the "
+    "dish's **real photos** (*intra* cosine) and with the photos of the **other dishes** (*inter* cosine). "
+    "BORSch §5 reports about 0.52 and 0.07 with FLUX.1-dev and DINOv2-giant. Does a model that draws a dish "
+    "well also know where it comes from? The scatter relates intra cosine to the model's origin-QA Jaccard."
+)
+
+summary = data.query(queries.correlations, selected.dataset)
+if summary.empty:
+    st.info(
+        f"No imagined dishes for **{literal(selected.dataset)}** yet. Run `{COMMAND}` (or a run configuration "
+        "with the imagine stages); the images appear here once the warehouse is published.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+tiny = set(data.query(queries.tiny_models))
+model = widgets.url_select("Describing model", sorted(summary["model"].unique()), param="imagined_model")
+rows = data.query(queries.images, selected.dataset, model)
+model_summary = summary[summary["model"] == model]
+st.markdown(f"Produced by: {models_line(rows, tiny)}.")
+if tiny & ({model} | set(rows["translator"].dropna()) | set(rows["generator"]) | set(rows["encoder"])):
+    st.warning(
+        "Tiny random test models produced (some of) what this page shows: their descriptions are random text "
+        "and their images noise, so the numbers below check the pipeline, not any real model.",
+        icon=":material/science:",
+    )
+
+st.subheader("Similarity to real photos")
+st.dataframe(
+    model_summary[["lang", "generator", "encoder", "n_dishes", "n_images", "intra_mean", "inter_mean",
+                   "n_dishes_with_qa", "spearman", "spearman_low", "spearman_high"]],
+    hide_index=True,
+    column_config={c: st.column_config.NumberColumn(format="%.3f")
+                   for c in ("intra_mean", "inter_mean", "spearman", "spearman_low", "spearman_high")},
+)  # fmt: skip
+if rows[["intra_cosine", "inter_cosine"]].notna().any().any():
+    st.plotly_chart(distributions(rows), config={"displayModeBar": False}, key="imagined_distributions")
+else:
+    st.info(
+        "No real photo of these dishes is known, so nothing was compared. Fetch them with "
+        "`python -m pipeline data fetch --images` and rerun with `--images DIR`.",
+        icon=":material/info:",
+    )
+
+st.subheader("Similarity against QA")
+dishes = per_dish(rows)
+for row in model_summary.itertuples():
+    st.markdown(f"**{literal(row.lang)}**, {literal(row.generator)} → {literal(row.encoder)}: {spearman_text(row)}")
+if dishes["qa"].isna().all():
+    st.info(
+        "This model has no scored origin-QA answer about these dishes, so there is no QA score to relate to "
+        "(qa_jaccard stays empty; nothing is invented). Ask it with `python -m pipeline generate --task "
+        "borsch.origin_qa …` and score with `python -m pipeline score`.",
+        icon=":material/info:",
+    )
+else:
+    st.plotly_chart(scatter(dishes, "one point per dish"), config={"displayModeBar": False}, key="imagined_scatter")
+
+st.subheader("Gallery")
+labels = {r.dish_key: f"{r.display_name} ({r.lang}, id {r.dish_id})" for r in dishes.itertuples()}
+dish_key = widgets.url_select("Dish", list(labels), param="imagined_dish", format_func=labels.get, container=st)
+dish_rows = rows[rows["dish_key"] == dish_key].drop_duplicates("image_id")
+first = dish_rows.iloc[0]
+left, right = st.columns(2)
+left.markdown(f"**Description** ({literal(first['lang'])}, by {code(first['model'], limit=80)})")
+left.text(first["description"])
+right.markdown(f"**Translation** (by {code(first['translator'] or first['model'], limit=80)})")
+right.text(first["translation"])
+st.markdown("**Generated**")
+show_images(
+    dish_rows["image"].tolist(),
+    [f"seed {r.seed}, intra {r.intra_cosine:.2f}" if pd.notna(r.intra_cosine) else f"seed {r.seed}"
+     for r in dish_rows.itertuples()],
+)  # fmt: skip
+real = data.query(queries.real_images, dish_key)
+st.markdown(f"**Real photos** ({len(real)})")
+if real.empty:
+    st.caption("No local photo of this dish is known.")
+else:
+    show_images(real["image"].tolist(), [f"photo {i + 1}" for i in range(len(real))])
+with st.expander(f"Every generated image of this model ({len(rows):,})"):
+    st.dataframe(rows.drop(columns=["image_id"]), hide_index=True)
+    ui.downloads(rows, f"{selected.dataset}_imagined", key="imagined_rows")
