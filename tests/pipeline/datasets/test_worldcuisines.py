@@ -20,7 +20,8 @@ def test_knowledge_base_items_and_names(real_warehouse: Path) -> None:
         real_warehouse,
         """
         SELECT d.dish_id, d.name, g.country FROM core.items i JOIN core.dishes d USING (dish_key)
-        JOIN core.item_gold_countries g USING (item_id) WHERE i.source_ref = '1900'""",
+        JOIN core.item_gold_countries g USING (item_id)
+        WHERE i.source_ref = '1900' AND i.task_id = 'worldcuisines.origin_vqa'""",
     ) == [("949", "Melktert", "ZA")]
 
 
