@@ -53,6 +53,33 @@ class Mart:
         return problems
 
 
+# One row per scored origin answer: marts.origin_scores, and marts.dish_answers (the same rows sorted
+# for the Dish page) share the columns.
+ORIGIN_SCORE_COLUMNS = (
+    "dataset",
+    "model",
+    "task",
+    "lang",
+    "item_id",
+    "variant",
+    "gold",
+    "predicted",
+    "jaccard",
+    "dice",
+    "overlap",
+    "status",
+    "accuracy",
+    "answer_lang",
+    "regions",
+    "response",
+    "dish_key",
+    "task_id",
+    "item_key",
+    "generation_id",
+    "extractor",
+    "no_country",  # the one definition of "no country" (030_origin_scores.sql)
+)
+
 MARTS: tuple[Mart, ...] = (
     Mart(
         "010_dishes.sql",
@@ -111,30 +138,7 @@ MARTS: tuple[Mart, ...] = (
     Mart(
         "030_origin_scores.sql",
         columns={
-            "marts.origin_scores": (
-                "dataset",
-                "model",
-                "task",
-                "lang",
-                "item_id",
-                "variant",
-                "gold",
-                "predicted",
-                "jaccard",
-                "dice",
-                "overlap",
-                "status",
-                "accuracy",
-                "answer_lang",
-                "regions",
-                "response",
-                "dish_key",
-                "task_id",
-                "item_key",
-                "generation_id",
-                "extractor",
-                "no_country",  # the one definition of "no country" (030_origin_scores.sql)
-            ),
+            "marts.origin_scores": ORIGIN_SCORE_COLUMNS,
             "marts.extraction_status": ("dataset", "model", "task", "lang", "status", "n", "share"),
         },
     ),
@@ -275,30 +279,7 @@ MARTS: tuple[Mart, ...] = (
             "marts.dish_names": ("dish_key", "lang", "name", "display_name", "is_primary"),
             "marts.dish_images": ("dish_key", "position", "url", "license"),
             "marts.answer_spans": ("generation_id", "span_start", "span_end", "text", "country", "region", "negated"),
-            "marts.dish_answers": (
-                "dataset",
-                "model",
-                "task",
-                "lang",
-                "item_id",
-                "variant",
-                "gold",
-                "predicted",
-                "jaccard",
-                "dice",
-                "overlap",
-                "status",
-                "accuracy",
-                "answer_lang",
-                "regions",
-                "response",
-                "dish_key",
-                "task_id",
-                "item_key",
-                "generation_id",
-                "extractor",
-                "no_country",  # the one definition of "no country" (030_origin_scores.sql)
-            ),
+            "marts.dish_answers": ORIGIN_SCORE_COLUMNS,
         },
     ),
     Mart(
