@@ -101,7 +101,7 @@ def show_images(paths: list[str], captions: list[str]) -> None:
         if path and Path(path).is_file():
             target.image(path, caption=caption, width="stretch")
         else:
-            target.caption(f"{caption}: image file not found")
+            target.caption(f"{literal(caption)}: image file not found")
 
 
 selected = ui.selection()

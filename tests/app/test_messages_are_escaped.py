@@ -42,6 +42,11 @@ REVIEWED = {
     ("app/views/probe.py", "took"): "a formatted number",
     ("app/views/review.py", "'s' if len(changes) != 1 else ''"): "constants",
     ("app/widgets.py", "shown"): "built with code()",
+    ("app/views/culturemix.py", "described"): "built with literal() and formatted numbers",
+    ("app/views/dish_names.py", "RULE_NOTES[rule]"): "a constant note of a known rule",
+    ("app/views/imagined.py", "models_line(rows, tiny)"): "built with code()",
+    ("app/views/imagined.py", "COMMAND"): "a constant command line",
+    ("app/views/imagined.py", "spearman_text(row)"): "formatted numbers only",
 }
 
 
