@@ -63,6 +63,7 @@ HTML_ROWS = "[data-testid='stHtml'] table tbody tr"
 TEXTS = "[data-testid='stText']"
 RADIOS = "[data-testid='stRadio']"
 ALERTS = "[data-testid='stAlert']"
+BUTTONS = "[data-testid='stButton'] button"
 DATAFRAME = "[data-testid='stDataFrame'] table"
 WORLDCUISINES = "dataset=worldcuisines"
 PHOTO_PAGES = {"dish", "dish_linked", "dish_names"}  # pages that show dataset photos by their remote URL
@@ -99,7 +100,8 @@ PAGES = (
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
     Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
-    Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((ALERTS, 1),), optional=True),
+    # the shipped config offers the embedded real model: the form (language radio, ask button) draws
+    Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((RADIOS, 1), (BUTTONS, 1)), optional=True),
 )
 
 
