@@ -168,6 +168,8 @@ def run(
     done = _existing(con, [p.request.key for p in planned])
     todo = [p for p in planned if p.request.key not in done]
     summary.cached = len(planned) - len(todo)
+    if not todo:  # nothing to ask: no run to record, so a rerun with nothing new changes nothing
+        return summary
     identity = backend.identity()
     started = datetime.now(UTC).replace(tzinfo=None)
     with transaction(con):

@@ -47,7 +47,7 @@ def test_export_dishes_keeps_the_column_contract(real_warehouse: Path, tmp_path:
     row = frame.filter((pl.col("dataset") == "borsch") & (pl.col("lang") == "ru") & (pl.col("dish_id") == "900"))
     assert row.select(CONTRACT).row(0) == ("borsch", "ru", "900", "ПЕРЕЦ ФАРШИРОВАННЫЙ", "ES,MX", "bootstrap-0")
     counts = dict(frame.group_by("dataset").len().iter_rows())
-    assert counts == {"borsch": 1970, "worldcuisines": 2414}
+    assert counts == {"borsch": 1970, "worldcuisines": 2414, "culturemix": 44}  # CultureMix: the sample's foods
     wc = frame.filter(pl.col("dataset") == "worldcuisines").filter(pl.col("dish_id") == "949")
     assert wc.select("lang", "name", "origins", "source").row(0) == ("en", "Melktert", "ZA", None)
 
