@@ -121,7 +121,6 @@ def listening_addresses(port: int) -> set[str]:
 LOOPBACK = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::1 as /proc writes them
 
 
-@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's socket table")
 def test_the_dashboard_listens_on_loopback_only_when_started_as_readme_says(tmp_path: Path):
     # As README and `make app` start it: no address on the command line, the repository's config.
     with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(tmp_path / "none.duckdb")}, address=None) as url:
