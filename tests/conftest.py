@@ -32,8 +32,14 @@ def warehouse(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_warehouse(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
-    """BORSch + WorldCuisines + all 12 real prediction files, published once for the session."""
+    """BORSch + WorldCuisines + all 12 real prediction files, published once for the session.
+
+    While developing, DISH_ATLAS_TEST_DEMO=DIR reuses a `demo` build in DIR (copied, so tests never
+    write to it) instead of building one; CI never sets it, so there every session builds its own."""
     path = tmp_path_factory.mktemp("real") / "warehouse.duckdb"
+    prebuilt = os.environ.get("DISH_ATLAS_TEST_DEMO")
+    if prebuilt:
+        return copy_warehouse(Path(prebuilt) / "warehouse.duckdb", path)
     run_cli(path, "demo", "--data", str(data_dir))
     return path
 
