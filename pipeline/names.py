@@ -109,6 +109,7 @@ def stem_word(word: str, lang: str) -> str:
     return word
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stems(text: str, lang: str) -> frozenset[str]:
     """The set of word stems of `text` (a Cyrillic word in a non-ru/uk prompt is lemmatised as Russian)."""
     code = base_lang(lang)
@@ -124,8 +125,16 @@ def stems(text: str, lang: str) -> frozenset[str]:
 # --- character n-grams -----------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _norm(name: str) -> str:
+    """norm_name, cached: scoring compares each candidate with every accepted name under several rules."""
+    return norm_name(name)
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def _ngrams(text: str, n: int = NGRAM) -> Counter:
-    padded = f" {norm_name(text)} "
+    """The n-gram multiset of a name (cached: never mutate it)."""
+    padded = f" {_norm(text)} "
     if len(padded) <= n:
         return Counter([padded])
     return Counter(padded[i : i + n] for i in range(len(padded) - n + 1))
@@ -133,7 +142,7 @@ def _ngrams(text: str, n: int = NGRAM) -> Counter:
 
 def ngram_similarity(a: str, b: str, n: int = NGRAM) -> float:
     """Sørensen-Dice coefficient of the character n-gram multisets of two names (0-1)."""
-    if not norm_name(a) or not norm_name(b):
+    if not _norm(a) or not _norm(b):
         return 0.0
     x, y = _ngrams(a, n), _ngrams(b, n)
     return 2 * sum((x & y).values()) / (sum(x.values()) + sum(y.values()))
@@ -149,14 +158,14 @@ def _paper(prediction: str | None, gold: str | None) -> float:
 
 def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
     """Every rule at once, and the accepted name the answer matched under the strictest rule."""
-    candidates = [c for c in answer.candidates if norm_name(c)]
+    candidates = [c for c in answer.candidates if _norm(c)]
     matched: tuple[AcceptedName, str] | None = None
     exact = lev1 = stem = 0.0
     best_similarity, similar_name = 0.0, None
     prompt_lang = base_lang(answer.lang)
     for accepted in gold.names:
         for candidate in candidates:
-            if norm_name(candidate) == norm_name(accepted.name):
+            if _norm(candidate) == _norm(accepted.name):
                 exact = lev1 = 1.0
                 matched = matched if matched and matched[1] == "exact" else (accepted, "exact")
             elif name_match([candidate], [accepted.name]):

@@ -13,10 +13,9 @@ than the generation itself (an answer re-imported since).
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
@@ -25,7 +24,7 @@ import polars as pl
 from pipeline import names
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
-from pipeline.extract.language import answer_language
+from pipeline.extract.language import answer_languages
 from pipeline.metrics import get_metric
 from pipeline.tasks import Task, registry
 from warehouse.io import insert, transaction
@@ -101,6 +100,7 @@ def score(
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
     names_context: names.NamesContext | None = None
+    memo = _Memo()
     for task in registry().values():
         if task.task_id not in declared:
             continue
@@ -117,9 +117,9 @@ def score(
             names_context = names.NamesContext.load(con)
         for chunk in _chunks(rows, CHUNK):
             if task.answer_kind == "choice":
-                _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind)
+                _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo)
             else:
-                _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context)
+                _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
             summary.scored += len(chunk)
             if on_chunk:
                 on_chunk(len(chunk), len(rows))
@@ -161,6 +161,55 @@ def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> i
     return len(checks)
 
 
+@dataclass
+class _Memo:
+    """What one `score` run has already computed, by its inputs: models repeat answers ("Italy", "2") across
+    items and models, so a task's rows hold far fewer distinct (answer, language) pairs than answers, and every
+    extractor, metric and the language detector is a pure function of its inputs."""
+
+    extracted: dict = field(default_factory=dict)  # (extractor, response, lang[, options]) -> _Extraction
+    languages: dict = field(default_factory=dict)  # response -> answer_language(response)
+    values: dict = field(default_factory=dict)  # (metric, pred, gold) -> float
+    names: dict = field(default_factory=dict)  # (response, lang, candidates, gold) -> (values, match row)
+    paper: dict = field(default_factory=dict)  # (response, prompt) -> paper_choice(response, prompt)
+
+
+@dataclass(frozen=True)
+class _Extraction:
+    """One extraction as the tables store it (lists shared by every answer with the same text)."""
+
+    status: str
+    countries: list
+    regions: list
+    dish_names: list
+    spans: tuple  # (span_start, span_end, text, country, region, negated) per span
+    predicted: tuple  # the countries, hashable, for the metric memo
+
+
+def _extraction(memo: _Memo, extractor_name: str, extract, response: str | None, lang: str) -> _Extraction:
+    key = (extractor_name, response, lang)
+    found = memo.extracted.get(key)
+    if found is None:
+        result = extract(response, lang)
+        found = memo.extracted[key] = _Extraction(
+            result.status,
+            list(result.countries),
+            list(result.regions),
+            list(result.dish_names),
+            tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans),
+            tuple(result.countries),
+        )
+    return found
+
+
+def _value(memo: _Memo, name: str, fn, pred, gold, key: tuple) -> float:
+    """fn(pred, gold) as a float, computed once per distinct input (`key`: pred and gold, hashable)."""
+    found = memo.values.get(key)
+    if found is None:
+        found = memo.values[key] = float(fn(pred, gold))
+    return found
+
+
 def _write(
     con,
     chunk: list[tuple],
@@ -169,50 +218,50 @@ def _write(
     metrics: dict,
     answer_kind: str,
     names_context: names.NamesContext | None = None,
+    memo: _Memo | None = None,
 ) -> None:
+    memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
-    extractions, spans, scores, name_matches = [], [], [], []
-    extract = functools.lru_cache(maxsize=1 << 16)(extract)  # models repeat short answers ("Italy") a lot
+    unknown = list({row[2]: None for row in chunk if row[2] not in memo.languages})
+    memo.languages.update(zip(unknown, answer_languages(unknown), strict=True))
+    extractions: dict[str, list] = {column: [] for column in _EXTRACTION_SCHEMA}
+    spans: dict[str, list] = {column: [] for column in _SPAN_SCHEMA}
+    scores: dict[str, list] = {column: [] for column in _SCORE_SCHEMA}
+    name_matches: list[dict] = []
+    reads = {name: _reads(fn) for name, fn in metrics.items()}
     for generation_id, lang, response, gold, gold_text, _prompt in chunk:
-        result = extract(response, lang)
-        extractions.append(
-            {
-                "generation_id": generation_id,
-                "extractor": extractor_name,
-                "status": result.status,
-                "answer_lang": _answer_language(response),
-                "countries": list(result.countries),
-                "regions": list(result.regions),
-                "dish_names": list(result.dish_names),
-                "extracted_at": now,
-            }
-        )
-        spans.extend(
-            {
-                "generation_id": generation_id,
-                "span_start": s.start,
-                "span_end": s.end,
-                "text": s.text,
-                "country": s.country,
-                "region": s.region,
-                "negated": s.negated,
-            }
-            for s in result.spans
-        )
+        result = _extraction(memo, extractor_name, extract, response, lang)
+        extractions["generation_id"].append(generation_id)
+        extractions["status"].append(result.status)
+        extractions["answer_lang"].append(memo.languages[response])
+        extractions["countries"].append(result.countries)
+        extractions["regions"].append(result.regions)
+        extractions["dish_names"].append(result.dish_names)
+        for span in result.spans:
+            spans["generation_id"].append(generation_id)
+            for column, value in zip(_SPAN_COLUMNS, span, strict=True):
+                spans[column].append(value)
         if answer_kind == "dish_name" and names_context is not None:
-            values, match = names_context.score(generation_id, response, lang, result.dish_names, gold, metrics)
-            scores.extend({"generation_id": generation_id, "metric": k, "value": v} for k, v in values.items())
-            name_matches.append(match)
+            values, match = _name_score(memo, names_context, response, lang, result.dish_names, gold, metrics)
+            for metric_name, value in values.items():
+                scores["generation_id"].append(generation_id)
+                scores["metric"].append(metric_name)
+                scores["value"].append(value)
+            name_matches.append({"generation_id": generation_id, **match})
             continue
-        predicted = list(result.countries)
-        scores.extend(
-            {
-                "generation_id": generation_id,
-                "metric": name,
-                "value": float(fn(response, gold_text) if _reads(fn) == "text" else fn(predicted, gold)),
-            }
-            for name, fn in metrics.items()
-        )
+        gold_key = tuple(gold)
+        for metric_name, fn in metrics.items():
+            if reads[metric_name] == "text":
+                value = _value(memo, metric_name, fn, response, gold_text, (metric_name, "text", response, gold_text))
+            else:
+                value = _value(
+                    memo, metric_name, fn, list(result.predicted), gold, (metric_name, result.predicted, gold_key)
+                )
+            scores["generation_id"].append(generation_id)
+            scores["metric"].append(metric_name)
+            scores["value"].append(value)
+    extractions["extractor"] = [extractor_name] * len(chunk)
+    extractions["extracted_at"] = [now] * len(chunk)
     ids = [row[0] for row in chunk]
     with transaction(con):
         for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
@@ -223,46 +272,71 @@ def _write(
         insert(con, "core.name_matches", pl.DataFrame(name_matches, schema=_NAME_MATCH_SCHEMA))
 
 
+def _name_score(
+    memo: _Memo, context: names.NamesContext, response: str | None, lang: str, candidates: list, gold: dict, metrics
+) -> tuple[dict[str, float], dict]:
+    """NamesContext.score once per distinct (answer, language, gold); the match row without its generation id."""
+    key = (
+        response,
+        lang,
+        tuple(candidates),
+        tuple((n["name"], n["lang"]) for n in gold["names"]),
+        gold.get("paper"),
+        gold.get("dish_key"),
+    )
+    found = memo.names.get(key)
+    if found is None:
+        values, match = context.score("", response, lang, candidates, gold, metrics)
+        del match["generation_id"]
+        found = memo.names[key] = (values, match)
+    return found
+
+
 def _reads(metric) -> str:
     return getattr(metric, "reads", "extracted")
 
 
-def _write_choices(con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str) -> None:
+def _write_choices(
+    con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo | None = None
+) -> None:
     """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores."""
+    memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
-    extractions, scores = [], []
+    extractions: dict[str, list] = {column: [] for column in _CHOICE_SCHEMA}
+    scores: dict[str, list] = {column: [] for column in _SCORE_SCHEMA}
+    reads = {name: _reads(fn) for name, fn in metrics.items()}
     for generation_id, lang, response, gold, options, prompt in chunk:
-        result = extract(response, lang, tuple(options or ()))
-        paper = paper_choice(response, prompt)
+        options = tuple(options or ())
+        key = (extractor_name, response, lang, options)
+        result = memo.extracted.get(key)
+        if result is None:
+            result = memo.extracted[key] = extract(response, lang, options)
+        paper = memo.paper.get((response, prompt))
+        if paper is None:
+            paper = memo.paper[response, prompt] = paper_choice(response, prompt)
         choice = result.choices[0] if result.status == "ok" else None
-        extractions.append(
-            {
-                "generation_id": generation_id,
-                "extractor": extractor_name,
-                "status": result.status,
-                "choice": choice,
-                "choices": list(result.choices),
-                "paper_choice": paper.choice if paper.choice is not None and abs(paper.choice) < 2**31 else None,
-                "paper_status": paper.status,
-                "extracted_at": now,
-            }
+        extractions["generation_id"].append(generation_id)
+        extractions["status"].append(result.status)
+        extractions["choice"].append(choice)
+        extractions["choices"].append(list(result.choices))
+        extractions["paper_choice"].append(
+            paper.choice if paper.choice is not None and abs(paper.choice) < 2**31 else None
         )
+        extractions["paper_status"].append(paper.status)
         read = {"choice": choice, "paper_choice": paper.choice}
-        scores.extend(
-            {"generation_id": generation_id, "metric": name, "value": float(fn(read.get(_reads(fn)), gold))}
-            for name, fn in metrics.items()
-        )
+        for metric_name, fn in metrics.items():
+            pred = read.get(reads[metric_name])
+            scores["generation_id"].append(generation_id)
+            scores["metric"].append(metric_name)
+            scores["value"].append(_value(memo, metric_name, fn, pred, gold, (metric_name, "choice", pred, gold)))
+    extractions["extractor"] = [extractor_name] * len(chunk)
+    extractions["extracted_at"] = [now] * len(chunk)
     ids = [row[0] for row in chunk]
     with transaction(con):
         for table in ("core.choice_extractions", "core.scores"):
             con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.choice_extractions", pl.DataFrame(extractions, schema=_CHOICE_SCHEMA))
         insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _answer_language(text: str | None) -> str | None:
-    return answer_language(text)
 
 
 def _chunks(rows: list, size: int) -> Iterator[list]:
@@ -306,6 +380,7 @@ _GOLD_CHECK_SCHEMA = {
     "countries": pl.List(pl.String),
     "status": pl.String,
 }
+_SPAN_COLUMNS = ("span_start", "span_end", "text", "country", "region", "negated")
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}
 _NAME_MATCH_SCHEMA = {
     "generation_id": pl.String,

@@ -43,8 +43,13 @@ def _latin_detector() -> LanguageDetector:
     return LanguageDetectorBuilder.from_languages(*_LATIN_LANGUAGES).build()
 
 
-def answer_language(text: str | None) -> str | None:
-    """ru | uk | en | other; None for an empty answer."""
+# What the rules leave to lingua: which of its two detectors decides, and what it says when it names no language.
+_ASK_CYRILLIC, _ASK_LATIN = "?cyrillic", "?latin"
+_LINGUA = {_ASK_CYRILLIC: (_cyrillic_detector, "ru"), _ASK_LATIN: (_latin_detector, "other")}
+
+
+def _by_rule(text: str | None) -> str | None:
+    """The language when a rule settles it, else which lingua detector must (`_ASK_*`)."""
     if text is None or not any(ch.isalpha() for ch in text):
         return None
     cyrillic, latin = len(_CYRILLIC.findall(text)), len(_LATIN.findall(text))
@@ -53,15 +58,33 @@ def answer_language(text: str | None) -> str | None:
         uk, ru = bool(_UKRAINIAN_ONLY.search(text)), bool(_RUSSIAN_ONLY.search(text))
         if uk != ru:
             return "uk" if uk else "ru"
-        return _CODES.get(_cyrillic_detector().detect_language_of(text), "ru")
+        return _ASK_CYRILLIC
     if latin:
         # lingua cannot tell a one-word "Japan" from other Latin languages; an English country name is English.
         words = text.strip(" .!\"'*").split()
         if len(words) <= 3 and lookup(" ".join(words), "en") is not None:
             return "en"
-        return _CODES.get(_latin_detector().detect_language_of(text), "other")
+        return _ASK_LATIN
     return "other"
 
 
+def answer_language(text: str | None) -> str | None:
+    """ru | uk | en | other; None for an empty answer."""
+    decided = _by_rule(text)
+    if decided in _LINGUA:
+        detector, default = _LINGUA[decided]
+        return _CODES.get(detector().detect_language_of(text), default)
+    return decided
+
+
 def answer_languages(texts: Sequence[str | None]) -> list[str | None]:
-    return [answer_language(text) for text in texts]
+    """`answer_language` of each text; the texts the rules leave open go to lingua in one batch per detector,
+    which spreads them over the cores (lingua's per-text work is most of the cost)."""
+    decided = [_by_rule(text) for text in texts]
+    for ask, (detector, default) in _LINGUA.items():
+        asked = [index for index, value in enumerate(decided) if value == ask]
+        if asked:
+            found = detector().detect_languages_in_parallel_of([texts[index] for index in asked])
+            for index, language in zip(asked, found, strict=True):
+                decided[index] = _CODES.get(language, default)
+    return decided

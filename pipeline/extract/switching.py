@@ -90,7 +90,10 @@ def base_language(prompt_lang: str) -> str:
     return _BASE.get(code, code.split("_")[0])
 
 
+@functools.cache
 def _script(char: str) -> str | None:
+    """The script of one character; cached, as answers draw on a few thousand characters while the Unicode name
+    lookup and the searches in it cost microseconds per character."""
     if unicodedata.category(char).startswith("M"):
         return "MARK"  # a vowel sign or accent: part of the letter before it
     if not char.isalpha():

@@ -1,0 +1,150 @@
+"""Score stage benchmark: the whole `score` stage (and the `languages` step after it) on a real warehouse.
+
+    python bench/score.py --warehouse /work/cache/demo/warehouse.duckdb [--no-rerun]
+    taskset -c 0 python bench/score.py --warehouse ...        # the "one core" figure
+
+Copies the warehouse (the published snapshot and `warehouse.work.duckdb` beside it) into a temporary folder, empties
+every table the two steps write, and times, in this process:
+
+- the whole `score` stage (`pipeline.score.score`: the pending query, extraction, answer language, metrics, inserts
+  and the gold-text checks), as answers/s beside the goal of 10,000/s and beside the extractor alone
+  (`extract_countries` once per answer of the open-ended origin task, no reuse): the baseline the issue compared with;
+- the `languages` step (`pipeline.languages.detect_answer_languages`).
+
+Then every row the two steps wrote is compared with the copied warehouse's own rows (timestamps aside): the copy was
+built by the pipeline as it is, or as it was before a speed-up, so equal rows show the speed-up changed no result
+(a warehouse scored by another extractor version is reported as such). Last, unless --no-rerun, `python -m pipeline
+score` runs twice as a separate process, as a user runs it: the first publishes the rescored rows, the second has
+nothing new to do — its wall time is the "rerun with nothing new" figure (goal < 10 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import duckdb  # noqa: E402
+
+from pipeline import score as scoring  # noqa: E402
+from pipeline.extract.countries import extract_countries  # noqa: E402
+from pipeline.languages import detect_answer_languages  # noqa: E402
+
+GOAL_PER_S = 10_000
+RERUN_GOAL_S = 10.0
+# table -> its columns that are a function of the answers (the time of writing is not)
+COMPARED = {
+    "core.extractions": "generation_id, extractor, status, answer_lang, countries, regions, dish_names",
+    "core.extraction_spans": "generation_id, span_start, span_end, text, country, region, negated",
+    "core.scores": "generation_id, metric, value",
+    "core.choice_extractions": "generation_id, extractor, status, choice, choices, paper_choice, paper_status",
+    "core.name_matches": "generation_id, matched_name, matched_lang, matched_rule, named_dish_key, named_name, "
+    "candidates",
+    "core.gold_text_checks": "item_id, lang, extractor, countries, status",
+    "core.answer_languages": "generation_id, detector, prompt_lang, answer_lang, kind, switched, segments",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--warehouse", type=Path, required=True, help="a published warehouse with answers scored")
+    parser.add_argument("--no-rerun", action="store_true", help="skip the whole-process reruns")
+    args = parser.parse_args()
+    published = args.warehouse.resolve()
+    work = published.with_name(published.stem + ".work.duckdb")
+    cores = len(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory(prefix="score-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        target = tmp / "warehouse.duckdb"
+        reference = tmp / "reference.duckdb"
+        shutil.copy(published, target)
+        shutil.copy(work, target.with_name("warehouse.work.duckdb"))
+        shutil.copy(work, reference)
+        con = duckdb.connect(str(target.with_name("warehouse.work.duckdb")))
+        for table in COMPARED:
+            con.execute(f"DELETE FROM {table}")
+        con.execute("CHECKPOINT")
+        n_answers = con.execute("SELECT count(*) FROM core.generations").fetchone()[0]
+
+        began = time.perf_counter()
+        summary = scoring.score(con)
+        score_s = time.perf_counter() - began
+        began = time.perf_counter()
+        detected = detect_answer_languages(con)
+        languages_s = time.perf_counter() - began
+
+        answers = [
+            (response, lang)
+            for response, lang in con.execute(
+                """SELECT g.response, g.lang FROM core.generations g JOIN core.items i USING (item_id)
+                   WHERE i.task_id = 'worldcuisines.origin_vqa' ORDER BY g.generation_id LIMIT 50000"""
+            ).fetchall()
+        ]
+        began = time.perf_counter()
+        for response, lang in answers:
+            extract_countries(response, lang)  # matchers are built by now: the warm extractor
+        extractor_per_s = len(answers) / (time.perf_counter() - began)
+
+        con.execute(f"ATTACH '{reference}' AS ref (READ_ONLY)")
+        compared = []
+        for table, columns in COMPARED.items():
+            ours, theirs = f"SELECT {columns} FROM {table}", f"SELECT {columns} FROM ref.{table}"
+            n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            n_ref = con.execute(f"SELECT count(*) FROM ref.{table}").fetchone()[0]
+            only_ours = con.execute(f"SELECT count(*) FROM ({ours} EXCEPT ALL {theirs})").fetchone()[0]
+            only_ref = con.execute(f"SELECT count(*) FROM ({theirs} EXCEPT ALL {ours})").fetchone()[0]
+            compared.append((table, n, n_ref, only_ours, only_ref))
+        con.close()
+
+        per_s = summary.scored / score_s
+        both = summary.scored / (score_s + languages_s)
+        print(f"warehouse: {published} ({n_answers:,} answers); cores available: {cores}")
+        print(f"{'':34}{'seconds':>9}{'answers/s':>11}")
+        print(
+            f"{'score stage (whole)':34}{score_s:>9.1f}{per_s:>11,.0f}   {per_s / GOAL_PER_S:.2f}x the goal of 10,000/s"
+        )
+        print(f"{'languages step':34}{languages_s:>9.1f}{detected / languages_s:>11,.0f}")
+        print(f"{'score + languages':34}{score_s + languages_s:>9.1f}{both:>11,.0f}")
+        print(
+            f"{'baseline: the extractor alone':34}{'':>9}{extractor_per_s:>11,.0f}   "
+            f"{len(answers):,} open-ended origin answers, once each; the stage: {per_s / extractor_per_s:.2f}x it"
+        )
+        print(
+            f"per answer: score {score_s / summary.scored * 1e6:.0f} µs, "
+            f"languages {languages_s / detected * 1e6:.0f} µs"
+        )
+        print("rows against the copied warehouse (timestamps aside):")
+        identical = True
+        for table, n, n_ref, only_ours, only_ref in compared:
+            same = only_ours == 0 and only_ref == 0
+            identical &= same
+            verdict = (
+                "identical" if same else f"DIFFERENT: {only_ours} ours only, {only_ref} theirs only (of {n_ref:,})"
+            )
+            print(f"  {table:28}{n:>10,} rows  {verdict}")
+        if not args.no_rerun:
+            env = {**os.environ}
+            command = [sys.executable, "-m", "pipeline", "--warehouse", str(target), "score"]
+            timings = []
+            for _ in range(2):
+                began = time.perf_counter()
+                subprocess.run(command, cwd=REPO, env=env, check=True, capture_output=True)
+                timings.append(time.perf_counter() - began)
+            print(
+                f"whole process `pipeline score`: after the rescore (publishes it) {timings[0]:.1f} s; "
+                f"rerun with nothing new {timings[1]:.1f} s ({timings[1] / RERUN_GOAL_S:.2f}x the 10 s limit)"
+            )
+        if not identical:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
