@@ -32,34 +32,39 @@ def detect_answer_languages(
 ) -> int:
     """Detect the language of every answer that has no current detection; returns how many."""
     rows = con.execute(PENDING_SQL.format(redo="true" if redo else "false"), [DETECTOR]).fetchall()
+    seen: dict[tuple[str | None, str], tuple] = {}  # (response, lang) -> the row's values: models repeat answers
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
         now = datetime.now(UTC).replace(tzinfo=None)
-        records = []
-        for generation_id, lang, response in chunk:
-            result = analyse(response, lang)
-            records.append(
-                {
-                    "generation_id": generation_id,
-                    "detector": DETECTOR,
-                    "prompt_lang": result.prompt_lang,
-                    "answer_lang": result.answer_lang,
-                    "kind": result.kind,
-                    "switched": result.switched,
-                    "segments": json.dumps([s.as_dict() for s in result.segments]),
-                    "detected_at": now,
-                }
-            )
+        columns: dict[str, list] = {column: [] for column in _VALUES}
+        for _generation_id, lang, response in chunk:
+            values = seen.get((response, lang))
+            if values is None:
+                result = analyse(response, lang)
+                segments = json.dumps([s.as_dict() for s in result.segments])
+                values = seen[response, lang] = (
+                    result.prompt_lang,
+                    result.answer_lang,
+                    result.kind,
+                    result.switched,
+                    segments,
+                )
+            for column, value in zip(_VALUES, values, strict=True):
+                columns[column].append(value)
+        ids = [row[0] for row in chunk]
+        frame = pl.DataFrame(
+            {"generation_id": ids, "detector": [DETECTOR] * len(ids), **columns, "detected_at": [now] * len(ids)},
+            schema=_SCHEMA,
+        )
         with transaction(con):
-            con.execute(
-                "DELETE FROM core.answer_languages WHERE generation_id IN (SELECT unnest(?))", [[r[0] for r in chunk]]
-            )
-            insert(con, "core.answer_languages", pl.DataFrame(records, schema=_SCHEMA))
+            con.execute("DELETE FROM core.answer_languages WHERE generation_id IN (SELECT unnest(?))", [ids])
+            insert(con, "core.answer_languages", frame)
         if on_chunk:
             on_chunk(len(chunk), len(rows))
     return len(rows)
 
 
+_VALUES = ("prompt_lang", "answer_lang", "kind", "switched", "segments")
 _SCHEMA = {
     "generation_id": pl.String,
     "detector": pl.String,

@@ -13,8 +13,9 @@ than the generation itself (an answer re-imported since).
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -56,7 +57,7 @@ GOLD_SQL = {
                                        (SELECT min(n.name) FROM core.dish_names n
                                         WHERE n.dish_key = i.dish_key AND n.is_primary)),
                      'dish_key': i.dish_key}""",
-    "text": "[]",
+    "text": "[]::VARCHAR[]",
     "choice": """(SELECT c.choice FROM core.item_gold_choices c WHERE c.item_id = g.item_id AND c.lang = g.lang)""",
 }
 # The gold answer as written in the prompt language (WorldCuisines answer_<lang>), for the paper's rule;
@@ -74,11 +75,11 @@ STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g
                                AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
 
 
-def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> list[tuple]:
-    """(generation_id, lang, response, gold, gold_text or options, prompt) of what needs (re)scoring."""
+def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> pl.DataFrame:
+    """generation_id, lang, response, gold, and gold_text (or options) and prompt of what needs (re)scoring."""
     table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
-    return con.execute(
+    return con.sql(
         f"""
         SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
                {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)}
@@ -86,8 +87,8 @@ def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore:
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
         """,
-        params,
-    ).fetchall()
+        params=params,
+    ).pl()
 
 
 def score(
@@ -113,16 +114,16 @@ def score(
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
-        if rows and task.answer_kind == "dish_name" and names_context is None:
+        if rows.height and task.answer_kind == "dish_name" and names_context is None:
             names_context = names.NamesContext.load(con)
-        for chunk in _chunks(rows, CHUNK):
+        for chunk in rows.iter_slices(CHUNK):
             if task.answer_kind == "choice":
                 _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo)
             else:
                 _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
-            summary.scored += len(chunk)
+            summary.scored += chunk.height
             if on_chunk:
-                on_chunk(len(chunk), len(rows))
+                on_chunk(chunk.height, rows.height)
     check_gold_texts(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -161,58 +162,56 @@ def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> i
     return len(checks)
 
 
+class _Results:
+    """Results computed once per distinct input and kept by id, in columns: models repeat answers ("Italy", "2")
+    across items and models, and every extractor, metric and the language detector is a pure function of its
+    inputs, so a run computes each distinct input once and gathers the rows of a chunk by id."""
+
+    def __init__(self, schema: dict[str, pl.DataType]) -> None:
+        self.schema = schema
+        self.ids: dict[Hashable, int] = {}
+        self._new: list[tuple] = []
+        self._frame = pl.DataFrame(schema=schema)
+
+    def id(self, key: Hashable, compute: Callable[[], tuple]) -> int:
+        """The id of `key`'s result; `compute()` (the values of `schema`'s columns, in order) only when new."""
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = len(self.ids)
+            self._new.append(compute())
+        return found
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """Every result so far, row i holding id i."""
+        if self._new:
+            added = pl.DataFrame(self._new, schema=self.schema, orient="row")
+            self._frame = self._frame.vstack(added)
+            self._new = []
+        return self._frame
+
+    def gather(self, ids: list[int]) -> pl.DataFrame:
+        """One row per id, in the order given."""
+        return self.frame[pl.Series(ids, dtype=pl.UInt32)]
+
+
 @dataclass
 class _Memo:
-    """What one `score` run has already computed, by its inputs: models repeat answers ("Italy", "2") across
-    items and models, so a task's rows hold far fewer distinct (answer, language) pairs than answers, and every
-    extractor, metric and the language detector is a pure function of its inputs."""
+    """One `score` run's results by distinct input (see `_Results`), shared by the tasks of the run."""
 
-    extracted: dict = field(default_factory=dict)  # (extractor, response, lang[, options]) -> _Extraction
-    languages: dict = field(default_factory=dict)  # response -> answer_language(response)
-    values: dict = field(default_factory=dict)  # (metric, pred, gold) -> float
-    names: dict = field(default_factory=dict)  # (response, lang, candidates, gold) -> (values, match row)
-    paper: dict = field(default_factory=dict)  # (response, prompt) -> paper_choice(response, prompt)
-
-
-@dataclass(frozen=True)
-class _Extraction:
-    """One extraction as the tables store it (lists shared by every answer with the same text)."""
-
-    status: str
-    countries: list
-    regions: list
-    dish_names: list
-    spans: tuple  # (span_start, span_end, text, country, region, negated) per span
-    predicted: tuple  # the countries, hashable, for the metric memo
-
-
-def _extraction(memo: _Memo, extractor_name: str, extract, response: str | None, lang: str) -> _Extraction:
-    key = (extractor_name, response, lang)
-    found = memo.extracted.get(key)
-    if found is None:
-        result = extract(response, lang)
-        found = memo.extracted[key] = _Extraction(
-            result.status,
-            list(result.countries),
-            list(result.regions),
-            list(result.dish_names),
-            tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans),
-            tuple(result.countries),
-        )
-    return found
-
-
-def _value(memo: _Memo, name: str, fn, pred, gold, key: tuple) -> float:
-    """fn(pred, gold) as a float, computed once per distinct input (`key`: pred and gold, hashable)."""
-    found = memo.values.get(key)
-    if found is None:
-        found = memo.values[key] = float(fn(pred, gold))
-    return found
+    extractions: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang) -> extraction
+    spans: dict[str, list[tuple]] = field(default_factory=dict)  # extractor -> span rows by extraction id
+    languages: dict[str | None, str | None] = field(default_factory=dict)  # response -> answer_language(response)
+    values: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> inputs -> one value each
+    names: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> name inputs -> values + match
+    choices: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang, options) -> reading
+    papers: _Results = field(default_factory=lambda: _Results(_PAPER_SCHEMA))  # (response, prompt) -> paper rule
+    paper_reads: list = field(default_factory=list)  # the paper rule's number by paper id, as the metric reads it
 
 
 def _write(
     con,
-    chunk: list[tuple],
+    chunk: pl.DataFrame,
     extractor_name: str,
     extract,
     metrics: dict,
@@ -222,74 +221,130 @@ def _write(
 ) -> None:
     memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
-    unknown = list({row[2]: None for row in chunk if row[2] not in memo.languages})
+    ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
+    unknown = list({response: None for response in responses if response not in memo.languages})
     memo.languages.update(zip(unknown, answer_languages(unknown), strict=True))
-    extractions: dict[str, list] = {column: [] for column in _EXTRACTION_SCHEMA}
-    spans: dict[str, list] = {column: [] for column in _SPAN_SCHEMA}
-    scores: dict[str, list] = {column: [] for column in _SCORE_SCHEMA}
-    name_matches: list[dict] = []
-    reads = {name: _reads(fn) for name, fn in metrics.items()}
-    for generation_id, lang, response, gold, gold_text, _prompt in chunk:
-        result = _extraction(memo, extractor_name, extract, response, lang)
-        extractions["generation_id"].append(generation_id)
-        extractions["status"].append(result.status)
-        extractions["answer_lang"].append(memo.languages[response])
-        extractions["countries"].append(result.countries)
-        extractions["regions"].append(result.regions)
-        extractions["dish_names"].append(result.dish_names)
-        for span in result.spans:
-            spans["generation_id"].append(generation_id)
-            for column, value in zip(_SPAN_COLUMNS, span, strict=True):
-                spans[column].append(value)
-        if answer_kind == "dish_name" and names_context is not None:
-            values, match = _name_score(memo, names_context, response, lang, result.dish_names, gold, metrics)
-            for metric_name, value in values.items():
-                scores["generation_id"].append(generation_id)
-                scores["metric"].append(metric_name)
-                scores["value"].append(value)
-            name_matches.append({"generation_id": generation_id, **match})
-            continue
-        gold_key = tuple(gold)
-        for metric_name, fn in metrics.items():
-            if reads[metric_name] == "text":
-                value = _value(memo, metric_name, fn, response, gold_text, (metric_name, "text", response, gold_text))
-            else:
-                value = _value(
-                    memo, metric_name, fn, list(result.predicted), gold, (metric_name, result.predicted, gold_key)
-                )
-            scores["generation_id"].append(generation_id)
-            scores["metric"].append(metric_name)
-            scores["value"].append(value)
-    extractions["extractor"] = [extractor_name] * len(chunk)
-    extractions["extracted_at"] = [now] * len(chunk)
-    ids = [row[0] for row in chunk]
+    extracted = memo.extractions.setdefault(extractor_name, _Results(_EXTRACTED_SCHEMA))
+    spans_of = memo.spans.setdefault(extractor_name, [])
+
+    def extraction(response: str | None, lang: str) -> tuple:
+        result = extract(response, lang)
+        spans_of.append(tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans))
+        return (
+            result.status,
+            memo.languages[response],
+            list(result.countries),
+            list(result.regions),
+            list(result.dish_names),
+        )
+
+    keys = [
+        extracted.id((response, lang), lambda r=response, g=lang: extraction(r, g))
+        for response, lang in zip(responses, langs, strict=True)
+    ]
+    extractions = extracted.gather(keys).with_columns(
+        generation_id=ids, extractor=pl.lit(extractor_name), extracted_at=pl.lit(now, dtype=pl.Datetime("us"))
+    )
+    span_rows = [(generation_id, *span) for generation_id, key in zip(ids, keys, strict=True) for span in spans_of[key]]
+    spans = pl.DataFrame(span_rows, schema=_SPAN_SCHEMA, orient="row")
+    name_matches = pl.DataFrame(schema=_NAME_MATCH_SCHEMA)
+    if answer_kind == "dish_name" and names_context is not None:
+        scores, name_matches = _name_scores(memo, names_context, chunk, responses, langs, extractions, metrics)
+    else:
+        scores = _metric_scores(memo, chunk, responses, extractions, metrics)
     with transaction(con):
         for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
-            con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.extractions", pl.DataFrame(extractions, schema=_EXTRACTION_SCHEMA))
-        insert(con, "core.extraction_spans", pl.DataFrame(spans, schema=_SPAN_SCHEMA))
-        insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
-        insert(con, "core.name_matches", pl.DataFrame(name_matches, schema=_NAME_MATCH_SCHEMA))
+            _delete(con, table, ids)
+        insert(con, "core.extractions", extractions.select(list(_EXTRACTION_SCHEMA)))
+        insert(con, "core.extraction_spans", spans)
+        insert(con, "core.scores", scores)
+        insert(con, "core.name_matches", name_matches)
 
 
-def _name_score(
-    memo: _Memo, context: names.NamesContext, response: str | None, lang: str, candidates: list, gold: dict, metrics
-) -> tuple[dict[str, float], dict]:
-    """NamesContext.score once per distinct (answer, language, gold); the match row without its generation id."""
-    key = (
-        response,
-        lang,
-        tuple(candidates),
-        tuple((n["name"], n["lang"]) for n in gold["names"]),
-        gold.get("paper"),
-        gold.get("dish_key"),
+def _metric_scores(
+    memo: _Memo, chunk: pl.DataFrame, responses: list, extractions: pl.DataFrame, metrics: dict
+) -> pl.DataFrame:
+    """The declared metrics of each answer: those reading the extracted countries once per distinct (countries,
+    gold), those reading the text once per distinct (answer, gold text)."""
+    frames = []
+    by_input = {
+        "extracted": [name for name, fn in metrics.items() if _reads(fn) != "text"],
+        "text": [name for name, fn in metrics.items() if _reads(fn) == "text"],
+    }
+    countries = extractions["countries"].to_list()
+    golds = chunk["gold"].to_list()
+    gold_texts = chunk["gold_text"].to_list() if "gold_text" in chunk.columns else [None] * chunk.height
+    for reads, names_ in by_input.items():
+        if not names_:
+            continue
+        results = memo.values.setdefault((reads, *names_), _Results(dict.fromkeys(names_, pl.Float64)))
+        fns = [metrics[name] for name in names_]
+        if reads == "text":
+            inputs = zip(responses, gold_texts, strict=True)
+            keys = [results.id(pair, functools.partial(_values, fns, *pair)) for pair in inputs]
+        else:
+            keys = [
+                results.id((tuple(predicted), tuple(gold)), functools.partial(_values, fns, predicted, gold))
+                for predicted, gold in zip(countries, golds, strict=True)
+            ]
+        frames.append(results.gather(keys).with_columns(generation_id=chunk["generation_id"]))
+    return _long_scores(frames)
+
+
+def _values(fns: list, pred, gold) -> tuple[float, ...]:
+    return tuple(float(fn(pred, gold)) for fn in fns)
+
+
+def _long_scores(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    """(generation_id, metric, value) rows from frames of one column per metric."""
+    long = [frame.unpivot(index="generation_id", variable_name="metric", value_name="value") for frame in frames]
+    return pl.concat(long).select(list(_SCORE_SCHEMA)) if long else pl.DataFrame(schema=_SCORE_SCHEMA)
+
+
+def _name_scores(
+    memo: _Memo,
+    context: names.NamesContext,
+    chunk: pl.DataFrame,
+    responses: list,
+    langs: list,
+    extractions: pl.DataFrame,
+    metrics: dict,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """NamesContext.score once per distinct (answer, language, candidates, gold): its metric values and the
+    core.name_matches row."""
+    results = memo.names.setdefault(
+        tuple(metrics), _Results({**dict.fromkeys(metrics, pl.Float64), **_NAME_MATCH_VALUES})
     )
-    found = memo.names.get(key)
-    if found is None:
-        values, match = context.score("", response, lang, candidates, gold, metrics)
-        del match["generation_id"]
-        found = memo.names[key] = (values, match)
-    return found
+    keys = []
+    for response, lang, candidates, gold in zip(
+        responses, langs, extractions["dish_names"].to_list(), chunk["gold"].to_list(), strict=True
+    ):
+        key = (
+            response,
+            lang,
+            tuple(candidates),
+            tuple((n["name"], n["lang"]) for n in gold["names"]),
+            gold.get("paper"),
+            gold.get("dish_key"),
+        )
+
+        def compute(response=response, lang=lang, candidates=candidates, gold=gold) -> tuple:
+            values, match = context.score("", response, lang, candidates, gold, metrics)
+            return (*(values[name] for name in metrics), *(match[column] for column in _NAME_MATCH_VALUES))
+
+        keys.append(results.id(key, compute))
+    rows = results.gather(keys).with_columns(generation_id=chunk["generation_id"])
+    scores = _long_scores([rows.select("generation_id", *metrics)] if metrics else [])
+    return scores, rows.select(list(_NAME_MATCH_SCHEMA))
+
+
+def _delete(con, table: str, ids: pl.Series) -> None:
+    """Remove a chunk's earlier rows (a rescore, or an answer re-imported since)."""
+    con.register("_chunk_ids", pl.DataFrame({"generation_id": ids}))
+    try:
+        con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT generation_id FROM _chunk_ids)")
+    finally:
+        con.unregister("_chunk_ids")
 
 
 def _reads(metric) -> str:
@@ -297,51 +352,70 @@ def _reads(metric) -> str:
 
 
 def _write_choices(
-    con, chunk: list[tuple], extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo | None = None
+    con, chunk: pl.DataFrame, extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo | None = None
 ) -> None:
     """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores."""
     memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
-    extractions: dict[str, list] = {column: [] for column in _CHOICE_SCHEMA}
-    scores: dict[str, list] = {column: [] for column in _SCORE_SCHEMA}
-    reads = {name: _reads(fn) for name, fn in metrics.items()}
-    for generation_id, lang, response, gold, options, prompt in chunk:
+    ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
+    readings = memo.choices.setdefault(extractor_name, _Results(_READING_SCHEMA))
+    papers = memo.papers
+
+    def reading(response: str | None, lang: str, options: tuple) -> tuple:
+        result = extract(response, lang, options)
+        return result.status, result.choices[0] if result.status == "ok" else None, list(result.choices)
+
+    def paper(response: str | None, prompt: str | None) -> tuple:
+        found = paper_choice(response, prompt)
+        memo.paper_reads.append(found.choice)
+        return found.status, found.choice if found.choice is not None and abs(found.choice) < 2**31 else None
+
+    reading_keys, paper_keys = [], []
+    for response, lang, options, prompt in zip(
+        responses, langs, chunk["options"].to_list(), chunk["prompt"].to_list(), strict=True
+    ):
         options = tuple(options or ())
-        key = (extractor_name, response, lang, options)
-        result = memo.extracted.get(key)
-        if result is None:
-            result = memo.extracted[key] = extract(response, lang, options)
-        paper = memo.paper.get((response, prompt))
-        if paper is None:
-            paper = memo.paper[response, prompt] = paper_choice(response, prompt)
-        choice = result.choices[0] if result.status == "ok" else None
-        extractions["generation_id"].append(generation_id)
-        extractions["status"].append(result.status)
-        extractions["choice"].append(choice)
-        extractions["choices"].append(list(result.choices))
-        extractions["paper_choice"].append(
-            paper.choice if paper.choice is not None and abs(paper.choice) < 2**31 else None
+        reading_keys.append(
+            readings.id((response, lang, options), lambda r=response, g=lang, o=options: reading(r, g, o))
         )
-        extractions["paper_status"].append(paper.status)
-        read = {"choice": choice, "paper_choice": paper.choice}
-        for metric_name, fn in metrics.items():
-            pred = read.get(reads[metric_name])
-            scores["generation_id"].append(generation_id)
-            scores["metric"].append(metric_name)
-            scores["value"].append(_value(memo, metric_name, fn, pred, gold, (metric_name, "choice", pred, gold)))
-    extractions["extractor"] = [extractor_name] * len(chunk)
-    extractions["extracted_at"] = [now] * len(chunk)
-    ids = [row[0] for row in chunk]
+        paper_keys.append(papers.id((response, prompt), lambda r=response, p=prompt: paper(r, p)))
+    ours, theirs = readings.gather(reading_keys), papers.gather(paper_keys)
+    extractions = pl.DataFrame(
+        {
+            "generation_id": ids,
+            "extractor": extractor_name,
+            "status": ours["status"],
+            "choice": ours["choice"],
+            "choices": ours["choices"],
+            "paper_choice": theirs["paper_choice"],
+            "paper_status": theirs["paper_status"],
+            "extracted_at": now,
+        },
+        schema=_CHOICE_SCHEMA,
+    )
+    names_ = list(metrics)
+    values = memo.values.setdefault(("choice", *names_), _Results(dict.fromkeys(names_, pl.Float64)))
+    fns = [metrics[name] for name in names_]
+
+    def scored(choice, paper_read, gold) -> tuple:
+        read = {"choice": choice, "paper_choice": paper_read}
+        return tuple(float(fn(read.get(_reads(fn)), gold)) for fn in fns)
+
+    keys = [
+        values.id((choice, paper_read, gold), lambda c=choice, p=paper_read, g=gold: scored(c, p, g))
+        for choice, paper_read, gold in zip(
+            ours["choice"].to_list(),
+            [memo.paper_reads[key] for key in paper_keys],
+            chunk["gold"].to_list(),
+            strict=True,
+        )
+    ]
+    scores = _long_scores([values.gather(keys).with_columns(generation_id=ids)] if names_ else [])
     with transaction(con):
         for table in ("core.choice_extractions", "core.scores"):
-            con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.choice_extractions", pl.DataFrame(extractions, schema=_CHOICE_SCHEMA))
-        insert(con, "core.scores", pl.DataFrame(scores, schema=_SCORE_SCHEMA))
-
-
-def _chunks(rows: list, size: int) -> Iterator[list]:
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
+            _delete(con, table, ids)
+        insert(con, "core.choice_extractions", extractions)
+        insert(con, "core.scores", scores)
 
 
 _EXTRACTION_SCHEMA = {
@@ -380,8 +454,26 @@ _GOLD_CHECK_SCHEMA = {
     "countries": pl.List(pl.String),
     "status": pl.String,
 }
-_SPAN_COLUMNS = ("span_start", "span_end", "text", "country", "region", "negated")
+# what an extraction is, per distinct (answer, language), before it is tied to a generation
+_EXTRACTED_SCHEMA = {
+    "status": pl.String,
+    "answer_lang": pl.String,
+    "countries": pl.List(pl.String),
+    "regions": pl.List(pl.String),
+    "dish_names": pl.List(pl.String),
+}
+_READING_SCHEMA = {"status": pl.String, "choice": pl.Int32, "choices": pl.List(pl.Int32)}
+# the paper rule's reading as core.choice_extractions keeps it (a number beyond int32 is not kept)
+_PAPER_SCHEMA = {"paper_status": pl.String, "paper_choice": pl.Int64}
 _SCORE_SCHEMA = {"generation_id": pl.String, "metric": pl.String, "value": pl.Float64}
+_NAME_MATCH_VALUES = {
+    "matched_name": pl.String,
+    "matched_lang": pl.String,
+    "matched_rule": pl.String,
+    "named_dish_key": pl.String,
+    "named_name": pl.String,
+    "candidates": pl.List(pl.String),
+}
 _NAME_MATCH_SCHEMA = {
     "generation_id": pl.String,
     "matched_name": pl.String,

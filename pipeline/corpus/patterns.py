@@ -27,15 +27,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import importlib.metadata
-import os
-import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import numpy as np
 
+from pipeline import derived
 from pipeline.corpus.fold import Alphabet
 from pipeline.extract.gazetteer import MORPH_LANGS, entries_for, inflect, is_acronym, normalise
 
@@ -127,14 +125,12 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str, cache_dir: Path | 
     if lang not in LANGS:
         raise ValueError(f"corpus language must be one of {', '.join(LANGS)}, not {lang!r}")
     inputs = _pattern_inputs(con, lang)
-    cache = _cache_path(cache_dir, lang, inputs)
-    if cache is not None:
-        cached = _load_cached(cache)
-        if cached is not None:
-            return cached
+    cache = derived.cache_path("patterns", lang, inputs[0], cache_dir)
+    cached = _load_cached(cache)
+    if cached is not None:
+        return cached
     patterns = _build_patterns(lang, *inputs[1:])
-    if cache is not None:
-        _store_cached(cache, patterns)
+    _store_cached(cache, patterns)
     return patterns
 
 
@@ -147,61 +143,22 @@ def _pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, lis
         else []
     )
     origins = con.execute("SELECT dish_key, country FROM core.dish_origins ORDER BY dish_key, position").fetchall()
-    digest = hashlib.sha256(f"{MATCHER}\t{lang}\t{_library_versions()}\n".encode())
-    digest.update(_gazetteer_source_digest().encode())
-    for rows in (dishes, pairs, origins):
-        digest.update(repr(rows).encode())
-    return digest.hexdigest(), dishes, pairs, origins
-
-
-@functools.cache
-def _gazetteer_source_digest() -> str:
-    """The country surfaces are built by the code of `pipeline.extract` from library data (CLDR, pymorphy3
-    dictionaries; their versions are in the key too): hashing that code stands for the entries without building
-    them, which takes most of a second."""
-    import pipeline.extract
-
-    digest = hashlib.sha256()
-    for path in sorted(Path(pipeline.extract.__file__).parent.rglob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-@functools.cache
-def _library_versions() -> str:
-    """The libraries whose data shape the surfaces (inflections) and the compiled database."""
-    names = ("pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "hyperscan", "babel", "pycountry")
-    versions = []
-    for name in names:
-        try:
-            versions.append(f"{name}={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{name}=?")
-    return ",".join(versions)
-
-
-def _cache_path(cache_dir: Path | None, lang: str, inputs: tuple) -> Path | None:
-    if os.environ.get("DISH_ATLAS_PATTERN_CACHE", "").lower() == "off":
-        return None
-    if cache_dir is None:
-        from pipeline.settings import default_cache_dir
-
-        cache_dir = default_cache_dir() / "patterns"
-    return cache_dir / f"{lang}-{inputs[0][:32]}.pickle"
+    digest = derived.inputs_digest(MATCHER, lang, *(repr(rows) for rows in (dishes, pairs, origins)))
+    return digest, dishes, pairs, origins
 
 
 _CACHE_KEEP = 4  # compiled pattern sets kept per language (a few warehouses side by side)
 
 
-def _load_cached(path: Path) -> PatternSet | None:
+def _load_cached(path: Path | None) -> PatternSet | None:
     import hyperscan
 
+    found = derived.load(path)
     try:
-        with open(path, "rb") as handle:
-            patterns, literals, database = pickle.load(handle)
+        patterns, literals, database = found
         literals.database = hyperscan.loadb(database, hyperscan.HS_MODE_BLOCK)
         literals.database.scratch = hyperscan.Scratch(literals.database)  # a loaded database comes without one
-    except (OSError, EOFError, ValueError, TypeError, AttributeError, pickle.UnpicklingError, hyperscan.error):
+    except (ValueError, TypeError, AttributeError, hyperscan.error):
         return None
     if not isinstance(patterns, PatternSet):
         return None
@@ -209,25 +166,17 @@ def _load_cached(path: Path) -> PatternSet | None:
     return patterns
 
 
-def _store_cached(path: Path, patterns: PatternSet) -> None:
-    """Written to a temporary name and renamed, so a killed scan never leaves half a cache file."""
+def _store_cached(path: Path | None, patterns: PatternSet) -> None:
+    """The pattern set and its literals, with the Hyperscan database as `dumpb` bytes (it pickles only so)."""
     import hyperscan
 
+    if path is None:
+        return
     literals = patterns.literals
     database = hyperscan.dumpb(literals.database)
     bare = dataclasses.replace(patterns)  # without the cached properties: the literals go separately
-    shallow = dataclasses.replace(literals, database=None)  # Hyperscan databases pickle only as dumpb bytes
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        with open(partial, "wb") as handle:
-            pickle.dump((bare, shallow, database), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        partial.replace(path)
-        stale = sorted(path.parent.glob(f"{patterns.lang}-*.pickle"), key=lambda p: p.stat().st_mtime)
-        for old in stale[:-_CACHE_KEEP]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        return  # a cache that cannot be written only costs speed
+    shallow = dataclasses.replace(literals, database=None)
+    derived.store(path, (bare, shallow, database), keep=_CACHE_KEEP)
 
 
 def _build_patterns(lang: str, dishes: list, pairs: list, origin_rows: list) -> PatternSet:

@@ -509,7 +509,20 @@ def build_gazetteer(langs: tuple[str, ...] = LANGS) -> list[Entry]:
 
 @functools.cache
 def _lang_entries(lang: str) -> tuple[Entry, ...]:
-    return tuple(_build_lang(lang))
+    """A language's entries, from the disk cache when this code and its library data built them before: inflecting
+    and reading CLDR take about a second per language, paid by every command that extracts countries."""
+    from pipeline import derived
+
+    path = derived.cache_path("gazetteer", lang, derived.inputs_digest("gazetteer", lang))
+    cached = derived.load(path)
+    if isinstance(cached, tuple) and len(cached) == 2:
+        entries, ambiguities = cached
+        AMBIGUOUS.extend(ambiguities)
+        return entries
+    recorded = len(AMBIGUOUS)
+    entries = tuple(_build_lang(lang))
+    derived.store(path, (entries, AMBIGUOUS[recorded:]))
+    return entries
 
 
 @functools.cache

@@ -221,7 +221,7 @@ def test_compiled_patterns_are_cached_and_give_the_same_counts(con, tmp_path: Pa
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     first = scan_corpus(con, "uk", str(write_jsonl(tmp_path / "a.jsonl", DOCS)), run_id="t")
-    (cached_file,) = (tmp_path / "cache").rglob("uk-*.pickle")
+    (cached_file,) = (tmp_path / "cache").rglob("patterns/uk@*.pickle")
     assert "literals" in build_patterns(con, "uk", cache_dir=cached_file.parent).__dict__  # loaded, not compiled
     second = scan_corpus(con, "uk", str(write_jsonl(tmp_path / "b.jsonl", DOCS)), run_id="t")
     assert counts(con, first.corpus_id) == counts(con, second.corpus_id) == EXPECTED
@@ -233,7 +233,7 @@ def test_a_damaged_pattern_cache_is_rebuilt(con, tmp_path: Path) -> None:
 
     cache = tmp_path / "patterns"
     fresh = build_patterns(con, "uk", cache_dir=cache)
-    (path,) = cache.glob("uk-*.pickle")
+    (path,) = cache.glob("uk@*.pickle")
     path.write_bytes(b"not a pickle")
     rebuilt = build_patterns(con, "uk", cache_dir=cache)
     assert rebuilt.fingerprint == fresh.fingerprint
@@ -254,7 +254,7 @@ def test_a_changed_warehouse_misses_the_cache(con, tmp_path: Path) -> None:
     )
     after = build_patterns(con, "uk", cache_dir=cache)
     assert after.fingerprint != before.fingerprint
-    assert len(list(cache.glob("uk-*.pickle"))) == 2
+    assert len(list(cache.glob("uk@*.pickle"))) == 2
 
 
 def test_the_pattern_cache_key_is_the_same_in_every_process(borsch_work: Path) -> None:
