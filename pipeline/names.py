@@ -99,7 +99,7 @@ def _snowball(algorithm: str):
     return snowballstemmer.stemmer(algorithm)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 18)
 def stem_word(word: str, lang: str) -> str:
     """A normalised word's stem in `lang` (base code): lemma, Snowball stem, or the word itself."""
     if lang in MORPH_LANGS:
@@ -109,7 +109,7 @@ def stem_word(word: str, lang: str) -> str:
     return word
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 18)
 def stems(text: str, lang: str) -> frozenset[str]:
     """The set of word stems of `text` (a Cyrillic word in a non-ru/uk prompt is lemmatised as Russian)."""
     code = base_lang(lang)
@@ -125,13 +125,13 @@ def stems(text: str, lang: str) -> frozenset[str]:
 # --- character n-grams -----------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 18)
 def _norm(name: str) -> str:
     """norm_name, cached: scoring compares each candidate with every accepted name under several rules."""
     return norm_name(name)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 18)
 def _ngrams(text: str, n: int = NGRAM) -> Counter:
     """The n-gram multiset of a name (cached: never mutate it)."""
     padded = f" {_norm(text)} "
@@ -140,15 +140,24 @@ def _ngrams(text: str, n: int = NGRAM) -> Counter:
     return Counter(padded[i : i + n] for i in range(len(padded) - n + 1))
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def ngram_similarity(a: str, b: str, n: int = NGRAM) -> float:
-    """Sørensen-Dice coefficient of the character n-gram multisets of two names (0-1)."""
+    """Sørensen-Dice coefficient of the character n-gram multisets of two names (0-1). Cached: answers repeat
+    the same candidate names against the same accepted names."""
     if not _norm(a) or not _norm(b):
         return 0.0
     x, y = _ngrams(a, n), _ngrams(b, n)
-    return 2 * sum((x & y).values()) / (sum(x.values()) + sum(y.values()))
+    shared = sum(min(count, y[gram]) for gram, count in x.items() if gram in y)
+    return 2 * shared / (x.total() + y.total())
 
 
 # --- the rules -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _within_one_edit(candidate: str, accepted: str) -> float:
+    """BORSch's rule (`metrics.name_match`) on one pair of names, cached like the other pairwise rules."""
+    return name_match([candidate], [accepted])
 
 
 def _paper(prediction: str | None, gold: str | None) -> float:
@@ -168,7 +177,7 @@ def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
             if _norm(candidate) == _norm(accepted.name):
                 exact = lev1 = 1.0
                 matched = matched if matched and matched[1] == "exact" else (accepted, "exact")
-            elif name_match([candidate], [accepted.name]):
+            elif _within_one_edit(candidate, accepted.name):
                 lev1 = 1.0
                 matched = matched or (accepted, "lev1")
             similarity = ngram_similarity(candidate, accepted.name)

@@ -76,13 +76,16 @@ STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g
 
 
 def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> pl.DataFrame:
-    """generation_id, lang, response, gold, and gold_text (or options) and prompt of what needs (re)scoring."""
+    """generation_id, lang, response, gold, gold_text (or options), prompt and scored_before (rows to replace) of
+    what needs (re)scoring."""
     table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
     return con.sql(
         f"""
         SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
-               {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)}
+               {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)},
+               (EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id)
+                OR EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = g.generation_id)) AS scored_before
         FROM core.generations g JOIN core.items i USING (item_id)
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
@@ -170,7 +173,7 @@ class _Results:
     def __init__(self, schema: dict[str, pl.DataType]) -> None:
         self.schema = schema
         self.ids: dict[Hashable, int] = {}
-        self._new: list[tuple] = []
+        self._new: list[list] = [[] for _ in schema]  # results not yet in the frame, by column
         self._frame = pl.DataFrame(schema=schema)
 
     def id(self, key: Hashable, compute: Callable[[], tuple]) -> int:
@@ -178,16 +181,17 @@ class _Results:
         found = self.ids.get(key)
         if found is None:
             found = self.ids[key] = len(self.ids)
-            self._new.append(compute())
+            for column, value in zip(self._new, compute(), strict=True):
+                column.append(value)
         return found
 
     @property
     def frame(self) -> pl.DataFrame:
         """Every result so far, row i holding id i."""
-        if self._new:
-            added = pl.DataFrame(self._new, schema=self.schema, orient="row")
+        if self._new and self._new[0]:
+            added = pl.DataFrame(dict(zip(self.schema, self._new, strict=True)), schema=self.schema)
             self._frame = self._frame.vstack(added)
-            self._new = []
+            self._new = [[] for _ in self.schema]
         return self._frame
 
     def gather(self, ids: list[int]) -> pl.DataFrame:
@@ -254,7 +258,7 @@ def _write(
         scores = _metric_scores(memo, chunk, responses, extractions, metrics)
     with transaction(con):
         for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
-            _delete(con, table, ids)
+            _delete(con, table, chunk)
         insert(con, "core.extractions", extractions.select(list(_EXTRACTION_SCHEMA)))
         insert(con, "core.extraction_spans", spans)
         insert(con, "core.scores", scores)
@@ -338,9 +342,12 @@ def _name_scores(
     return scores, rows.select(list(_NAME_MATCH_SCHEMA))
 
 
-def _delete(con, table: str, ids: pl.Series) -> None:
-    """Remove a chunk's earlier rows (a rescore, or an answer re-imported since)."""
-    con.register("_chunk_ids", pl.DataFrame({"generation_id": ids}))
+def _delete(con, table: str, chunk: pl.DataFrame) -> None:
+    """Remove a chunk's earlier rows (a rescore, or an answer re-imported since); a first scoring has none."""
+    earlier = chunk.filter("scored_before").select("generation_id")
+    if not earlier.height:
+        return
+    con.register("_chunk_ids", earlier)
     try:
         con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT generation_id FROM _chunk_ids)")
     finally:
@@ -413,7 +420,7 @@ def _write_choices(
     scores = _long_scores([values.gather(keys).with_columns(generation_id=ids)] if names_ else [])
     with transaction(con):
         for table in ("core.choice_extractions", "core.scores"):
-            _delete(con, table, ids)
+            _delete(con, table, chunk)
         insert(con, "core.choice_extractions", extractions)
         insert(con, "core.scores", scores)
 

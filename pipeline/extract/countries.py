@@ -188,8 +188,8 @@ class Matcher:
         self.suffixing = bool(_SUFFIXING & {lang.split("_")[0] for lang in langs[:1]})
         surfaces: dict[str, Entry] = {}
         for lang in langs:
-            for entry in entries_for(lang):
-                surfaces.setdefault(fold(entry.surface), entry)
+            for surface, entry in _folded_entries(lang).items():
+                surfaces.setdefault(surface, entry)
         self.automaton = ahocorasick.Automaton()
         for surface, entry in surfaces.items():
             self.automaton.add_word(surface, (len(surface), entry))
@@ -238,6 +238,16 @@ class Matcher:
         if is_acronym(entry):
             return written.isupper()
         return written[:1].isupper()
+
+
+@functools.cache
+def _folded_entries(lang: str) -> dict[str, Entry]:
+    """A language's entries by folded surface (the first entry of a surface wins), folded once per language:
+    the matchers of most prompt languages search English, Russian and Ukrainian too."""
+    folded: dict[str, Entry] = {}
+    for entry in entries_for(lang):
+        folded.setdefault(fold(entry.surface), entry)
+    return folded
 
 
 @functools.cache
