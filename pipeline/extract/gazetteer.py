@@ -249,10 +249,32 @@ def _case_sensitive_acronyms(lang: str) -> frozenset[str]:
     return frozenset(normalise(word) for word in aliases.CASE_SENSITIVE.get(lang, ()) if word.isupper())
 
 
+@functools.cache
+def _country_codes() -> tuple[str, ...]:
+    return tuple(country.alpha_2 for country in pycountry.countries)
+
+
+@functools.cache
+def _parsed_territories(lang: str) -> dict | Exception:
+    try:
+        return Locale.parse(lang).territories
+    except Exception as exc:  # babel's UnknownLocaleError, or ValueError for a malformed code
+        return exc
+
+
+def _territories(lang: str) -> dict:
+    """CLDR's country names in `lang`; a language CLDR does not know raises (babel's error) every time it is
+    asked, without parsing again: the answer-language step asks for every prompt language's names."""
+    found = _parsed_territories(lang)
+    if isinstance(found, Exception):
+        raise found.with_traceback(None)
+    return found
+
+
 def _candidates(lang: str) -> Iterator[tuple[str, str | None, str | None, str, int]]:
     """(written form, country, region, kind, priority) before normalisation and inflection."""
-    codes = [country.alpha_2 for country in pycountry.countries]
-    territories = Locale.parse(lang).territories
+    codes = _country_codes()
+    territories = _territories(lang)
     for code in codes:
         if code in territories:
             yield territories[code], code, None, "name", _PRIORITY_NAME
@@ -513,6 +535,7 @@ def _lang_entries(lang: str) -> tuple[Entry, ...]:
     and reading CLDR take about a second per language, paid by every command that extracts countries."""
     from pipeline import derived
 
+    _territories(lang)  # a language CLDR does not know fails here, before the cache is looked at
     path = derived.cache_path("gazetteer", lang, derived.inputs_digest("gazetteer", lang))
     cached = derived.load(path)
     if isinstance(cached, tuple) and len(cached) == 2:
