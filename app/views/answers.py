@@ -9,7 +9,7 @@ table as shown.
 
 import streamlit as st
 
-from app import data, links, ui, widgets
+from app import data, fmt, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import search as queries
 from warehouse.queries.search import SEARCH_LIMIT, AnswerSearch
@@ -75,23 +75,21 @@ if found.empty:
     st.stop()
 
 total = int(found["n_total"].iloc[0])
-shown_note = f"the first {len(found):,} of {total:,}" if total > len(found) else f"{total:,}"
+shown_note = f"The first {fmt.count(len(found))} of {fmt.count(total)}" if total > len(found) else fmt.count(total)
 accuracy = found["accuracy"].fillna(0).mean()
 st.caption(
-    f"{shown_note} matching answers; {accuracy:.0%} of those shown are right."
+    f"{shown_note} matching answers; {fmt.pct(accuracy)} of those shown are right."
     + (f" Answers containing “{literal(text)}”." if text else "")
 )
 table = links.with_dish_links(found.drop(columns=["n_total"]), selected.dataset, name="dish_name", filters=filters)
 table = table.drop(columns=["dish_name"])
-st.dataframe(
+fmt.dataframe(
     table,
-    hide_index=True,
-    column_config={
+    {
         "dish": links.dish_column(),
-        "lang": st.column_config.TextColumn("prompt language"),
-        "predicted": st.column_config.TextColumn("countries named"),
-        "accuracy": st.column_config.NumberColumn("right", format="%.0f", help=RESULT_HELP),
-        "jaccard": st.column_config.NumberColumn("Jaccard", format="%.2f"),
+        "lang": "Prompt language",
+        "accuracy": st.column_config.CheckboxColumn("Right", help=RESULT_HELP),
     },
+    key="answers_table",
 )
 ui.downloads(links.as_shown(table, ["dish"]), f"{selected.dataset}_answers", key="answers_found")

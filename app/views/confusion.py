@@ -9,7 +9,7 @@ countries is a hit (the co-origin column), never a confusion: the rule is `RULE`
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, links, ui, widgets
+from app import data, fmt, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import confusion as queries
 from warehouse.queries.confusion import CELL_LIMIT, CO_ORIGIN, NONE, OTHER
@@ -250,7 +250,11 @@ else:
             for c, n in inside[["country", "name"]].itertuples(index=False)
         ],
         answers=[
-            links.answers_url(filters, f"{n:,} answers", gold=t, named=c)
+            links.page_url(
+                "confusion",
+                {**links.filter_params(filters), "countries": chosen, "true": t, "pred": c},
+                f"{n:,} answers",
+            )
             for t, c, n in inside[["true_country", "country", "n"]].itertuples(index=False)
         ],
     )[["true_origin", "named", "share", "answers", "rank"]]
@@ -280,13 +284,22 @@ true_country = widgets.url_select(
     what="true country",
     container=pick_true,
 )
+outside = sorted(set(inside["country"]) - set(columns), key=lambda code: names.get(code, code))
+
+
+def predicted_label(code: str) -> str:
+    if code == widgets.ALL:
+        return "Choose…"
+    if code in outside:
+        return f"{code} · {names.get(code, code)} (inside “other”)"
+    return f"{LABELS.get(code, code)} · " + EXTRA.get(code, names.get(code, code))
+
+
 predicted = widgets.url_select(
     "Predicted",
-    [widgets.ALL, *columns],
+    [widgets.ALL, *columns, *outside],
     param="pred",
-    format_func=lambda code: (
-        "Choose…" if code == widgets.ALL else f"{LABELS.get(code, code)} · " + EXTRA.get(code, names.get(code, code))
-    ),
+    format_func=predicted_label,
     what="predicted country",
     container=pick_pred,
 )
@@ -294,12 +307,15 @@ if not (true_country and predicted):
     st.caption("Click a cell of the matrix, or choose a true origin and a predicted column.")
     st.stop()
 
-cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
-n_cell = int(cell["n"].iloc[0]) if not cell.empty else 0
+if predicted in outside:  # one country of the "other" column (the links of the table above)
+    cell = inside[(inside["true_country"] == true_country) & (inside["country"] == predicted)]
+else:
+    cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
+answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
+n_cell = int(cell["n"].iloc[0]) if not cell.empty else len(answers)
 if not n_cell:
     st.info(f"No answers about dishes from {literal(names.get(true_country, true_country))} fall in this cell.")
     st.stop()
-answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
 shown_note = f"first {len(answers):,} of {n_cell:,}" if n_cell > len(answers) else f"{n_cell:,}"
 st.caption(
     f"{shown_note} answers (models x prompt languages x items), with the countries each one named and every "
@@ -308,16 +324,14 @@ st.caption(
 cell_table = links.with_dish_links(answers, selected.dataset, name="dish_name", filters=filters).drop(
     columns=["dish_name"]
 )
-st.dataframe(
+fmt.dataframe(
     cell_table,
-    hide_index=True,
-    column_config={
+    {
         "dish": links.dish_column(),
-        "true_country": st.column_config.TextColumn("true origin"),
-        "predicted_country": st.column_config.TextColumn("counted as"),
-        "predicted": st.column_config.TextColumn("countries named"),
-        "origins": st.column_config.TextColumn("dish origins"),
+        "predicted_country": st.column_config.TextColumn("Counted as"),
+        "origins": st.column_config.TextColumn("Dish origins"),
     },
+    key="confusion_cell",
 )
 ui.downloads(
     links.as_shown(cell_table, ["dish"]),
