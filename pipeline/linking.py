@@ -28,6 +28,7 @@ it only has to make a Cyrillic name comparable with the spellings WorldCuisines 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ import duckdb
 import polars as pl
 from rapidfuzz import fuzz, process
 
-from warehouse.io import transaction
+from warehouse.io import new_run_id, transaction
 
 LINKER = "dish_links@1"
 FUZZY_THRESHOLD = 90.0
@@ -208,15 +209,27 @@ def _names(con: duckdb.DuckDBPyConnection, dataset: str) -> list[Name]:
     return [Name(*row) for row in rows]
 
 
+INPUTS_KIND = "dish_link_inputs"  # meta.source_files: the digest of what the links were last computed from
+
+
 def link_dishes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """The `link` step: recompute core.dish_links (its only writer) from the dishes now in the
-    warehouse, in one transaction. Returns the number of directed links per method."""
-    parallel = con.execute(
-        "SELECT ru_dish_key, uk_dish_key FROM core.parallel_dishes "
-        "WHERE ru_dish_key IS NOT NULL AND uk_dish_key IS NOT NULL ORDER BY pair_id"
-    ).fetchall()
-    links = find_links(_names(con, "borsch"), _names(con, "worldcuisines"), [tuple(p) for p in parallel])
-    rows = best_links(links)
+    warehouse, in one transaction. Returns the number of directed links per method; nothing (an empty
+    dict) when the names and pairs it reads are the ones the stored links were computed from: every
+    `score` and `run` passes through here, and matching thousands of names takes seconds."""
+    parallel = [
+        tuple(p)
+        for p in con.execute(
+            "SELECT ru_dish_key, uk_dish_key FROM core.parallel_dishes "
+            "WHERE ru_dish_key IS NOT NULL AND uk_dish_key IS NOT NULL ORDER BY pair_id"
+        ).fetchall()
+    ]
+    borsch, worldcuisines = _names(con, "borsch"), _names(con, "worldcuisines")
+    digest = hashlib.sha256(repr((LINKER, borsch, worldcuisines, parallel)).encode()).hexdigest()
+    done = con.execute("SELECT count(*) FROM meta.source_files WHERE sha256 = ? AND kind = ?", [digest, INPUTS_KIND])
+    if done.fetchone()[0]:
+        return {}
+    rows = best_links(find_links(borsch, worldcuisines, parallel))
     with transaction(con):
         con.execute("DELETE FROM core.dish_links")
         if rows:
@@ -224,6 +237,11 @@ def link_dishes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
             con.register("_links", frame)
             con.execute("INSERT INTO core.dish_links BY NAME SELECT * FROM _links")
             con.unregister("_links")
+        con.execute("DELETE FROM meta.source_files WHERE kind = ?", [INPUTS_KIND])
+        con.execute(
+            "INSERT INTO meta.source_files (sha256, kind, path, rows_loaded, run_id) VALUES (?, ?, ?, ?, ?)",
+            [digest, INPUTS_KIND, "core.dish_names, core.parallel_dishes", len(rows), new_run_id()],
+        )
     counts: dict[str, int] = defaultdict(int)
     for row in rows:
         counts[row["method"]] += 1

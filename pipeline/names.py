@@ -85,11 +85,10 @@ class NameScore:
 # --- stems -----------------------------------------------------------------------------------
 
 
-@functools.cache
 def _morph(lang: str):
-    import pymorphy3  # dictionaries load only when Russian/Ukrainian names are scored
+    from pipeline.extract.gazetteer import morph_analyzer  # dictionaries load only when ru/uk names are scored
 
-    return pymorphy3.MorphAnalyzer(lang=lang)
+    return morph_analyzer(lang)
 
 
 @functools.cache

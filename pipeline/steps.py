@@ -210,6 +210,7 @@ def corpus(ctx: Context) -> None:
     "link",
     reads=("core.dishes", "core.dish_names", "core.parallel_dishes"),
     writes=("core.dish_links",),
+    ledger=("meta.source_files",),  # the digest of the names the links were computed from
 )
 def link(ctx: Context) -> None:
     """Which BORSch and WorldCuisines records name one dish (pipeline/linking.py)."""

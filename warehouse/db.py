@@ -16,8 +16,9 @@ import hashlib
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -219,10 +220,40 @@ class Recovery:
 
 
 @dataclass(frozen=True)
+class _Seen:
+    """The working database as a writer found it: its file's state and every table's digest."""
+
+    state: tuple[int, int, int]
+    digests: list[tuple]
+
+
+# A file changed less than this long before a writer opened it is not trusted to show later changes in its
+# modification time (file times come from a clock that ticks every few milliseconds).
+_SETTLED_NS = 1_000_000_000
+
+
+def _file_state(path: Path, settled: bool = False) -> tuple[int, int, int] | None:
+    """(inode, size, modification time) of a database file with no WAL beside it; None when there is a WAL, or,
+    with `settled`, when the file changed within _SETTLED_NS. DuckDB leaves the file untouched by a session that
+    changes nothing and rewrites it when a change is checkpointed, so an equal state later means equal contents."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    if path.with_name(path.name + ".wal").exists():
+        return None
+    if settled and time.time_ns() - found.st_mtime_ns < _SETTLED_NS:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+@dataclass(frozen=True)
 class Warehouse:
     """The published snapshot at `path` and its working database beside it."""
 
     path: Path
+    # what the last writer read when it opened the working database (reused by publish when nothing changed)
+    _seen: dict[str, _Seen] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def working_path(self) -> Path:
@@ -250,10 +281,14 @@ class Warehouse:
             f"{self.working_path}: another pipeline command is writing it (lock {self.lock_path}) — "
             "wait for it to finish"
         ):
+            state = _file_state(self.working_path, settled=True)
             con = self._open_working()
             try:
                 try:
-                    _table_digests(con, scalar(con, "SELECT current_database()"), self.working_path)
+                    digests = _table_digests(con, scalar(con, "SELECT current_database()"), self.working_path)
+                    self._seen.pop("working", None)
+                    if state is not None:
+                        self._seen["working"] = _Seen(state, digests)
                     migrate(con)
                     yield con
                     con.execute("CHECKPOINT")
@@ -427,14 +462,22 @@ class Warehouse:
         digest = hashlib.sha256()
         for path in sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py")]):
             digest.update(path.read_bytes())
+        for row in self._working_digests():
+            digest.update(repr(row).encode())
+        return digest.hexdigest()
+
+    def _working_digests(self) -> list[tuple]:
+        """Every table's digest: the ones the writer read on opening when the file has not changed since (a
+        command with nothing new to write reads the whole database once, not twice), else read now."""
+        seen = self._seen.get("working")
+        if seen is not None and seen.state == _file_state(self.working_path):
+            return seen.digests
         con = duckdb.connect(":memory:")
         try:
             _attach(con, self.working_path, "work")
-            for row in _table_digests(con, "work", self.working_path):
-                digest.update(repr(row).encode())
+            return _table_digests(con, "work", self.working_path)
         finally:
             con.close()
-        return digest.hexdigest()
 
     def _published_fingerprint(self) -> str | None:
         if not self.path.exists():

@@ -93,8 +93,14 @@ def _analyzers() -> dict:
     return {"uk": ukrainian, "ru": russian}
 
 
-def _analyzer(lang: str):
+def morph_analyzer(lang: str):
+    """The pymorphy3 analyzer of `lang` (ru or uk): the one pair every module shares, loaded in the order that
+    keeps both languages' grammemes (see `_analyzers`); an analyzer made elsewhere would reload a dictionary
+    last and break the other language."""
     return _analyzers()[lang]
+
+
+_analyzer = morph_analyzer
 
 
 def _inflect_part(lang: str, part: str, case: str) -> str:
