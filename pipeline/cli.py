@@ -14,8 +14,6 @@ import duckdb
 import typer
 from babel.core import UnknownLocaleError
 
-from pipeline import export as exporting
-from pipeline import fetch as fetching
 from pipeline import responses, runconfig
 from pipeline.backends.base import BackendError
 from pipeline.errors import CorpusError, DataError, OfflineError
@@ -224,6 +222,8 @@ def data_fetch(
             written = culturemix.fetch(target / "culturemix")
             say("{} CultureMix tables written to {}", len(written), target / "culturemix")
             return
+        from pipeline import fetch as fetching  # HTTP clients: only this command needs them
+
         written = fetching.fetch(target)
         if images:
             written += fetching.fetch(target, fetching.image_manifest(target))
@@ -275,6 +275,8 @@ OutOption = Annotated[Path | None, typer.Option(help="Output file (default: stan
 
 def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method: str | None = None) -> None:
     def action() -> None:
+        from pipeline import export as exporting
+
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
         if method is not None and method not in exporting.METHODS:

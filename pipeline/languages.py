@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
-from pipeline.extract.switching import DETECTOR, analyse
+from pipeline.extract.switching import DETECTOR, analyse_many
 from warehouse.io import insert, transaction
 
 CHUNK = 20_000
@@ -37,19 +37,12 @@ def detect_answer_languages(
         chunk = rows[start : start + CHUNK]
         now = datetime.now(UTC).replace(tzinfo=None)
         columns: dict[str, list] = {column: [] for column in _VALUES}
+        new = list({(response, lang): None for _, lang, response in chunk if (response, lang) not in seen})
+        for key, result in zip(new, analyse_many(new), strict=True):
+            segments = json.dumps([s.as_dict() for s in result.segments])
+            seen[key] = (result.prompt_lang, result.answer_lang, result.kind, result.switched, segments)
         for _generation_id, lang, response in chunk:
-            values = seen.get((response, lang))
-            if values is None:
-                result = analyse(response, lang)
-                segments = json.dumps([s.as_dict() for s in result.segments])
-                values = seen[response, lang] = (
-                    result.prompt_lang,
-                    result.answer_lang,
-                    result.kind,
-                    result.switched,
-                    segments,
-                )
-            for column, value in zip(_VALUES, values, strict=True):
+            for column, value in zip(_VALUES, seen[response, lang], strict=True):
                 columns[column].append(value)
         ids = [row[0] for row in chunk]
         frame = pl.DataFrame(

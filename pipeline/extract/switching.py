@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
@@ -137,10 +138,18 @@ def _detector(codes: tuple[str, ...]) -> LanguageDetector:
     return LanguageDetectorBuilder.from_languages(*(_LINGUA[c] for c in codes)).build()
 
 
-def _choose(text: str, candidates: tuple[str, ...], prompt: str) -> str:
+Confidences = Callable[[str, tuple[str, ...]], list]
+
+
+def _confidences(text: str, candidates: tuple[str, ...]) -> list:
+    """lingua's confidence values for `text` among `candidates`, most likely first."""
+    return _detector(candidates).compute_language_confidence_values(text)
+
+
+def _choose(text: str, candidates: tuple[str, ...], prompt: str, confidences: Confidences = _confidences) -> str:
     """lingua's language among `candidates`; on a short text the prompt's language, then English (the
     usual switch), wins when lingua finds it at least a third as likely as its first choice."""
-    values = _detector(candidates).compute_language_confidence_values(text)
+    values = confidences(text, candidates)
     if not values or values[0].value == 0:
         return prompt if prompt in candidates else candidates[0]
     top = _CODE[values[0].language]
@@ -152,7 +161,9 @@ def _choose(text: str, candidates: tuple[str, ...], prompt: str) -> str:
     return top
 
 
-def _segment_language(text: str, script: str, prompt: str, latin_prompt: bool) -> str:
+def _segment_language(
+    text: str, script: str, prompt: str, latin_prompt: bool, confidences: Confidences = _confidences
+) -> str:
     if script == "CJK":
         if any(_script(ch) == "KANA" for ch in text):
             return "ja"
@@ -161,17 +172,17 @@ def _segment_language(text: str, script: str, prompt: str, latin_prompt: bool) -
     if script in simple:
         return simple[script]
     if script == "DEVANAGARI":
-        return _choose(text, ("hi", "mr"), prompt) if prompt in ("hi", "mr") else "hi"
+        return _choose(text, ("hi", "mr"), prompt, confidences) if prompt in ("hi", "mr") else "hi"
     if script == "CYRILLIC":
         uk, ru = bool(_UKRAINIAN_ONLY.search(text)), bool(_RUSSIAN_ONLY.search(text))
         if uk != ru:
             return "uk" if uk else "ru"
-        return _choose(text, ("ru", "uk"), prompt)
+        return _choose(text, ("ru", "uk"), prompt, confidences)
     if script == "LATIN":
         if prompt != "en" and _looks_english(text):
             return "en"
         if prompt in _LATIN_CANDIDATES or not latin_prompt:
-            return _choose(text, _LATIN_CANDIDATES, prompt)
+            return _choose(text, _LATIN_CANDIDATES, prompt, confidences)
         # A Latin-script prompt language lingua does not know (Javanese, Sundanese, Sardinian, Min Nan
         # in romanisation): only English is told apart from it.
         return prompt
@@ -234,12 +245,35 @@ def _named(text: str, prompt: str, prompt_code: str) -> str | None:
 @functools.lru_cache(maxsize=1 << 17)
 def analyse(text: str | None, prompt_lang: str) -> Switching:
     """The language of each segment of an answer, and whether it switched from the prompt's."""
+    return _analyse(text, prompt_lang, _confidences)
+
+
+def analyse_many(answers: Sequence[tuple[str | None, str]]) -> list[Switching]:
+    """`analyse` of each (text, prompt language), with lingua's share of the work (most of it) sent in one batch
+    per candidate set, which lingua spreads over the cores. A first pass only records which segments lingua must
+    judge: which ones it is asked about depends on the segments' scripts and names, never on its answers."""
+    asked: dict[tuple[str, ...], dict[str, None]] = {}
+
+    def record(text: str, candidates: tuple[str, ...]) -> list:
+        asked.setdefault(candidates, {})[text] = None
+        return []
+
+    for text, prompt_lang in answers:
+        _analyse(text, prompt_lang, record)
+    found: dict[tuple[str, tuple[str, ...]], list] = {}
+    for candidates, texts in asked.items():
+        values = _detector(candidates).compute_language_confidence_values_in_parallel(list(texts))
+        found.update(((text, candidates), value) for text, value in zip(texts, values, strict=True))
+    return [_analyse(text, prompt_lang, lambda t, c: found[t, c]) for text, prompt_lang in answers]
+
+
+def _analyse(text: str | None, prompt_lang: str, confidences: Confidences) -> Switching:
     prompt = base_language(prompt_lang)
     latin_prompt = prompt in _LATIN_CANDIDATES or prompt_lang.strip().lower() in _LATIN_UNKNOWN
     segments: list[Segment] = []
     for start, end, script in _runs(text or ""):
         piece = text[start:end]
-        lang = _named(piece, prompt, prompt_lang) or _segment_language(piece, script, prompt, latin_prompt)
+        lang = _named(piece, prompt, prompt_lang) or _segment_language(piece, script, prompt, latin_prompt, confidences)
         if segments and segments[-1].lang == lang:
             segments[-1] = Segment(segments[-1].start, end, lang)
         else:
