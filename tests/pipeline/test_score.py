@@ -141,3 +141,111 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
         insert(con, "core.tasks", [choice.row()])
         with pytest.raises(ValueError, match=r"worldcuisines\.choice_vqa: answer kind 'choice' has no gold"):
             scoring.score(con)
+
+
+def test_each_stored_row_is_what_its_answer_gives_alone(real_warehouse: Path, tmp_path: Path) -> None:
+    """The stage computes each distinct answer once and writes its rows set-wise; on a real sample of every
+    task (the same text answered in several prompt languages included), each stored extraction, span, answer
+    language, name match and score equals what the task's extractor, `answer_language`, the name scorer and the
+    metrics give that one answer by itself."""
+    from pipeline import names
+    from pipeline import score as scoring
+    from pipeline.extract import get_extractor
+    from pipeline.extract.choice import paper_choice
+    from pipeline.extract.language import answer_language
+    from pipeline.metrics import get_metric
+    from pipeline.tasks import registry
+
+    work = tmp_path / "warehouse.work.duckdb"
+    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
+    con = duckdb.connect(str(work))
+    try:
+        tables = [
+            t
+            for (t,) in con.execute(
+                "SELECT DISTINCT table_name FROM duckdb_columns() WHERE schema_name = 'core' "
+                "AND column_name = 'generation_id' AND table_name <> 'generations'"
+            ).fetchall()
+        ]
+        # per task: answers written word for word under several prompt languages (10 texts, up to 6 languages
+        # each: "中国" is zh, ja and yue), and 30 others
+        con.execute(
+            """CREATE TEMP TABLE sample AS
+               WITH answers AS (
+                   SELECT g.generation_id, g.lang, g.response, i.task_id
+                   FROM core.generations g JOIN core.items i USING (item_id)),
+               shared AS (
+                   SELECT task_id, response FROM answers GROUP BY task_id, response HAVING count(DISTINCT lang) > 1
+                   QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY hash(response)) <= 10),
+               one_per_lang AS (
+                   SELECT a.* FROM answers a JOIN shared USING (task_id, response)
+                   QUALIFY row_number() OVER (PARTITION BY task_id, response, lang ORDER BY hash(generation_id)) = 1)
+               SELECT generation_id FROM one_per_lang
+               QUALIFY row_number() OVER (PARTITION BY task_id, response ORDER BY hash(lang)) <= 6
+               UNION
+               SELECT generation_id FROM answers
+               QUALIFY row_number() OVER (PARTITION BY task_id ORDER BY hash(generation_id)) <= 30"""
+        )
+        for table in ("generations", *tables):
+            con.execute(f"DELETE FROM core.{table} WHERE generation_id NOT IN (SELECT generation_id FROM sample)")
+        for table in tables:
+            if table in ("extractions", "extraction_spans", "scores", "choice_extractions", "name_matches"):
+                con.execute(f"DELETE FROM core.{table}")
+        summary = scoring.score(con)
+        stored = {
+            "extractions": con.execute(
+                "SELECT generation_id, status, answer_lang, countries, regions, dish_names FROM core.extractions"
+            ).fetchall(),
+            "spans": con.execute(
+                "SELECT generation_id, span_start, span_end, text, country, region, negated FROM core.extraction_spans"
+            ).fetchall(),
+            "scores": con.execute("SELECT generation_id, metric, value FROM core.scores").fetchall(),
+            "choices": con.execute(
+                "SELECT generation_id, status, choice, choices, paper_choice, paper_status FROM core.choice_extractions"
+            ).fetchall(),
+            "names": con.execute(
+                "SELECT generation_id, matched_name, matched_lang, matched_rule, named_dish_key, named_name, "
+                "candidates FROM core.name_matches"
+            ).fetchall(),
+        }
+        expected: dict[str, list] = {key: [] for key in stored}
+        context = names.NamesContext.load(con)
+        tasks = {t for (t,) in con.execute("SELECT DISTINCT task_id FROM core.items").fetchall()}
+        for task in (t for t in registry().values() if t.task_id in tasks):
+            name, extract = get_extractor(task.extractor)
+            metrics = {m: get_metric(m) for m in task.metrics}
+            for row in scoring.pending(con, task, name, rescore=True).iter_rows(named=True):
+                gid, lang, response, gold = row["generation_id"], row["lang"], row["response"], row["gold"]
+                if task.answer_kind == "choice":
+                    found = extract(response, lang, tuple(row["options"] or ()))
+                    paper = paper_choice(response, row["prompt"])
+                    choice = found.choices[0] if found.status == "ok" else None
+                    kept = paper.choice if paper.choice is not None and abs(paper.choice) < 2**31 else None
+                    expected["choices"].append((gid, found.status, choice, list(found.choices), kept, paper.status))
+                    read = {"choice": choice, "paper_choice": paper.choice}
+                    expected["scores"] += [(gid, m, float(fn(read[fn.reads], gold))) for m, fn in metrics.items()]
+                    continue
+                found = extract(response, lang)
+                expected["extractions"].append(
+                    (gid, found.status, answer_language(response), *map(list, (found.countries, found.regions)),
+                     list(found.dish_names))
+                )  # fmt: skip
+                expected["spans"] += [
+                    (gid, s.start, s.end, s.text, s.country, s.region, s.negated) for s in found.spans
+                ]
+                if task.answer_kind == "dish_name":
+                    values, match = context.score(gid, response, lang, found.dish_names, gold, metrics)
+                    expected["scores"] += [(gid, m, v) for m, v in values.items()]
+                    expected["names"].append(tuple(match.values()))
+                    continue
+                expected["scores"] += [
+                    (gid, m, float(fn(response, row["gold_text"]) if getattr(fn, "reads", "") == "text"
+                                   else fn(list(found.countries), gold)))
+                    for m, fn in metrics.items()
+                ]  # fmt: skip
+    finally:
+        con.close()
+    assert summary.scored == sum(len(expected[k]) for k in ("extractions", "choices")) >= 250
+    assert {key: len(rows) for key, rows in stored.items()} == {key: len(rows) for key, rows in expected.items()}
+    for key, rows in stored.items():  # compared as text: exact floats, and NaN equal to NaN
+        assert sorted(map(repr, rows)) == sorted(map(repr, expected[key])), key
