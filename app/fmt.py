@@ -82,7 +82,7 @@ def score(value: Any, digits: int = SCORE_DIGITS) -> str:
 
 
 def of(part: Any, whole: Any) -> str:
-    """"1,234 of 5,678 (21.7%)"."""
+    """Part of a whole: "1,234 of 5,678 (21.7%)"."""
     share = (float(part) / float(whole)) if not _missing(whole) and float(whole) else None
     return f"{count(part)} of {count(whole)}" + (f" ({pct(share)})" if share is not None else "")
 
@@ -136,7 +136,7 @@ def country_name(code: Any) -> str:
 
 
 def country(code: Any, name: Any = None) -> str:
-    """"Ukraine (UA)"; `name` (e.g. from marts.country_shapes) wins over babel's."""
+    """A country as "Ukraine (UA)"; `name` (e.g. from marts.country_shapes) wins over babel's."""
     text = "" if _missing(code) else str(code)
     shown = str(name) if not _missing(name) and str(name) else country_name(text)
     return text if not shown or shown == text else f"{shown} ({text})"

@@ -10,11 +10,36 @@ Ukrainian dish, and mean dish-name VQA match.
 import streamlit as st
 
 from app import bin_labels, charts, data, ui, widgets
-from app.safe import code, literal
+from app.safe import literal
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
+PAIRS_DATASET = "borsch"  # the parallel RU/UK pairs are BORSch's
 METRICS = {"jaccard": ("origin Jaccard", "#1f77b4"), "name_match": ("dish-name match (VQA)", "#d62728")}
+
+
+def no_scores(selected: ui.Selection) -> None:
+    """Why the score chart is empty, without sending the reader in a circle: the pairs are BORSch
+    dishes, so only answers about BORSch dishes score them; the other dataset's answers never do."""
+    if selected.dataset != PAIRS_DATASET and PAIRS_DATASET in set(ui.answered()["dataset"]):
+        st.info(
+            "The pairs are BORSch dishes: their scores come from answers about BORSch dishes.",
+            icon=":material/info:",
+        )
+        st.button(
+            "Show the BORSch answers",
+            on_click=ui.switch_dataset,
+            args=(PAIRS_DATASET,),
+            icon=":material/arrow_forward:",
+        )
+        return
+    scope = "the selected models and prompt languages" if selected.dataset == PAIRS_DATASET else "this warehouse"
+    st.info(
+        f"No answers about these BORSch dishes are scored for {scope}, so there are no scores per bin (the "
+        "public BORSch release has no model answers; `python -m pipeline generate --task borsch.origin_qa ...` "
+        "asks a model). The pair counts below need no answers.",
+        icon=":material/info:",
+    )
 
 
 selected = ui.selection()
@@ -52,35 +77,26 @@ if pairs.empty:
 labels = bin_labels.difference_labels(float(pairs["d"].abs().max()))
 axis = charts.Bins(9, "documents with the Ukrainian name − with the Russian name (9 symmetric log bins)", labels)
 
-if selected.filters is None:
-    st.info(ui.NO_ANSWERS, icon=":material/info:")
+bins = data.query(queries.codemix_bins, selected.filters, corpus_id) if selected.filters is not None else None
+if bins is None or bins.empty:
+    no_scores(selected)
 else:
-    bins = data.query(queries.codemix_bins, selected.filters, corpus_id)
-    if bins.empty:
-        st.info(
-            f"The selected models and prompt languages of **{literal(selected.dataset)}** have no scored answers about "
-            "these dishes (task "
-            f"{code(selected.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). The pairs are "
-            "BORSch dishes: pick the borsch dataset, or score answers with `python -m pipeline score`.",
-            icon=":material/info:",
-        )
-    else:
-        st.plotly_chart(
-            charts.binned_means(
-                bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
-                y_title="mean score (95% interval)", names=METRICS, middle_line=True,
-            ),
-            config={"displayModeBar": False},
-            key="codemix_chart",
-        )  # fmt: skip
-        missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
-        if missing:
-            st.caption(f"No scored answers for: {literal(', '.join(missing))}.")
-        table = bins.assign(d_range=bins["bin"].map(labels))[
-            ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
-        ]
-        st.dataframe(table, hide_index=True)
-        ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
+    st.plotly_chart(
+        charts.binned_means(
+            bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
+            y_title="mean score (95% interval)", names=METRICS, middle_line=True,
+        ),
+        config={"displayModeBar": False},
+        key="codemix_chart",
+    )  # fmt: skip
+    missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
+    if missing:
+        st.caption(f"No scored answers for: {literal(', '.join(missing))}.")
+    table = bins.assign(d_range=bins["bin"].map(labels))[
+        ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
+    ]
+    st.dataframe(table, hide_index=True)
+    ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
 st.plotly_chart(
     charts.binned_counts(pairs["bin"], pairs["uk_name"], axis, unit="pairs", y_title="pairs"),

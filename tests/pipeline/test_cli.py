@@ -22,6 +22,9 @@ CONTRACT = ["dataset", "lang", "dish_id", "name", "origins", "source"]
 def test_demo_without_data_uses_the_embedded_sample(warehouse: Path) -> None:
     result = run_cli(warehouse, "demo")
     assert "embedded sample" in result.stderr
+    # it ends with the next step: the dashboard on this warehouse (not the default one, so it is named)
+    last = " ".join(result.stderr.strip().splitlines()[-2:])
+    assert "Next: start the dashboard with" in last and "make app" in last and str(warehouse) in last
     rows = query(warehouse, "SELECT dataset, is_sample, n_dishes FROM marts.dataset_summary")
     with open(REPO / "assets" / "sample" / "dishes.csv", encoding="utf-8") as handle:
         n_sample = sum(1 for _ in csv.DictReader(handle))
@@ -91,6 +94,7 @@ def test_data_fetch_command_offline(tmp_path: Path) -> None:
 
 
 def test_a_second_demo_with_nothing_new_changes_nothing(real_warehouse: Path, data_dir: Path) -> None:
+    # In place (the demo's tiny model is named by its path): it writes nothing, so readers elsewhere are safe.
     stamp = real_warehouse.stat().st_mtime_ns
     again = run_cli(real_warehouse, "demo", "--data", str(data_dir))
     message = " ".join(again.stderr.split())
