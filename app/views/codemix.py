@@ -4,12 +4,14 @@ matter for the models? (BORSch Fig. 5.)
 For each parallel RU/UK dish pair with different names, d = documents of the Ukrainian corpus using
 the Ukrainian name − documents using the Russian name, in 9 symmetric log-spaced bins (defined in
 warehouse/marts/090_corpus_analyses.sql). Per bin: mean origin-QA Jaccard of the answers about the
-Ukrainian dish, and mean dish-name VQA match.
+Ukrainian dish, and mean dish-name VQA match. Without answers of its own (BORSch ships none) the
+dataset is drawn with the real answers to linked records of another dataset, labelled as such
+(app/linked.py).
 """
 
 import streamlit as st
 
-from app import bin_labels, charts, data, ui, widgets
+from app import bin_labels, charts, data, linked, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import corpus as queries
 
@@ -26,6 +28,7 @@ st.markdown(
     "those using the **Russian** name: right of the dotted line the Ukrainian name dominates. Are the models "
     "better about dishes the Ukrainian web names in Ukrainian? Hover a point for the dishes in its bin."
 )
+answers = linked.answers_for(selected, "codemix", required=False)
 
 corpora = data.query(queries.codemix_corpora)
 if corpora.empty:
@@ -52,35 +55,46 @@ if pairs.empty:
 labels = bin_labels.difference_labels(float(pairs["d"].abs().max()))
 axis = charts.Bins(9, "documents with the Ukrainian name − with the Russian name (9 symmetric log bins)", labels)
 
-if selected.filters is None:
-    st.info(ui.NO_ANSWERS, icon=":material/info:")
-else:
-    bins = data.query(queries.codemix_bins, selected.filters, corpus_id)
-    if bins.empty:
-        st.info(
-            f"The selected models and prompt languages of **{literal(selected.dataset)}** have no scored answers about "
-            "these dishes (task "
-            f"{code(selected.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). The pairs are "
-            "BORSch dishes: pick the borsch dataset, or score answers with `python -m pipeline score`.",
-            icon=":material/info:",
-        )
-    else:
-        st.plotly_chart(
-            charts.binned_means(
-                bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
-                y_title="mean score (95% interval)", names=METRICS, middle_line=True,
-            ),
-            config={"displayModeBar": False},
-            key="codemix_chart",
-        )  # fmt: skip
-        missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
-        if missing:
-            st.caption(f"No scored answers for: {literal(', '.join(missing))}.")
-        table = bins.assign(d_range=bins["bin"].map(labels))[
-            ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
-        ]
-        st.dataframe(table, hide_index=True)
-        ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
+bins = data.query(queries.codemix_bins, answers.filters, corpus_id, answers.source) if answers else None
+if bins is not None and bins.empty:
+    st.info(
+        f"The selected models and prompt languages of **{literal(selected.dataset)}** have no scored "
+        + ("linked " if answers.linked else "")
+        + "answers about these dishes (task "
+        f"{code(answers.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). The pairs are "
+        "BORSch dishes: pick the borsch dataset, or score answers with `python -m pipeline score`.",
+        icon=":material/info:",
+    )
+elif bins is not None:  # None: no answers at all, as answers_for said
+    if answers.linked:
+        st.caption(literal(answers.label))
+    y_title = "mean score (95% interval)"
+    if answers.linked:
+        y_title = f"mean score vs {answers.source.gold} gold, linked answers (95% interval)"
+    st.plotly_chart(
+        charts.binned_means(
+            bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
+            y_title=y_title, names=METRICS, middle_line=True,
+        ),
+        config={"displayModeBar": False},
+        key="codemix_chart",
+    )  # fmt: skip
+    missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
+    if missing:
+        note = f"No scored answers for: {literal(', '.join(missing))}."
+        if answers.linked and "name_match" not in set(bins["metric"]):
+            note += (
+                f" Linked dish-name answers are scored only against {literal(answers.asked)}'s names of the dish "
+                "(the names they were asked about): pick that gold to see them."
+            )
+        st.caption(note)
+    table = bins.assign(d_range=bins["bin"].map(labels))[
+        ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
+    ]
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
+    st.dataframe(table, hide_index=True)
+    ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
 st.plotly_chart(
     charts.binned_counts(pairs["bin"], pairs["uk_name"], axis, unit="pairs", y_title="pairs"),

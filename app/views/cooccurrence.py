@@ -3,12 +3,14 @@
 For each dish the corpus scan counts the documents naming it together with one of its true origin
 countries (`count`), and that count over the documents naming it with any country (`ratio`). The
 mean origin-QA Jaccard is drawn over 10 bins of either (BORSch Fig. 6); bins and intervals are
-defined in warehouse/marts/090_corpus_analyses.sql.
+defined in warehouse/marts/090_corpus_analyses.sql. A dataset without answers of its own (BORSch)
+is drawn with the real answers to linked records of another dataset, labelled as such
+(app/linked.py).
 """
 
 import streamlit as st
 
-from app import bin_labels, charts, data, ui, widgets
+from app import bin_labels, charts, data, linked, ui, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -27,7 +29,6 @@ def labels_for(dishes, measure: str) -> dict[int, str]:
 
 
 selected = ui.selection()
-filters = ui.require_answers(selected)
 
 st.title("Co-occurrence")
 st.markdown(
@@ -37,6 +38,8 @@ st.markdown(
     "The mean origin-QA Jaccard of the selected models is drawn over 10 bins of either. Hover a point for "
     "the dishes in its bin."
 )
+answers = linked.answers_for(selected, "cooc")
+filters = answers.filters
 
 corpora = data.query(queries.corpora, selected.dataset)
 if corpora.empty:
@@ -57,13 +60,13 @@ measure = widgets.url_select("Measure", list(MEASURES), param="measure", contain
                         format_func=lambda m: {"count": "count (log bins)", "ratio": "ratio"}[m])  # fmt: skip
 by = widgets.url_select("One line per", list(LINES), param="by", format_func=LINES.get, container=columns[2])
 
-bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by)
+bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by, answers.source)
 dishes = data.query(queries.cooccurrence_dishes, corpus_id, selected.dataset)
 if bins.empty:
     st.info(
         f"The corpus counted {len(dishes):,} dishes, but the selected task, models and prompt languages have no "
-        "scored origin answers about them. Widen the sidebar filters, or score answers with "
-        "`python -m pipeline score`.",
+        + ("linked " if answers.linked else "")
+        + "scored origin answers about them. Widen the filters, or score answers with `python -m pipeline score`.",
         icon=":material/info:",
     )
 else:
@@ -72,8 +75,12 @@ else:
     means = bins.rename(
         columns={"jaccard": "mean", "jaccard_low": "mean_low", "jaccard_high": "mean_high", "n_dishes": "n_units"}
     )
+    y_title = "mean origin Jaccard (95% interval)"
+    if answers.linked:
+        y_title = f"mean origin Jaccard vs {answers.source.gold} gold, linked answers (95% interval)"
+        st.caption(literal(answers.label))
     st.plotly_chart(
-        charts.binned_means(means, axis, series="line", unit="dishes", y_title="mean origin Jaccard (95% interval)"),
+        charts.binned_means(means, axis, series="line", unit="dishes", y_title=y_title),
         config={"displayModeBar": False},
         key="cooc_chart",
     )
@@ -96,6 +103,8 @@ else:
     table = bins.assign(bin_range=bins["bin"].map(labels))[
         ["line", "bin", "bin_range", "n_dishes", "n_answers", "jaccard", "jaccard_low", "jaccard_high", "dishes"]
     ].rename(columns={"line": by})
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
     st.dataframe(table, hide_index=True)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
 

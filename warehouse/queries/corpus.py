@@ -11,6 +11,7 @@ import pandas as pd
 
 from warehouse.queries import Source, _frame
 from warehouse.queries.answers import Filters
+from warehouse.queries.linked import OWN, AnswerSource
 
 MEASURES = ("count", "ratio")
 LINES = ("model", "lang")  # one line per model (pooled over prompt languages) or per prompt language
@@ -38,14 +39,19 @@ def corpora(source: Source, dataset: str | None = None) -> pd.DataFrame:
     )
 
 
-def cooccurrence_bins(source: Source, filters: Filters, corpus_id: str, measure: str, by: str) -> pd.DataFrame:
-    """Mean origin-QA Jaccard per bin and line (`by` = model or lang), pooled over the other.
+def cooccurrence_bins(
+    source: Source, filters: Filters, corpus_id: str, measure: str, by: str, answers: AnswerSource = OWN
+) -> pd.DataFrame:
+    """Mean origin-QA Jaccard per bin and line (`by` = model or lang), pooled over the other, of the
+    dataset's own answers or (`answers`) the linked ones scored against one dataset's gold.
 
     `n_dishes` is the most dishes any pooled row had answers about (all of them when every model
     answered every dish); `dishes` lists that row's dishes (at most 30 names)."""
     if measure not in MEASURES or by not in LINES:
         raise ValueError(f"measure must be one of {MEASURES} and by one of {LINES}")
     where, params = filters.where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     pooled = _POOLED.format(s="jaccard_sum", ss="jaccard_sumsq", m="jaccard")
     return _frame(
         source,
@@ -95,11 +101,14 @@ def codemix_corpora(source: Source) -> pd.DataFrame:
     )
 
 
-def codemix_bins(source: Source, filters: Filters, corpus_id: str) -> pd.DataFrame:
+def codemix_bins(source: Source, filters: Filters, corpus_id: str, answers: AnswerSource = OWN) -> pd.DataFrame:
     """Per bin and metric, pooled over the selected models and prompt languages: mean origin-QA
     Jaccard (answers of the selected task about the pair's Ukrainian dish) and mean dish-name VQA
-    match (dish_name_vqa answers, whatever the selected task)."""
+    match (dish_name_vqa answers, whatever the selected task); the dataset's own answers or
+    (`answers`) the linked ones scored against one dataset's gold."""
     where, params = Filters(dataset=filters.dataset, models=filters.models, langs=filters.langs).where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     pooled = _POOLED.format(s="value_sum", ss="value_sumsq", m="mean")
     return _frame(
         source,
