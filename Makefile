@@ -11,9 +11,10 @@ ADDRESS ?= 127.0.0.1
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-embedded.txt
 	$(PYTHON) -m venv $(VENV)
+	@echo "Installing the Python packages into $(VENV) (a few minutes the first time: pip prints each package as it goes)..."
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	$(PY) -m pip install --quiet --no-deps -r requirements-embedded.txt
+	$(PY) -m pip install --progress-bar off -r requirements-dev.txt
+	$(PY) -m pip install --progress-bar off --no-deps -r requirements-embedded.txt
 	touch $(STAMP)
 
 ## Build the demo warehouse (DATA=DIR for a local copy of the public data) and start the dashboard.

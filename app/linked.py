@@ -50,13 +50,13 @@ def gold_label(gold: str, dataset: str) -> str:
 
 def answers_for(selected: ui.Selection, page: str, *, required: bool = True) -> Answers | None:
     """The sidebar's filters over the dataset's own answers; else linked answers with their
-    labels and selectors; else the empty state, and a stop (`required`) or None."""
+    labels and selectors; else the empty state and a stop (`required`), or None (the page explains)."""
     if selected.filters is not None:
         return Answers(selected.filters)
     summary = data.query(queries.summary, selected.dataset)
     if summary.empty:
-        st.info(ui.NO_ANSWERS, icon=":material/info:")
         if required:
+            ui.no_answers(selected)  # which datasets do have answers, one click away
             st.stop()
         return None
     row = summary.iloc[0]  # the asking dataset and task with the most answers

@@ -1,8 +1,15 @@
 """World maps drawn with pydeck from marts.country_shapes, without any basemap or network request.
 
-Shared by the Map page (choropleth + error arcs) and the Dish page (`origins_map`). The GeoJSON
-FeatureCollection (~0.7 MB of outlines) is parsed once per snapshot (`st.cache_data`); each
-chart only sets the per-country fill colour and tooltip text on a copy of it.
+Shared by the Map page (choropleth + error arcs) and the Dish and Live probe pages (`origins_map`).
+
+Countries are drawn as one flat polygon per ring group (`SolidPolygonLayer`, one row per polygon of a
+country's MultiPolygon) with their borders as a separate, non-pickable `PathLayer`. Not a
+`GeoJsonLayer`: Streamlit's click selection (`on_select="rerun"`) does not reach the server for
+deck.gl's composite layers (GeoJSON, Polygon): the hover tooltip shows but a click sends nothing.
+A primitive layer's click does (tests/e2e/test_map_click.py clicks one in Chromium).
+
+The outlines are parsed once per snapshot (`st.cache_resource`: read-only, shared, never copied);
+each chart builds new small row dicts that only point at those coordinates.
 
 No basemap: `map_provider=None` makes pydeck send the `__MAP_STYLE__` sentinel, which tells
 Streamlit to draw no tiles. (`map_style=None` alone would make Streamlit fall back to its themed
@@ -14,13 +21,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import pydeck as pdk
 import streamlit as st
 from pydeck.bindings.json_tools import default_serialize
 
-from app import data
+from app import data, fmt
 from warehouse.queries import geo
 
 # viridis, 10 evenly spaced stops (matplotlib's), interpolated linearly in between
@@ -35,11 +43,37 @@ SELECTED = [20, 20, 20, 255]  # border of the country chosen on the Map page
 ARC_FROM = [0, 114, 178, 150]  # the dish's true origin (blue end)
 ARC_TO = [213, 94, 0, 170]  # the country the model named instead (orange end)
 
-VIEW = pdk.ViewState(latitude=30, longitude=20, zoom=0.8)
-TOOLTIP = {"html": "<b>{name}</b><br/>{label}", "style": {"fontSize": "12px"}}
+# The whole world across the page's column (~950 px: the wide layout on a 1,400 px screen, sidebar
+# open), 500 px high: from northern Canada to Tierra del Fuego, no empty margins.
+VIEW = pdk.ViewState(latitude=22, longitude=10, zoom=0.9)
+HEIGHT = 500
 COUNTRY_LAYER = "countries"
+OUTLINE_LAYER = "outlines"
+SELECTED_LAYER = "selected"
 ARC_LAYER = "arcs"
 CRIMEA_NOTE = "Crimea is drawn as part of Ukraine, as in ISO 3166 and the UN's view (Natural Earth outlines)."
+
+# The tooltip box is drawn by the inner <div>, shifted per object (`tip`) so that it opens towards the
+# middle of the map: left of the cursor in the east, above it in the south. deck.gl places the outer
+# element at the cursor and the map's frame cuts whatever sticks out, so a fixed offset would be cut
+# at the edges. The outer element stays transparent.
+TIP_BOX = "background:#29323c;color:#f0f0f0;padding:6px 8px;border-radius:4px;max-width:260px;white-space:normal"
+TOOLTIP = {
+    "html": '<div style="{tip}"><b>{name}</b><br/>{label}</div>',
+    "style": {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"},
+}
+NAME_TOOLTIP = {
+    "html": '<div style="{tip}"><b>{name}</b></div>',
+    "style": {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"},
+}
+
+
+def tip_style(lon: float | None, lat: float | None, view: pdk.ViewState = VIEW) -> str:
+    """The tooltip box's style for an object whose label point is (lon, lat): shifted to open
+    towards the map's middle."""
+    dx = "calc(-100% - 12px)" if lon is not None and lon > (view.longitude or 0) + 30 else "12px"
+    dy = "calc(-100% - 12px)" if lat is not None and lat < (view.latitude or 0) - 25 else "12px"
+    return f"{TIP_BOX};transform:translate({dx},{dy})"
 
 
 def load_shapes() -> pd.DataFrame:
@@ -47,82 +81,129 @@ def load_shapes() -> pd.DataFrame:
     return data.query(geo.country_shapes)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _features(shapes: pd.DataFrame) -> list[dict]:
-    """One GeoJSON Feature per country shape, geometry parsed once (the slow part)."""
-    return [
-        {"type": "Feature", "geometry": json.loads(row.geojson), "properties": {"country": row.country}}
+@dataclass(frozen=True)
+class Outlines:
+    """Parsed outlines: each country's polygons (lists of rings) and its label point."""
+
+    polygons: Mapping[str, tuple[list, ...]]
+    points: Mapping[str, tuple[float | None, float | None]]
+    names: Mapping[str, str]
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _outlines(snap: data.Snapshot) -> Outlines:
+    """The GeoJSON geometries of marts.country_shapes parsed once per snapshot (the slow part);
+    shared read-only by every session, never changed."""
+    shapes = load_shapes()
+    polygons: dict[str, tuple[list, ...]] = {}
+    for row in shapes.itertuples(index=False):
+        if not isinstance(row.geojson, str) or not row.geojson:
+            continue
+        geometry = json.loads(row.geojson)
+        if geometry["type"] == "Polygon":
+            polygons[row.country] = (geometry["coordinates"],)
+        elif geometry["type"] == "MultiPolygon":
+            polygons[row.country] = tuple(geometry["coordinates"])
+    points = {
+        row.country: (None if pd.isna(row.lon) else float(row.lon), None if pd.isna(row.lat) else float(row.lat))
         for row in shapes.itertuples(index=False)
-        if isinstance(row.geojson, str) and row.geojson
-    ]
+    }
+    names = {row.country: str(row.name_en or row.country) for row in shapes.itertuples(index=False)}
+    return Outlines(polygons, points, names)
 
 
-def feature_collection(
-    shapes: pd.DataFrame,
+def outlines() -> Outlines:
+    return _outlines(data.snapshot())
+
+
+def country_rows(
     fills: Mapping[str, Sequence[int]],
     labels: Mapping[str, str] | None = None,
     default_fill: Sequence[int] = NO_DATA,
     default_label: str = "",
-    outlined: str | None = None,
-) -> dict:
-    """The country outlines as a FeatureCollection whose features carry `country`, `name`, `fill`
-    (RGBA), `label` (tooltip text), `line` (RGBA) and `line_width` (pixels) properties. Countries
-    missing from `fills` get default_fill; the `outlined` country gets a thick dark border."""
-    names = dict(zip(shapes["country"], shapes["name_en"], strict=True))
+    view: pdk.ViewState = VIEW,
+) -> list[dict]:
+    """One row per polygon of every country: `polygon` (rings), `country`, `name` ("Ukraine (UA)"),
+    `fill` (RGBA), `label` (tooltip text) and `tip` (the tooltip box's style). Countries missing
+    from `fills` get default_fill and default_label."""
+    shapes = outlines()
     labels = labels or {}
-    features = _features(shapes)  # st.cache_data hands out a fresh copy: ours to change
-    for feature in features:
-        code = feature["properties"]["country"]
-        feature["properties"] = {
+    rows = []
+    for code, polygons in shapes.polygons.items():
+        lon, lat = shapes.points.get(code, (None, None))
+        shared = {
             "country": code,
-            "name": f"{names.get(code) or code} ({code})",
+            "name": fmt.country(code, shapes.names.get(code)),
             "fill": list(fills.get(code, default_fill)),
             "label": labels.get(code, default_label),
-            "line": SELECTED if code == outlined else OUTLINE,
-            "line_width": 2.5 if code == outlined else 0.5,
+            "tip": tip_style(lon, lat, view),
         }
-    return {"type": "FeatureCollection", "features": features}
+        rows.extend({"polygon": polygon, **shared} for polygon in polygons)
+    return rows
 
 
-def country_layer(collection: dict, *, pickable: bool = True) -> pdk.Layer:
+def country_layer(rows: list[dict], *, pickable: bool = True) -> pdk.Layer:
+    """Flat filled countries (no borders: see `outline_layer`); clicking one selects its row."""
     return pdk.Layer(
-        "GeoJsonLayer",
-        data=collection,
+        "SolidPolygonLayer",
+        data=rows,
         id=COUNTRY_LAYER,
         pickable=pickable,
-        stroked=True,
         filled=True,
-        get_fill_color="properties.fill",
-        get_line_color="properties.line",
-        get_line_width="properties.line_width",
-        line_width_units="pixels",
+        get_polygon="polygon",
+        get_fill_color="fill",
         auto_highlight=pickable,
         highlight_color=[255, 255, 255, 90],
     )
 
 
-def arc_layer(arcs: pd.DataFrame, shapes: pd.DataFrame) -> pdk.Layer | None:
+def outline_layer(countries: Sequence[str] | None = None, *, selected: bool = False) -> pdk.Layer | None:
+    """Country borders as paths (every ring of `countries`, all countries when None): thin and white,
+    or thick and dark for the `selected` country. Not pickable: clicks go to the countries below."""
+    shapes = outlines()
+    codes = list(shapes.polygons) if countries is None else [c for c in countries if c in shapes.polygons]
+    paths = [{"path": ring} for code in codes for polygon in shapes.polygons[code] for ring in polygon]
+    if not paths:
+        return None
+    return pdk.Layer(
+        "PathLayer",
+        data=paths,
+        id=SELECTED_LAYER if selected else OUTLINE_LAYER,
+        pickable=False,
+        get_path="path",
+        get_color=SELECTED if selected else OUTLINE,
+        get_width=2.5 if selected else 0.5,
+        width_units="pixels",
+        joint_rounded=selected,
+    )
+
+
+def arc_layer(arcs: pd.DataFrame, view: pdk.ViewState = VIEW) -> pdk.Layer | None:
     """Arcs from `true_country` to `predicted_country` (label points of marts.country_shapes),
     width by `n`. None when no arc has both ends on the map."""
-    points = shapes[["country", "name_en", "lon", "lat"]].dropna(subset=["lon", "lat"])
-    frame = arcs.merge(points.add_prefix("from_"), left_on="true_country", right_on="from_country")
-    frame = frame.merge(points.add_prefix("to_"), left_on="predicted_country", right_on="to_country")
-    if frame.empty:
+    shapes = outlines()
+    records = []
+    top = max(int(arcs["n"].max()), 1) if not arcs.empty else 1
+    for row in arcs.itertuples(index=False):
+        start, end = shapes.points.get(row.true_country), shapes.points.get(row.predicted_country)
+        if not start or not end or None in start or None in end:
+            continue
+        source, target = shapes.names.get(row.true_country), shapes.names.get(row.predicted_country)
+        records.append(
+            {
+                "from": list(start),
+                "to": list(end),
+                "true_country": row.true_country,
+                "predicted_country": row.predicted_country,
+                "n": int(row.n),
+                "width": 0.5 + 3.5 * math.sqrt(row.n / top),
+                "name": f"{source} → {target}",
+                "label": f"{fmt.count(row.n)} answers named {target} for a dish from {source}",
+                "tip": tip_style(*end, view),
+            }
+        )
+    if not records:
         return None
-    top = max(int(frame["n"].max()), 1)
-    records = [
-        {
-            "from": [float(row.from_lon), float(row.from_lat)],
-            "to": [float(row.to_lon), float(row.to_lat)],
-            "true_country": row.true_country,
-            "predicted_country": row.predicted_country,
-            "n": int(row.n),
-            "width": 0.5 + 3.5 * math.sqrt(row.n / top),
-            "name": f"{row.from_name_en} → {row.to_name_en}",
-            "label": f"{int(row.n):,} answers named {row.to_name_en} for a dish from {row.from_name_en}",
-        }
-        for row in frame.itertuples(index=False)
-    ]
     return pdk.Layer(
         "ArcLayer",
         data=records,
@@ -140,7 +221,7 @@ def arc_layer(arcs: pd.DataFrame, shapes: pd.DataFrame) -> pdk.Layer | None:
 
 class CompactDeck(pdk.Deck):
     """A Deck whose JSON has no indentation: pydeck indents every coordinate on its own line,
-    which makes the world outlines ~5 MB and slow to encode instead of ~0.7 MB."""
+    which makes the world outlines several MB and slow to encode."""
 
     def to_json(self) -> str:
         return json.dumps(self, sort_keys=True, default=default_serialize, separators=(",", ":"))
@@ -158,6 +239,47 @@ def deck(
     )
 
 
+@dataclass(frozen=True)
+class Scale:
+    """A colour scale fitted to the values shown: viridis from 0 to `top` (a round number just above
+    the largest value), on a square-root axis so that the many small values (most countries' recall
+    is a few percent) are not all one colour."""
+
+    top: float
+
+    @classmethod
+    def fitted(cls, values: pd.Series) -> Scale:
+        largest = float(values.max()) if len(values) and values.notna().any() else 0.0
+        if largest <= 0:
+            return cls(1.0)
+        steps = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1.0)
+        step = next((s for s in steps if largest / s <= 10), 1.0)
+        return cls(min(math.ceil(largest / step - 1e-9) * step, 1.0) if largest < 1 else 1.0)
+
+    def position(self, value: float) -> float:
+        """Where `value` sits on the colour bar, 0–1."""
+        return math.sqrt(min(max(float(value) / self.top, 0.0), 1.0))
+
+    def colour(self, value: float | None) -> list[int]:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return list(NO_DATA)
+        return sequential(self.position(value))
+
+    def ticks(self) -> list[tuple[float, str]]:
+        """Tick labels along the bar: 0, round values below the top, the top; none closer than an
+        eighth of the bar to its neighbour."""
+        nice = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
+        ticks: list[tuple[float, str]] = []
+        for value in (0.0, *(v for v in nice if v < self.top), self.top):
+            position = self.position(value)
+            if ticks and position - ticks[-1][0] < 0.125:
+                if value < self.top:
+                    continue
+                ticks.pop()
+            ticks.append((position, f"{round(value * 100, 4):g}%"))
+        return ticks
+
+
 def sequential(value: float | None, vmin: float = 0.0, vmax: float = 1.0) -> list[int]:
     """RGBA of `value` on the viridis scale from vmin (dark purple) to vmax (yellow); NO_DATA for
     a missing value."""
@@ -172,18 +294,23 @@ def sequential(value: float | None, vmin: float = 0.0, vmax: float = 1.0) -> lis
     return [*rgb, 255]
 
 
-def legend(label: str, vmin: str, vmax: str) -> None:
-    """A colour bar for `sequential`, with the end labels and the no-data grey."""
+def legend(label: str, scale: Scale) -> None:
+    """A colour bar for `scale` with its tick labels, and the no-data grey."""
     stops = ", ".join(f"rgb{stop}" for stop in VIRIDIS)
     grey = f"rgb({NO_DATA[0]}, {NO_DATA[1]}, {NO_DATA[2]})"
+    ticks = "".join(
+        f'<span style="position:absolute;left:{position * 100:.1f}%;transform:translateX(-50%)">{text}</span>'
+        for position, text in scale.ticks()
+    )
     st.html(
         f"""
-        <div style="display:flex;align-items:center;gap:0.5rem;font-size:0.8rem;flex-wrap:wrap">
-          <span>{label}:</span><span>{vmin}</span>
-          <span style="display:inline-block;width:12rem;height:0.7rem;border-radius:2px;
-                       background:linear-gradient(to right, {stops})"></span>
-          <span>{vmax}</span>
-          <span style="display:inline-block;width:0.9rem;height:0.7rem;margin-left:1rem;
+        <div style="display:flex;align-items:flex-start;gap:0.75rem;font-size:0.8rem;flex-wrap:wrap">
+          <span>{label}:</span>
+          <div style="width:18rem">
+            <div style="height:0.7rem;border-radius:2px;background:linear-gradient(to right, {stops})"></div>
+            <div style="position:relative;height:1.1rem">{ticks}</div>
+          </div>
+          <span style="display:inline-block;width:0.9rem;height:0.7rem;margin-left:1.5rem;
                        border-radius:2px;background:{grey}"></span><span>no data</span>
         </div>
         """
@@ -193,13 +320,9 @@ def legend(label: str, vmin: str, vmax: str) -> None:
 def origins_map(shapes: pd.DataFrame, highlight: dict[str, list[int]], key: str, height: int = 300) -> None:
     """A small world map: the countries in `highlight` filled with their RGBA colour, the rest
     light grey; hovering shows the country name. `shapes` = the rows of marts.country_shapes."""
-    labels = dict.fromkeys(highlight, "")
-    collection = feature_collection(shapes, highlight, labels, default_fill=BACKGROUND)
-    chart = deck(
-        [country_layer(collection)],
-        tooltip={"html": "<b>{name}</b>", "style": {"fontSize": "12px"}},
-        view=centred_view(shapes, highlight),
-    )
+    view = centred_view(shapes, highlight)
+    rows = country_rows(highlight, default_fill=BACKGROUND, view=view)
+    chart = deck([country_layer(rows), outline_layer()], tooltip=NAME_TOOLTIP, view=view)
     st.pydeck_chart(chart, height=height, key=key)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from app import data
+from app import data, fmt
 from app.safe import literal
 from app.widgets import ALL, mirror, unknown_in_link, url_multiselect, url_select
 from warehouse.queries import answers
@@ -50,10 +50,53 @@ class Selection:
 
 
 NO_ANSWERS = (
-    "No scored model answers for this dataset yet. Import some with "
-    "`python -m pipeline import-responses FILE...` and score them with `python -m pipeline score` "
-    "(`make demo DATA=DIR` does both for the WorldCuisines answers)."
+    "This warehouse holds no scored model answers for this dataset. Pick a dataset with answers in the "
+    "sidebar, or import answers with `python -m pipeline import-responses FILE...` and score them with "
+    "`python -m pipeline score`."
 )
+
+
+def answered() -> pd.DataFrame:
+    """Datasets with scored answers (dataset, n_answers, n_models), most answers first."""
+    return data.query(answers.answered_datasets)
+
+
+def default_dataset(summary: pd.DataFrame) -> str:
+    """The dataset the dashboard opens on: the real one with the most scored answers (WorldCuisines in
+    the demo), so a first visit lands on model answers; else the first real dataset."""
+    real = [str(name) for name, sample in zip(summary["dataset"], summary["is_sample"], strict=True) if not sample]
+    for name in answered()["dataset"]:
+        if name in real:
+            return str(name)
+    return real[0] if real else str(summary["dataset"].iloc[0])
+
+
+def switch_dataset(dataset: str) -> None:
+    st.session_state["url_dataset"] = dataset  # a callback: runs before the sidebar selector is drawn
+
+
+def no_answers(selected: Selection) -> None:
+    """The empty state of a page about answers: which datasets do have answers, one click away each."""
+    others = answered()
+    others = others[others["dataset"] != selected.dataset]
+    if others.empty:
+        st.info(NO_ANSWERS, icon=":material/info:")
+        return
+    titles = dict(zip(data.dataset_summary()["dataset"], data.dataset_summary()["title"], strict=True))
+    st.info(
+        f"No model answers are scored for **{literal(titles.get(selected.dataset, selected.dataset))}** in this "
+        "warehouse. These datasets have answers:",
+        icon=":material/info:",
+    )
+    row = st.container(horizontal=True)
+    for other in others.itertuples(index=False):
+        row.button(
+            f"{other.dataset}: {fmt.count(other.n_answers)} answers, {fmt.count(other.n_models)} models",
+            key=f"switch_{other.dataset}",
+            on_click=switch_dataset,
+            args=(str(other.dataset),),
+            icon=":material/arrow_forward:",
+        )
 
 
 def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple[str, ...]]:
@@ -87,6 +130,7 @@ def sidebar() -> Selection | None:
         "Dataset",
         list(rows),
         param="dataset",
+        default=default_dataset(summary),
         format_func=lambda name: f"{name} (demo sample)" if rows[name]["is_sample"] else name,
         what="dataset",
         keep_default_in_url=True,
@@ -163,7 +207,7 @@ def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:
 def require_answers(selected: Selection) -> Filters:
     """The answer filters, or the empty state (and stop) when the dataset has no scored answers."""
     if selected.filters is None:
-        st.info(NO_ANSWERS, icon=":material/info:")
+        no_answers(selected)
         st.stop()
     return selected.filters
 

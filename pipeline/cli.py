@@ -673,6 +673,7 @@ def demo(
     if source is None:
         console.print("[yellow]No data folder: building the demo on the embedded sample dataset.[/]")
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
+        _next_step(ctx.obj.warehouse.path)
         return
     source = source.expanduser().resolve()
     say("building the demo from {}", source)
@@ -685,6 +686,23 @@ def demo(
     # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
     options = Options(datasets=datasets, data=source, uagec=True, generations=generations)
     _pipeline(ctx, "demo", options)
+    _next_step(ctx.obj.warehouse.path)
+
+
+def _next_step(warehouse: Path) -> None:
+    """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next)."""
+    env = (
+        ""
+        if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve()
+        else (f"{WAREHOUSE_ENV}={warehouse} ")
+    )
+    say("[bold green]The demo warehouse is ready[/] at {}.", warehouse)
+    say(
+        "Next: start the dashboard with [bold]{}[/] (or [bold]{}[/]) and open {}",
+        f"{env}make app",
+        f"{env}streamlit run app/main.py",
+        "http://127.0.0.1:8501",
+    )
 
 
 def _culturemix_demo_answers(model_dir: Path) -> tuple[GenerationSpec, ...]:

@@ -14,9 +14,47 @@ import streamlit as st
 from app import bin_labels, charts, data, linked, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import corpus as queries
+from warehouse.queries import linked as linked_queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
+PAIRS_DATASET = "borsch"  # the parallel RU/UK pairs are BORSch's
 METRICS = {"jaccard": ("origin Jaccard", "#1f77b4"), "name_match": ("dish-name match (VQA)", "#d62728")}
+
+
+def no_scores(selected: ui.Selection, answers: linked.Answers | None) -> None:
+    """Why the score chart is empty, without sending the reader in a circle: the pairs are BORSch
+    dishes, so only answers about BORSch dishes (its own, or linked ones) score them; the other
+    dataset's answers never do."""
+    borsch_answered = PAIRS_DATASET in set(ui.answered()["dataset"])
+    borsch_linked = not data.query(linked_queries.summary, PAIRS_DATASET).empty
+    if selected.dataset != PAIRS_DATASET and (borsch_answered or borsch_linked):
+        st.info(
+            "The pairs are BORSch dishes: their scores come from answers about BORSch dishes"
+            + ("." if borsch_answered else " (linked WorldCuisines answers, until BORSch has its own)."),
+            icon=":material/info:",
+        )
+        st.button(
+            "Show the BORSch answers",
+            on_click=ui.switch_dataset,
+            args=(PAIRS_DATASET,),
+            icon=":material/arrow_forward:",
+        )
+        return
+    if answers is not None and answers.linked:
+        st.info(
+            "The selected models and prompt languages have no linked answers about these pairs (task "
+            f"{code(answers.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). Widen the "
+            "**Models** and **Prompt languages** filters above.",
+            icon=":material/info:",
+        )
+        return
+    scope = "the selected models and prompt languages" if selected.dataset == PAIRS_DATASET else "this warehouse"
+    st.info(
+        f"No answers about these BORSch dishes are scored for {scope}, so there are no scores per bin (the "
+        "public BORSch release has no model answers; `python -m pipeline generate --task borsch.origin_qa ...` "
+        "asks a model). The pair counts below need no answers.",
+        icon=":material/info:",
+    )
 
 
 selected = ui.selection()
@@ -56,20 +94,12 @@ labels = bin_labels.difference_labels(float(pairs["d"].abs().max()))
 axis = charts.Bins(9, "documents with the Ukrainian name − with the Russian name (9 symmetric log bins)", labels)
 
 bins = data.query(queries.codemix_bins, answers.filters, corpus_id, answers.source) if answers else None
-if bins is not None and bins.empty:
-    st.info(
-        f"The selected models and prompt languages of **{literal(selected.dataset)}** have no scored "
-        + ("linked " if answers.linked else "")
-        + "answers about these dishes (task "
-        f"{code(answers.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). The pairs are "
-        "BORSch dishes: pick the borsch dataset, or score answers with `python -m pipeline score`.",
-        icon=":material/info:",
-    )
-elif bins is not None:  # None: no answers at all, as answers_for said
-    if answers.linked:
-        st.caption(literal(answers.label))
+if bins is None or bins.empty:
+    no_scores(selected, answers)
+else:
     y_title = "mean score (95% interval)"
     if answers.linked:
+        st.caption(literal(answers.label))
         y_title = f"mean score vs {answers.source.gold} gold, linked answers (95% interval)"
     st.plotly_chart(
         charts.binned_means(

@@ -58,11 +58,21 @@ def render() -> None:
     st.title("Dish names")
     tasks = data.query(queries.tasks, selected.dataset)
     if not tasks:
+        with_names = [name for name in data.dataset_summary()["dataset"] if data.query(queries.tasks, name)]
         st.info(
-            f"No scored dish-name answers for {literal(selected.dataset)}. The WorldCuisines task-1 answers of 12 "
-            "vision-language models are imported by `make demo DATA=DIR` (pick the worldcuisines dataset).",
+            f"No dish-name answers are scored for {literal(selected.dataset)} in this warehouse."
+            + (" These datasets have them:" if with_names else ""),
             icon=":material/info:",
         )
+        row = st.container(horizontal=True)
+        for name in with_names:
+            row.button(
+                f"Show {name}",
+                key=f"dish_names_switch_{name}",
+                on_click=ui.switch_dataset,
+                args=(name,),
+                icon=":material/arrow_forward:",
+            )
         return
     task = tasks[0] if len(tasks) == 1 else st.selectbox("Task", tasks, key="dish_names_task")
     rule = widgets.url_select(

@@ -1,156 +1,262 @@
 """Map: where the selected models place dishes right (recall per origin country) or wrongly
-(over-prediction), the most frequent errors as arcs, and one country's dishes with every answer."""
+(over-prediction). Click a country: first what was named instead of it and how each of its dishes
+fared, then every answer."""
 
+import pandas as pd
 import streamlit as st
 
-from app import data, maps, ui, widgets
+from app import data, fmt, maps, ui, widgets
 from app.safe import literal
 from warehouse.queries import geo
 
 VIEWS = {"recall": "Recall per origin country", "over": "Over-prediction"}
+ARCS = {"country": "the selected country", "all": "all countries", "none": "none"}
 MAP_KEY = "map_deck"
 ANSWER_LIMIT = 2_000
+COUNTRY_ARCS = 40  # a selected country's arcs: its most frequent errors
+INSTEAD_SHOWN = 12
 
 selected = ui.selection()
 filters = ui.require_answers(selected)
 
 
-def clicked_country() -> str | None:
-    """The country of the object clicked on the map since the last run (a country or an arc's
-    origin); None when the click was already handled or cleared."""
-    state = st.session_state.get(MAP_KEY)
+def map_key(country: str | None) -> str:
+    """The map's widget key, one per selected country: a new selection gives a fresh map, so the
+    browser forgets the last click (which would otherwise keep dimming the other countries) and the
+    thick outline shows the country the page is about."""
+    return f"{MAP_KEY}_{country or 'none'}"
+
+
+def clicked_country(key: str) -> str | None:
+    """The country of the object clicked on the map (a country, or an arc's true origin); None
+    when nothing is selected."""
+    state = st.session_state.get(key)
     objects = ((state or {}).get("selection") or {}).get("objects") or {}
     code = None
     for layer, items in objects.items():
         for item in items or []:
             if layer == maps.COUNTRY_LAYER:
-                code = ((item or {}).get("properties") or {}).get("country")
+                code = (item or {}).get("country")
             elif layer == maps.ARC_LAYER:
                 code = (item or {}).get("true_country")
-    if code == st.session_state.get("_map_clicked"):
-        return None
-    st.session_state["_map_clicked"] = code
     return code
-
-
-def pct(value: float) -> str:
-    return f"{value:.1%}" if value >= 0.001 or value == 0 else f"{value:.2%}"
 
 
 st.title("Map")
 st.caption(
     "Where the selected models place dishes. **Recall**: of the answers about dishes from a country, the share "
     "that named it. **Over-prediction**: the share of all answers that named a country for a dish not from "
-    "there. Several models or languages are added up (counts first, then the share). Click a country, or pick "
-    "one below the map, to list its dishes with every answer."
+    "there. Several models or languages are added up (counts first, then the share). **Click a country** (or "
+    "pick one beside the map) for what the models named instead and how each of its dishes fared."
 )
 
-shapes = maps.load_shapes()
 method = ui.scoring_method()  # recall by our extractor or by the paper's rule (the same switch as the leaderboard)
 recall = data.query(geo.country_recall, filters, method)
 over = data.query(geo.country_overprediction, filters)
 if recall.empty and over.empty:
     st.info(
-        "No scored answers match the selected models and prompt languages. Clear the sidebar filters, or import "
-        "and score answers with `python -m pipeline import-responses FILE...` and `python -m pipeline score`.",
+        "No scored answers match the selected models and prompt languages. Clear the **Models** and "
+        "**Prompt languages** filters in the sidebar.",
         icon=":material/info:",
     )
     st.stop()
 
-names = dict(zip(shapes["country"], shapes["name_en"], strict=True))
+shapes = maps.outlines()
+names = dict(shapes.names)
 for frame in (recall, over):
     names.update({c: n for c, n in zip(frame["country"], frame["country_name"], strict=True) if c not in names and n})
 options = sorted(set(recall["country"]) | set(over["country"]), key=lambda code: (names.get(code) or code, code))
 
-controls = st.columns([3, 2, 3], vertical_alignment="bottom")
+controls = st.columns([3, 3, 3], vertical_alignment="bottom")
 view = widgets.url_radio("Colour countries by", VIEWS, param="view", container=controls[0])
-n_arcs = controls[1].slider(
-    "Error arcs", 0, 500, geo.DEFAULT_ARCS, step=10, key="map_arcs",
-    help="The most frequent (true origin → country named instead) pairs, line width by number of answers.",
-)  # fmt: skip
-code = clicked_country()
+arcs_for = widgets.url_radio("Error arcs for", ARCS, param="arcs", container=controls[1])
+key = map_key(st.session_state.get("url_country"))
+code = clicked_country(key)
 if code in options:
     st.session_state["url_country"] = code  # before the selectbox is drawn: the click picks it
 country = widgets.url_select(
     "Country",
     [widgets.ALL, *options],
     param="country",
-    format_func=lambda c: "none (click the map)" if c == widgets.ALL else f"{names.get(c) or c} ({c})",
+    format_func=lambda c: "none (click the map)" if c == widgets.ALL else fmt.country(c, names.get(c)),
     what="country",
     container=controls[2],
 )
+n_arcs = geo.DEFAULT_ARCS
+if arcs_for == "all":
+    n_arcs = st.slider(
+        "Number of arcs", 10, 500, geo.DEFAULT_ARCS, step=10, key="map_arcs",
+        help="The most frequent (true origin → country named instead) pairs, line width by number of answers.",
+    )  # fmt: skip
 
 if view == "recall":
-    fills = {row.country: maps.sequential(row.recall) for row in recall.itertuples(index=False)}
+    scale = maps.Scale.fitted(recall["recall"])
+    fills = {row.country: scale.colour(row.recall) for row in recall.itertuples(index=False)}
     labels = {
-        row.country: f"recall {pct(row.recall)} ({row.n_hits:,} of {row.n_answers:,} answers about its dishes)"
+        row.country: f"recall {fmt.pct(row.recall)} ({fmt.count(row.n_hits)} of {fmt.count(row.n_answers)} answers "
+        "about its dishes named it)"
         for row in recall.itertuples(index=False)
     }
-    empty_label, scale = "no dish from here in the selection", ("recall", "0%", "100%")
+    empty_label, scale_label = "no dish from here in the selection", "recall"
 else:
-    top = float(over["share"].max()) if not over.empty else 0.0
-    fills = {row.country: maps.sequential(row.share, 0.0, top) for row in over.itertuples(index=False)}
+    scale = maps.Scale.fitted(over["share"])
+    fills = {row.country: scale.colour(row.share) for row in over.itertuples(index=False)}
     labels = {
-        row.country: f"named wrongly in {pct(row.share)} of answers ({row.n_wrong:,} of {row.n_answers:,})"
+        row.country: f"named wrongly in {fmt.pct(row.share, 2)} of answers ({fmt.count(row.n_wrong)} of "
+        f"{fmt.count(row.n_answers)})"
         for row in over.itertuples(index=False)
     }
-    empty_label, scale = "never named for a dish from elsewhere", ("over-prediction", "0%", pct(top))
+    empty_label, scale_label = "never named for a dish from elsewhere", "over-prediction"
 
-collection = maps.feature_collection(shapes, fills, labels, default_label=empty_label, outlined=country or None)
-arcs = data.query(geo.error_arcs, filters, n_arcs) if n_arcs else None
-layers = [maps.country_layer(collection), maps.arc_layer(arcs, shapes) if arcs is not None else None]
-st.pydeck_chart(maps.deck(layers), height=520, on_select="rerun", selection_mode="single-object", key=MAP_KEY)
-maps.legend(*scale)
-st.caption(
-    f"Grey: {empty_label}. Arcs run from a dish's true origin (blue end) to the country a model named instead "
-    f"(orange end). {maps.CRIMEA_NOTE}"
+if arcs_for == "all":
+    arcs = data.query(geo.error_arcs, filters, n_arcs)
+elif arcs_for == "country" and country:
+    arcs = data.query(geo.error_arcs, filters, COUNTRY_ARCS, country, view == "over")
+else:
+    arcs = None
+layers = [
+    maps.country_layer(maps.country_rows(fills, labels, default_label=empty_label)),
+    maps.outline_layer(),
+    maps.outline_layer([country], selected=True) if country else None,
+    maps.arc_layer(arcs) if arcs is not None and not arcs.empty else None,
+]
+st.pydeck_chart(
+    maps.deck(layers), height=maps.HEIGHT, on_select="rerun", selection_mode="single-object", key=map_key(country)
 )
+maps.legend(scale_label, scale)
+if arcs_for == "all":
+    arc_note = f"Arcs: the {n_arcs} most frequent errors of all countries, "
+elif arcs_for == "country" and country:
+    about = "the dishes from elsewhere it was named for" if view == "over" else "the countries named for its dishes"
+    arc_note = f"Arcs: {about} (the {COUNTRY_ARCS} most frequent), "
+else:
+    arc_note = ""
+caption = f"Grey: {empty_label}. Colours on a square-root scale from 0 to {fmt.pct(scale.top, 1)}. "
+if arc_note:
+    caption += f"{arc_note}from a dish's true origin (blue end) to the country a model named instead (orange end). "
+elif arcs_for == "country":
+    caption += "Pick a country for its error arcs, or show the arcs of all countries. "
+st.caption(caption + maps.CRIMEA_NOTE)
 
 with st.expander("All countries as a table"):
     table = recall if view == "recall" else over
-    st.dataframe(table, hide_index=True)
+    fmt.dataframe(table, {"country_name": "Country name"})
     ui.downloads(table, f"{filters.dataset}_{filters.task}_country_{view}", key="map_countries")
 
 if not country:
     st.stop()
 
 name = names.get(country) or country
-st.subheader(f"{literal(name)} ({literal(country)})")
+st.subheader(fmt.country(country, name))
 hit = recall[recall["country"] == country]
 wrong = over[over["country"] == country]
 metrics = st.columns(4)
 if hit.empty:
-    metrics[0].metric("Recall", "–", help="No dish from this country in the selection.", border=True)
+    metrics[0].metric("Recall", fmt.DASH, help="No dish from this country in the selection.", border=True)
     metrics[1].metric("Answers about its dishes", "0", border=True)
+    n_about = 0
 else:
     row = hit.iloc[0]
+    n_about = int(row["n_answers"])
     metrics[0].metric(
-        "Recall", pct(row["recall"]), help="Answers that named it / answers about its dishes.", border=True
+        "Recall", fmt.pct(row["recall"]), help="Answers that named it / answers about its dishes.", border=True
     )
-    metrics[1].metric("Answers about its dishes", f"{int(row['n_answers']):,}", border=True)
+    metrics[1].metric("Answers about its dishes", fmt.count(n_about), border=True)
 n_wrong = int(wrong.iloc[0]["n_wrong"]) if not wrong.empty else 0
 share = float(wrong.iloc[0]["share"]) if not wrong.empty else 0.0
-metrics[2].metric("Over-prediction", pct(share), help="Share of all selected answers naming it wrongly.", border=True)
-metrics[3].metric("Named for a dish from elsewhere", f"{n_wrong:,}", border=True)
+metrics[2].metric(
+    "Over-prediction", fmt.pct(share, 2), help="Share of all selected answers naming it wrongly.", border=True
+)
+metrics[3].metric("Named for a dish from elsewhere", fmt.count(n_wrong), border=True)
 
-answers = data.query(geo.country_answers, filters, country, ANSWER_LIMIT)
-if answers.empty:
+if n_about == 0:
     st.caption(f"No dish of this dataset has {literal(name)} among its origins.")
     st.stop()
-total = int(answers["n_total"].iloc[0])
-dishes = data.query(geo.dish_labels, tuple(sorted(set(answers["dish_key"]))))
-answers = answers.drop(columns="n_total").merge(dishes, on="dish_key", how="left")
+
+# --- summaries first: what was named instead, and each dish -----------------------------------------
+
+instead = data.query(geo.named_instead, filters, country)
+left, right = st.columns([2, 3])
+with left:
+    st.markdown(f"**Named instead of {literal(name)}**")
+    if instead.empty:
+        st.caption("Every answer about its dishes named it.")
+    else:
+        shown = pd.DataFrame(
+            {
+                "country": [
+                    "no country named" if c == "-" else fmt.country(c, names.get(c)) for c in instead["country"]
+                ],
+                "n_answers": instead["n_answers"],
+                "share": 100 * instead["n_answers"] / n_about,
+            }
+        )
+        st.dataframe(
+            shown.head(INSTEAD_SHOWN),
+            hide_index=True,
+            column_config={
+                "country": "Named instead",
+                "n_answers": st.column_config.NumberColumn("Answers", format="localized"),
+                "share": st.column_config.ProgressColumn(
+                    "Share", format="%.1f%%", min_value=0.0, max_value=100.0,
+                    help=f"Of the {fmt.count(n_about)} answers about its dishes.",
+                ),
+            },
+        )  # fmt: skip
+        more = len(instead) - INSTEAD_SHOWN
+        st.caption(
+            "The first country an answer named, when it was not this one."
+            + (f" {fmt.count(more)} more countries in the download." if more > 0 else "")
+        )
+        ui.downloads(instead, f"{filters.dataset}_{filters.task}_{country}_named_instead", key="map_instead")
+
+dishes = data.query(geo.country_dishes, filters, country, method)
+labels_of = data.query(geo.dish_labels, tuple(sorted(set(dishes["dish_key"]))))
+dishes = dishes.merge(labels_of, on="dish_key", how="left")
+with right:
+    st.markdown(f"**Dishes from {literal(name)}** ({fmt.count(len(dishes))}), hardest first")
+    per_dish = dishes.sort_values(["accuracy", "n_answers"], ascending=[True, False], kind="stable")
+    per_dish = per_dish.assign(
+        dish=per_dish["dish"].fillna(per_dish["dish_key"]),
+        named_instead=[
+            fmt.country(c, names.get(c)) if isinstance(c, str) else fmt.DASH for c in per_dish["named_instead"]
+        ],
+        page=[f"/dish?dataset={filters.dataset}&dish={key}" for key in per_dish["dish_key"]],
+        accuracy=100 * per_dish["accuracy"],
+    )[["dish", "n_answers", "accuracy", "named_instead", "n_no_country", "page"]]
+    st.dataframe(
+        per_dish,
+        hide_index=True,
+        column_config={
+            "dish": "Dish",
+            "n_answers": st.column_config.NumberColumn("Answers", format="localized"),
+            "accuracy": st.column_config.ProgressColumn(
+                "Named it", format="%.1f%%", min_value=0.0, max_value=100.0,
+                help=f"Share of the answers about the dish that named {name}.",
+            ),
+            "named_instead": st.column_config.TextColumn("Most named instead"),
+            "n_no_country": st.column_config.NumberColumn("No country", format="localized", help=ui.NO_COUNTRY),
+            "page": st.column_config.LinkColumn("Dish page", display_text="open"),
+        },
+    )  # fmt: skip
+    ui.downloads(dishes, f"{filters.dataset}_{filters.task}_{country}_dishes", key="map_dishes")
+
+# --- then every answer ---------------------------------------------------------------------------------
+
+answers = data.query(geo.country_answers, filters, country, ANSWER_LIMIT)
+total = int(answers["n_total"].iloc[0]) if not answers.empty else 0
+answers = answers.drop(columns="n_total").merge(labels_of, on="dish_key", how="left")
 columns = ["dish", "item_id", "gold", "model", "lang", "response", "predicted", "status", "jaccard", "dish_key"]
 answers = answers[columns]
-st.markdown(f"**Dishes from {literal(name)}, with every selected model's answer**")
-st.dataframe(
-    answers,
-    hide_index=True,
-    column_config={
-        "response": st.column_config.TextColumn("response", width="large"),
-        "jaccard": st.column_config.NumberColumn("jaccard", format="%.2f"),
-    },
+shown = (
+    f"{fmt.count(len(answers))} answers"
+    if total <= len(answers)
+    else (f"the first {fmt.count(len(answers))} of {fmt.count(total)} answers")
 )
-shown = f"{len(answers):,} answers" if total <= len(answers) else f"The first {len(answers):,} of {total:,} answers"
-st.caption(f"{shown} about {answers['dish_key'].nunique():,} dishes whose gold origins include {literal(country)}.")
-ui.downloads(answers, f"{filters.dataset}_{filters.task}_{country}_answers", key="map_answers")
+with st.expander(f"Every answer about its dishes ({shown})"):
+    fmt.dataframe(answers, {"response": st.column_config.TextColumn("Answer", width="large")})
+    st.caption(
+        f"{shown[:1].upper() + shown[1:]} about {fmt.count(answers['dish_key'].nunique())} dishes whose gold origins "
+        f"include {literal(country)}."
+    )
+    ui.downloads(answers, f"{filters.dataset}_{filters.task}_{country}_answers", key="map_answers")

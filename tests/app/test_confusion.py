@@ -126,4 +126,4 @@ def test_a_dataset_without_answers_shows_the_empty_state(warehouse_path: Path):
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert any("No scored model answers" in text for text in texts(at.info))
+    assert any("No model answers are scored for" in text for text in texts(at.info))

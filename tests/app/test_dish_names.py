@@ -61,9 +61,14 @@ def test_sidebar_models_and_languages_apply() -> None:
     assert set(answers["model"]) == {"gpt-4o-2024-08-06"} and set(answers["lang"]) <= {"en", "ru_formal"}
 
 
-def test_dataset_without_name_answers_says_so() -> None:
+def test_dataset_without_name_answers_says_so_and_offers_the_one_with_them() -> None:
     at = open_page(PAGE, dataset="borsch")
-    assert any("No scored dish-name answers for borsch" in text for text in texts(at.info))
+    assert any("No dish-name answers are scored for borsch" in text for text in texts(at.info))
+    assert not any("make demo" in text for text in texts(at.info))  # not the command the user just ran
+    switch = next(button for button in at.button if button.label == "Show worldcuisines")
+    switch.click().run()
+    assert at.query_params.get("dataset") == "worldcuisines"
+    assert not at.info and any("paper" in frame.value.columns for frame in at.dataframe)
 
 
 def test_a_borsch_dish_shows_the_linked_worldcuisines_answers_against_its_own_gold() -> None:

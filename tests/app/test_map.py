@@ -47,6 +47,10 @@ def map_click(layer: str, obj: dict) -> dict:
     return {"selection": {"indices": {layer: [0]}, "objects": {layer: [obj]}}}
 
 
+def fills_by_country(layer: dict) -> dict[str, list[int]]:
+    return {row["country"]: row["fill"] for row in layer["data"]}
+
+
 def test_default_view_draws_the_recall_map(open_map):
     at = open_map()
     assert len(deck_charts(at)) == 1
@@ -62,11 +66,43 @@ def test_the_map_needs_no_network(open_map):
     assert spec["mapStyle"] == "__MAP_STYLE__"  # pydeck's "no basemap": Streamlit then loads no tiles
     assert "mapProvider" not in spec
     assert "http" not in json.dumps(spec)
-    countries, arcs = spec["layers"]
-    assert countries["@@type"] == "GeoJsonLayer" and arcs["@@type"] == "ArcLayer"
-    features = {feature["properties"]["country"]: feature["properties"] for feature in countries["data"]["features"]}
-    assert "recall" in features["UA"]["label"] and features["UA"]["name"] == "Ukraine (UA)"
-    assert len(arcs["data"]) == 150
+    # flat polygons (a primitive layer: clicks on it reach the server) under their borders; no arcs
+    # until a country is picked
+    assert [layer["@@type"] for layer in spec["layers"]] == ["SolidPolygonLayer", "PathLayer"]
+    countries = {row["country"]: row for row in spec["layers"][0]["data"]}
+    assert "recall" in countries["UA"]["label"] and countries["UA"]["name"] == "Ukraine (UA)"
+    assert spec["layers"][0]["pickable"] and not spec["layers"][1]["pickable"]
+
+
+def test_the_colour_scale_is_fitted_to_the_data(open_map):
+    """Most countries' recall is a few percent: the scale ends just above the largest value, not at 100%,
+    and the best country is drawn in the scale's top colour."""
+    from app import maps
+
+    at = open_map()
+    fills = fills_by_country(deck_spec(at)["layers"][0])
+    table = at.dataframe[0].value  # all countries as a table
+    best = table.sort_values("recall").iloc[-1]
+    assert best["recall"] < 0.6
+    scale = maps.Scale.fitted(table["recall"])
+    assert best["recall"] <= scale.top <= best["recall"] + 0.1
+    assert fills[best["country"]] == maps.sequential(scale.position(best["recall"]))
+    assert maps.sequential(1.0)[:3] != fills[table.sort_values("recall").iloc[0]["country"]][:3]
+    legend = " ".join(html.proto.body for html in at.get("html"))
+    assert f"{round(scale.top * 100):g}%" in legend and "100%" not in legend
+
+
+def test_arcs_only_for_the_selected_country_unless_all_are_asked_for(open_map):
+    at = open_map(country="UA")
+    arcs = deck_spec(at)["layers"][-1]
+    assert arcs["@@type"] == "ArcLayer"
+    assert {row["true_country"] for row in arcs["data"]} == {"UA"}  # recall view: what its dishes were called
+    at.radio(key="url_arcs").set_value("all").run()
+    arcs = deck_spec(at)["layers"][-1]
+    assert at.query_params.get("arcs") == "all"
+    assert len(arcs["data"]) == 150 and len({row["true_country"] for row in arcs["data"]}) > 10
+    at.radio(key="url_arcs").set_value("none").run()
+    assert all(layer["@@type"] != "ArcLayer" for layer in deck_spec(at)["layers"])
 
 
 def test_over_prediction_view_from_the_link(open_map):
@@ -80,18 +116,28 @@ def test_over_prediction_view_from_the_link(open_map):
     assert "view" not in at.query_params
 
 
-def test_country_link_lists_ukraines_dishes_with_every_answer(open_map):
+def test_a_country_shows_summaries_first_then_every_answer(open_map):
     at = open_map(country="UA")
     assert at.selectbox(key="url_country").value == "UA"
     assert any("Ukraine" in header.value for header in at.subheader)
     assert {metric.label for metric in at.metric} >= {"Recall", "Over-prediction"}
-    table = at.dataframe[-1].value
-    assert not table.empty
-    assert {"dish", "model", "lang", "response", "predicted", "status"} <= set(table.columns)
-    assert all("UA" in gold.split(",") for gold in table["gold"])
-    assert table["model"].nunique() > 1  # every selected model's answers (all models: none selected)
-    assert len(table) <= 2_000
-    assert sum(button.label == "CSV" for button in at.get("download_button")) == 2
+    instead, dishes, answers = (frame.value for frame in at.dataframe[1:4])
+    # first: the countries named instead, most first, as shares of the answers about its dishes
+    about = int(at.metric[1].value.replace(",", ""))
+    assert instead["n_answers"].is_monotonic_decreasing and "Ukraine (UA)" not in set(instead["country"])
+    assert "Russia (RU)" in set(instead["country"]) and "no country named" in set(instead["country"])
+    assert instead["share"].iloc[0] == pytest.approx(100 * instead["n_answers"].iloc[0] / about)
+    # then one row per dish: answers, the share naming Ukraine, what was named instead, a link to its page
+    assert list(dishes.columns) == ["dish", "n_answers", "accuracy", "named_instead", "n_no_country", "page"]
+    assert dishes["n_answers"].sum() == about
+    assert dishes["accuracy"].is_monotonic_increasing  # hardest first
+    assert all(page.startswith("/dish?dataset=worldcuisines&dish=") for page in dishes["page"])
+    # last: every answer (up to 2,000), in an expander
+    assert {"dish", "model", "lang", "response", "predicted", "status"} <= set(answers.columns)
+    assert all("UA" in gold.split(",") for gold in answers["gold"])
+    assert answers["model"].nunique() > 1  # every selected model's answers (all models: none selected)
+    assert len(answers) <= 2_000
+    assert at.expander[-1].label.startswith("Every answer about its dishes")
     assert len(deck_charts(at)) == 1
 
 
@@ -113,17 +159,20 @@ def test_picking_a_country_updates_the_link(open_map):
 
 
 def test_clicking_a_country_or_an_arc_picks_it(open_map):
+    """The selection state a click sends (the browser side is tests/e2e/test_map_click.py). The map's
+    key follows the country, so each new country gets a fresh map."""
     at = open_map()
-    at.session_state["map_deck"] = map_click("countries", {"type": "Feature", "properties": {"country": "UA"}})
+    at.session_state["map_deck_none"] = map_click("countries", {"country": "UA", "name": "Ukraine (UA)"})
     at.run()
     assert not at.exception
     assert at.query_params.get("country") == "UA"
     assert any("Ukraine" in header.value for header in at.subheader)
+    assert deck_charts(at)[0].proto.id != ""  # the map under its new key draws
 
     at.selectbox(key="url_country").set_value("FR").run()  # the old click does not win over the selectbox
     assert at.query_params.get("country") == "FR"
 
-    at.session_state["map_deck"] = map_click("arcs", {"true_country": "JP", "predicted_country": "CN", "n": 3})
+    at.session_state["map_deck_FR"] = map_click("arcs", {"true_country": "JP", "predicted_country": "CN", "n": 3})
     at.run()
     assert at.query_params.get("country") == "JP"  # an arc picks the dish's true origin
 
@@ -144,6 +193,6 @@ def test_origins_map_for_the_dish_page(real_warehouse: Path, monkeypatch: pytest
     assert not at.exception
     spec = deck_spec(at)
     assert spec["mapStyle"] == "__MAP_STYLE__"
-    fills = {f["properties"]["country"]: f["properties"]["fill"] for f in spec["layers"][0]["data"]["features"]}
+    fills = fills_by_country(spec["layers"][0])
     assert fills["UA"] == [200, 0, 0, 255] and fills["RU"] == [0, 0, 200, 255]
     assert fills["FR"] == fills["JP"] != fills["UA"]  # every other country the same light grey

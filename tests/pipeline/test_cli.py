@@ -22,6 +22,9 @@ CONTRACT = ["dataset", "lang", "dish_id", "name", "origins", "source"]
 def test_demo_without_data_uses_the_embedded_sample(warehouse: Path) -> None:
     result = run_cli(warehouse, "demo")
     assert "embedded sample" in result.stderr
+    # it ends with the next step: the dashboard on this warehouse (not the default one, so it is named)
+    last = " ".join(result.stderr.strip().splitlines()[-2:])
+    assert "Next: start the dashboard with" in last and "make app" in last and str(warehouse) in last
     rows = query(warehouse, "SELECT dataset, is_sample, n_dishes FROM marts.dataset_summary")
     with open(REPO / "assets" / "sample" / "dishes.csv", encoding="utf-8") as handle:
         n_sample = sum(1 for _ in csv.DictReader(handle))

@@ -169,8 +169,8 @@ WITH linked AS (
     SELECT DISTINCT ON (p.corpus_id, p.pair_id, l.generation_id)
            p.corpus_id, p.corpus_lang, p.bin, p.d_low, p.d_high, p.pair_id, p.d, p.uk_name, p.dataset,
            l.answer_dataset, l.task, l.model, l.lang, l.countries, l.jaccard_answer_gold,
-           (SELECT list(o.country ORDER BY o.country) FROM core.dish_origins o WHERE o.dish_key = p.uk_dish_key)
-               AS pair_gold
+           coalesce((SELECT list(o.country ORDER BY o.country) FROM core.dish_origins o
+                     WHERE o.dish_key = p.uk_dish_key), list_sort(string_split(p.origins, ','))) AS pair_gold
     FROM marts.codemix_pairs p
     JOIN marts.linked_origin_answers l ON l.dish_key IN (p.uk_dish_key, p.ru_dish_key)
     WHERE l.task IN ('origin_qa', 'origin_vqa')

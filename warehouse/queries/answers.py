@@ -63,3 +63,19 @@ def leaderboard(source: Source, filters: Filters) -> pd.DataFrame:
     if filters.langs:  # keep the all-languages rows next to the selected languages
         where = where.replace("list_contains($langs, lang)", "(list_contains($langs, lang) OR lang = '*')")
     return _frame(source, f"SELECT * FROM marts.leaderboard WHERE {where} ORDER BY jaccard DESC", params)
+
+
+def answered_datasets(source: Source) -> pd.DataFrame:
+    """Datasets with scored answers, most answers first: dataset, n_answers (every task, model and
+    prompt language), n_models. The dashboard lands on the first and points to them from a dataset
+    without answers."""
+    return _frame(
+        source,
+        """
+        SELECT dataset, sum(n)::BIGINT AS n_answers, count(DISTINCT model)::BIGINT AS n_models
+        FROM marts.leaderboard
+        WHERE lang = '*'
+        GROUP BY dataset
+        ORDER BY n_answers DESC, dataset
+        """,
+    )

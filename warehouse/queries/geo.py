@@ -74,23 +74,79 @@ def country_overprediction(source: Source, filters: Filters) -> pd.DataFrame:
     )
 
 
-def error_arcs(source: Source, filters: Filters, top: int = DEFAULT_ARCS) -> pd.DataFrame:
-    """The `top` most frequent (true origin -> wrongly named country) pairs of the selection.
+def error_arcs(
+    source: Source, filters: Filters, top: int = DEFAULT_ARCS, country: str | None = None, towards: bool = False
+) -> pd.DataFrame:
+    """The `top` most frequent (true origin -> wrongly named country) pairs of the selection; with
+    `country`, only its own: the countries named for its dishes, or (`towards`) the dishes it was
+    named for instead of their origin.
 
     Pairs where the model named the gold country, or no country at all ('-'), are left out.
     """
     where, params = filters.where()
+    side = "predicted_country" if towards else "true_country"
+    only = f"AND {side} = $country" if country else ""
     return _frame(
         source,
         f"""
         SELECT true_country, predicted_country, sum(n)::BIGINT AS n
         FROM marts.confusion
-        WHERE {where} AND predicted_country NOT IN (true_country, '-')
+        WHERE {where} AND predicted_country NOT IN (true_country, '-') {only}
         GROUP BY true_country, predicted_country
         ORDER BY n DESC, true_country, predicted_country
         LIMIT $top
         """,
-        {**params, "top": int(top)},
+        {**params, "top": int(top), **({"country": country.upper()} if country else {})},
+    )
+
+
+def named_instead(source: Source, filters: Filters, country: str) -> pd.DataFrame:
+    """For the answers about dishes from `country`: each other country named instead of it (the first
+    one an answer named; '-' when it named none), with the number of answers, most first."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT predicted_country AS country, sum(n)::BIGINT AS n_answers
+        FROM marts.confusion
+        WHERE {where} AND true_country = $country AND predicted_country <> $country
+        GROUP BY predicted_country
+        ORDER BY n_answers DESC, predicted_country
+        """,
+        {**params, "country": country.upper()},
+    )
+
+
+def country_dishes(source: Source, filters: Filters, country: str, method: str = "atlas") -> pd.DataFrame:
+    """One row per dish whose gold origins include `country`: answers about it, how many named the
+    country (`method` "paper": by the benchmark's own rule), that share (`accuracy`), the country
+    most often named instead (the first alphabetically on a tie; NULL when none was) and how many
+    answers named no country."""
+    where, params = filters.where()
+    hit = "coalesce(paper_hit, 0) > 0" if method == "paper" else "predicted_country = true_country"
+    return _frame(
+        source,
+        f"""
+        WITH answers AS (
+            SELECT dish_key, true_country, predicted_country, paper_hit
+            FROM marts.answer_pairs
+            WHERE {where} AND true_country = $country
+        ), instead AS (
+            SELECT dish_key, first(predicted_country ORDER BY n DESC, predicted_country) AS named_instead
+            FROM (
+                SELECT dish_key, predicted_country, count(*) AS n
+                FROM answers WHERE predicted_country NOT IN (true_country, '-') GROUP BY ALL
+            )
+            GROUP BY dish_key
+        )
+        SELECT dish_key, count(*)::BIGINT AS n_answers, count(*) FILTER ({hit})::BIGINT AS n_hits,
+               count(*) FILTER ({hit}) / count(*) AS accuracy, any_value(named_instead) AS named_instead,
+               count(*) FILTER (predicted_country = '-')::BIGINT AS n_no_country
+        FROM answers LEFT JOIN instead USING (dish_key)
+        GROUP BY dish_key
+        ORDER BY n_answers DESC, accuracy, dish_key
+        """,
+        {**params, "country": country.upper()},
     )
 
 
