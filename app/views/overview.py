@@ -1,12 +1,14 @@
 """Overview: the model leaderboard (when answers are scored), then what the selected dataset contains
 and what the ingest had to work around."""
 
+from dataclasses import replace
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, links, ui
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -120,6 +122,13 @@ def leaderboard(filters) -> None:
         key="overview_leaderboard_lang",
     )
     table = leaderboard_table(board[board["lang"] == lang], metric)
+    # each cell's answers on the Answers page (app/links.py): this model, this prompt language
+    table["answers"] = [
+        links.answers_url(
+            replace(filters, models=(model,), langs=filters.langs if lang == ALL_LANGS else (lang,)), f"{n:,} answers"
+        )
+        for model, n in table[["model", "n"]].itertuples(index=False)
+    ]
     st.dataframe(
         table,
         hide_index=True,
@@ -136,6 +145,7 @@ def leaderboard(filters) -> None:
             ),
             "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
             "n": st.column_config.NumberColumn("n", format="%d", width=60),
+            "answers": links.answers_column(help="This model's answers in this prompt language."),
             "no-country share": st.column_config.NumberColumn(
                 "no-country share", format="percent", width=115, help=ui.NO_COUNTRY
             ),
