@@ -11,7 +11,7 @@ dataset is drawn with the real answers to linked records of another dataset, lab
 
 import streamlit as st
 
-from app import bin_labels, charts, data, linked, ui, widgets
+from app import bin_labels, charts, data, linked, links, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import corpus as queries
 from warehouse.queries import linked as linked_queries
@@ -126,16 +126,43 @@ else:
     st.dataframe(table, hide_index=True)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
-st.plotly_chart(
+event = st.plotly_chart(
     charts.binned_counts(pairs["bin"], pairs["uk_name"], axis, unit="pairs", y_title="pairs"),
     config={"displayModeBar": False},
     key="codemix_pairs_chart",
+    on_select="rerun",
+    selection_mode="points",
 )
 st.caption(
     "Bins: sign(d)·log10(1 + |d|) cut into 9 equal widths from −M to M, M the largest |value| in this corpus; "
     "the middle bin holds d = 0. Means are over answers, pooled over the selected models and prompt languages; "
     "error bars are 95% normal-approximation intervals."
 )
-with st.expander(f"Pairs ({len(pairs):,})"):
-    st.dataframe(pairs, hide_index=True)
-    ui.downloads(pairs, f"{corpus_id}_codemix_pairs", key="codemix_pairs")
+st.subheader("Pairs")
+points = event.selection.points if event and event.selection else []
+clicked = str(int(points[0]["x"])) if points else None
+if clicked != st.session_state.get("codemix_last_click"):  # a newly clicked bar chooses its bin
+    st.session_state["codemix_last_click"] = clicked
+    if clicked is not None:
+        st.session_state["url_bin"] = clicked
+in_bins = sorted({int(b) for b in pairs["bin"].dropna()})
+chosen = widgets.url_select(
+    "Bin", [widgets.ALL, *(str(b) for b in in_bins)], param="bin", what="bin", container=st,
+    format_func=lambda b: "All bins" if b == widgets.ALL else f"{b}: {labels.get(int(b), '')}",
+    help="Click a bar of the chart above, or choose a bin.",
+)  # fmt: skip
+in_bin = pairs if not chosen else pairs[pairs["bin"] == int(chosen)]
+# the pairs' dataset (BORSch's parallel lists), read from whichever side has a dish key
+pair_dataset = in_bin["uk_dish_key"].fillna(in_bin["ru_dish_key"]).str.split(":").str[0]
+pair_table = links.with_dish_links(
+    in_bin.assign(dataset=pair_dataset), "dataset", key="uk_dish_key", name="uk_name", column="uk_name"
+)
+pair_table = links.with_dish_links(pair_table, "dataset", key="ru_dish_key", name="ru_name", column="ru_name")
+pair_table = pair_table.drop(columns=["dataset"])
+st.caption(f"{len(pair_table):,} pairs. Click a name for the dish's page (with the answers about it).")
+st.dataframe(
+    pair_table,
+    hide_index=True,
+    column_config={"uk_name": links.dish_column("Ukrainian name"), "ru_name": links.dish_column("Russian name")},
+)
+ui.downloads(links.as_shown(pair_table, ["uk_name", "ru_name"]), f"{corpus_id}_codemix_pairs", key="codemix_pairs")

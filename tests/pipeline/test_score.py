@@ -4,7 +4,7 @@ origin-scores export contract, and re-scoring without any model run."""
 from __future__ import annotations
 
 import io
-import shutil
+import itertools
 from pathlib import Path
 
 import duckdb
@@ -112,29 +112,24 @@ def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> 
     assert pl.read_parquet(out).columns[:12] == CONTRACT
 
 
-def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tmp_path: Path) -> None:
-    """On a copy holding one model's real answers (open-ended and multiple choice; re-extracting all
-    twelve models takes a minute and proves nothing more): `score` finds nothing to do, `score
+def test_rescoring_rewrites_only_extractions_and_scores(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """Real answers of one model, open-ended and multiple choice (the first 3,000 lines of each published
+    file: all twelve models take minutes and prove nothing more): `score` finds nothing to do, `score
     --rescore` redoes every extraction and score and leaves the answers untouched."""
-    copy = tmp_path / "warehouse.duckdb"
+    copy = worldcuisines_warehouse
     work = copy.with_name("warehouse.work.duckdb")
-    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
-    con = duckdb.connect(str(work))
-    try:
-        kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
-        others = "(SELECT generation_id FROM core.generations WHERE model_id <> ?)"
-        tables = con.execute(
-            "SELECT DISTINCT table_name FROM duckdb_columns() WHERE schema_name = 'core' "
-            "AND column_name = 'generation_id' AND table_name <> 'generations'"
-        ).fetchall()
-        for (table,) in tables:
-            con.execute(f"DELETE FROM core.{table} WHERE generation_id IN {others}", [kept])
-        con.execute("DELETE FROM core.generations WHERE model_id <> ?", [kept])
-        [(answers,)] = con.execute("SELECT count(*) FROM core.generations").fetchall()
-        [(open_ended,)] = con.execute("SELECT count(*) FROM core.extractions").fetchall()
-    finally:
-        con.close()
-    assert answers >= 15000
+    predictions = data_dir / "worldcuisines" / "predictions"
+    kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
+    for source in (predictions / f"task2_oe_{kept}.jsonl", predictions / "mc" / f"task2_mc_{kept}.jsonl"):
+        with open(source, encoding="utf-8") as lines:
+            (tmp_path / source.name).write_text("".join(itertools.islice(lines, 3000)), encoding="utf-8")
+        run_cli(copy, "import-responses", str(tmp_path / source.name))
+    first = run_cli(copy, "score")
+    [(answers,)] = query(work, "SELECT count(*) FROM core.generations")
+    [(open_ended,)] = query(work, "SELECT count(*) FROM core.extractions")
+    assert answers == 6000 and 0 < open_ended < answers and f"scored {answers:,} answers" in first.stderr
     fingerprint = """SELECT count(*), sum(hash(generation_id, response, created_at)) FROM core.generations"""
     before = query(work, fingerprint)
     nothing = run_cli(copy, "score")

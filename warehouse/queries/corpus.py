@@ -169,3 +169,51 @@ def corpus_samples(source: Source, lang: str, search: str | None = None) -> pd.D
         """,
         {"lang": lang, "search": search},
     )
+
+
+def cooccurrence_bin_dishes(
+    source: Source,
+    filters: Filters,
+    corpus_id: str,
+    measure: str,
+    bin: int,
+    by: str | None = None,
+    line: str | None = None,
+    answers: AnswerSource = OWN,
+) -> pd.DataFrame:
+    """The dishes behind one point of the co-occurrence chart: the corpus's dishes in `bin` of
+    `measure` with the origin-QA answers the point pools (the selection, and `by` = `line`, e.g. one
+    model), as marts.cooccurrence_bins counts them: per dish its counts, n_answers and mean jaccard;
+    most documents with a true origin first. Their n_answers add up to the point's. With linked
+    `answers`, the answers borrowed from linked records, their Jaccard against `answers.gold`."""
+    if measure not in MEASURES or (by is not None and by not in LINES):
+        raise ValueError(f"measure must be one of {MEASURES} and by one of {LINES}")
+    where, params = filters.where("s")
+    if by is not None and line is not None:
+        where += f" AND s.{by} = $line"
+        params = params | {"line": line}
+    table, score = "marts.origin_scores", "s.jaccard"
+    if answers.answers_from == "linked":
+        table = "marts.linked_origin_answers"
+        score = (
+            "CASE WHEN s.dataset = $gold THEN s.jaccard_dish_gold "
+            "WHEN s.answer_dataset = $gold THEN s.jaccard_answer_gold END"
+        )
+        params = params | {"gold": answers.gold}
+    return _frame(
+        source,
+        f"""
+        SELECT d.dish_key, any_value(d.name) AS name, any_value(d.origins) AS origins,
+               any_value(d.docs_with_dish) AS docs_with_dish,
+               any_value(d.docs_with_true_country) AS docs_with_true_country,
+               any_value(d.docs_with_any_country) AS docs_with_any_country, any_value(d.ratio) AS ratio,
+               count(*)::BIGINT AS n_answers, avg({score}) AS jaccard
+        FROM marts.cooccurrence_dishes d
+        JOIN {table} s ON s.dish_key = d.dish_key
+        WHERE d.corpus_id = $corpus_id AND d.{measure}_bin = $bin AND {where}
+          AND s.task IN ('origin_qa', 'origin_vqa') AND {score} IS NOT NULL
+        GROUP BY d.dish_key
+        ORDER BY docs_with_true_country DESC, d.dish_key
+        """,
+        params | {"corpus_id": corpus_id, "bin": int(bin)},
+    )
