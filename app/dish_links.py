@@ -204,9 +204,10 @@ def _named_or_mentioned(keys: tuple[str, ...], *, prominent: bool) -> None:
             named_countries = mentioned["predicted"].fillna("").str.split(",").explode()
             counts = named_countries[named_countries != ""].value_counts()
             if not counts.empty:
+                listed = ", ".join(str(country) + " " + str(n) for country, n in counts.head(8).items())
                 st.caption(
                     "Countries named in the answers that mention it: "
-                    + literal(", ".join(f"{country} {n}" for country, n in counts.head(8).items()))
+                    + literal(listed)
                     + " (compare the gold origins above; these answers were scored against the other dish's gold)."
                 )
             st.dataframe(

@@ -161,10 +161,13 @@ ru_ua = data.query(queries.ru_ua_pull, filters, ru_ua_source)
 dishes = data.query(queries.ru_ua_dishes, filters, ru_ua_source)
 if answers.linked:
     st.caption(
-        literal(
-            f"Linked answers of {answers.asked}'s question about the {selected.dataset} dishes whose "
-            f"{selected.dataset} gold names both Russia and Ukraine."
-        )
+        "Linked answers of "
+        + literal(answers.asked)
+        + "'s question about the "
+        + literal(selected.dataset)
+        + " dishes whose "
+        + literal(selected.dataset)
+        + " gold names both Russia and Ukraine."
     )
 n_dishes = int(dishes["n_dishes"].iloc[0]) if not dishes.empty else 0
 if ru_ua.empty or int(ru_ua["n_either"].sum()) == 0:

@@ -87,6 +87,10 @@ def test_cooccurrence_draws_linked_answers_with_their_labels(linked_warehouse: P
         [MODEL],
     )
     assert table.loc[table["bin"] == 10, "jaccard"].iloc[0] == pytest.approx(expected)
+    behind = [frame.value for frame in at.dataframe if "docs_with_true_country" in frame.value.columns]
+    assert any(
+        len(frame) and frame["answers"].astype(str).str.endswith("linked answers").all() for frame in behind
+    )  # the dishes behind a point say their answers are linked ones
 
 
 def test_the_gold_switch_scores_the_same_answers_against_the_asking_datasets_gold(

@@ -156,6 +156,15 @@ def test_cooccurrence_query_reads_one_kind_of_answers_and_one_gold(linked_wareho
     assert pooled.loc[pooled["bin"] == 10, "jaccard"].iloc[0] == pytest.approx(mean)
     with pytest.raises(ValueError, match="gold dataset"):
         AnswerSource("linked")
+    # the dishes behind a point hold exactly the point's answers, under the same gold
+    for gold in ("borsch", "worldcuisines"):
+        source = AnswerSource("linked", gold)
+        point = corpus.cooccurrence_bins(linked_warehouse, filters, CORPUS, "count", "model", source)
+        behind = corpus.cooccurrence_bin_dishes(linked_warehouse, filters, CORPUS, "count", 10, "model", MODEL, source)
+        assert behind["dish_key"].tolist() == ["borsch:uk:460"]
+        top = point[point["bin"] == 10].iloc[0]
+        assert behind["n_answers"].sum() == top["n_answers"]
+        assert behind["jaccard"].iloc[0] == pytest.approx(top["jaccard"])
 
 
 def naive_pairs(path: Path) -> dict[tuple[str, int, str], list[float]]:
