@@ -721,8 +721,10 @@ def demo(
 
 def _next_step(warehouse: Path) -> None:
     """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next)."""
-    env = "" if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve() else (
-        f"{WAREHOUSE_ENV}={warehouse} "
+    env = (
+        ""
+        if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve()
+        else (f"{WAREHOUSE_ENV}={warehouse} ")
     )
     say("[bold green]The demo warehouse is ready[/] at {}.", warehouse)
     say(
