@@ -1,8 +1,8 @@
 """The extract + score stage: every generation without a current extraction is parsed with its
 task's declared extractor and scored with the task's declared metrics against the item's gold.
 
-It reads core.generations / core.items / core.item_gold_countries (and, for the papers' own rules
-and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
+It reads core.generations / core.items / core.item_gold_countries / core.item_gold_nations (and,
+for the papers' own rules and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
 core.item_prompts; for dish names, core.dish_names and core.dish_links) and writes only
 core.extractions, core.extraction_spans, core.choice_extractions, core.gold_text_checks,
 core.name_matches and core.scores, in chunks that are each one
@@ -23,6 +23,7 @@ import duckdb
 import polars as pl
 
 from pipeline import names
+from pipeline.countries import UK_NATIONS
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.language import answer_languages
@@ -46,8 +47,12 @@ class ScoreSummary:
 # What an answer is scored against, per answer kind: the item's gold countries, or every name of
 # the dish in the prompt's language (any of them counts as a match).
 GOLD_SQL = {
+    # the gold countries, then the UK nations the dataset names (GB-SCT...), which only the
+    # metrics that read "nations" see
     "countries": """coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
-                              WHERE c.item_id = g.item_id), [])""",
+                              WHERE c.item_id = g.item_id), [])
+                    || coalesce((SELECT list(nation ORDER BY nation) FROM core.item_gold_nations n
+                                 WHERE n.item_id = g.item_id), [])""",
     # every name of the dish in the prompt's language or English, and the dataset's own gold string
     "dish_name": """{'names': coalesce((SELECT list({'name': n.name, 'lang': n.lang} ORDER BY n.lang, n.name)
                                         FROM core.dish_names n WHERE n.dish_key = i.dish_key
@@ -268,14 +273,14 @@ def _write(
 def _metric_scores(
     memo: _Memo, chunk: pl.DataFrame, responses: list, extractions: pl.DataFrame, metrics: dict
 ) -> pl.DataFrame:
-    """The declared metrics of each answer: those reading the extracted countries once per distinct (countries,
-    gold), those reading the text once per distinct (answer, gold text)."""
+    """The declared metrics of each answer, each computed once per distinct input: the extracted countries
+    against the gold countries, the answer's text against the gold text, or (only where the gold names a UK
+    nation) the countries and regions against the gold with its nations."""
     frames = []
-    by_input = {
-        "extracted": [name for name, fn in metrics.items() if _reads(fn) != "text"],
-        "text": [name for name, fn in metrics.items() if _reads(fn) == "text"],
-    }
-    countries = extractions["countries"].to_list()
+    by_input: dict[str, list[str]] = {"extracted": [], "text": [], "nations": []}
+    for name, fn in metrics.items():
+        by_input.get(_reads(fn), by_input["extracted"]).append(name)
+    countries, regions = extractions["countries"].to_list(), extractions["regions"].to_list()
     golds = chunk["gold"].to_list()
     gold_texts = chunk["gold_text"].to_list() if "gold_text" in chunk.columns else [None] * chunk.height
     for reads, names_ in by_input.items():
@@ -283,15 +288,29 @@ def _metric_scores(
             continue
         results = memo.values.setdefault((reads, *names_), _Results(dict.fromkeys(names_, pl.Float64)))
         fns = [metrics[name] for name in names_]
+        rows = range(chunk.height)
         if reads == "text":
-            inputs = zip(responses, gold_texts, strict=True)
-            keys = [results.id(pair, functools.partial(_values, fns, *pair)) for pair in inputs]
-        else:
+            pairs = zip(responses, gold_texts, strict=True)
+            keys = [results.id(pair, functools.partial(_values, fns, *pair)) for pair in pairs]
+        elif reads == "nations":  # only where the gold names a UK nation; the regions name nations too
+            rows = [row for row, gold in enumerate(golds) if any(code in UK_NATIONS for code in gold)]
             keys = [
-                results.id((tuple(predicted), tuple(gold)), functools.partial(_values, fns, predicted, gold))
-                for predicted, gold in zip(countries, golds, strict=True)
+                results.id(
+                    (tuple(countries[row]), tuple(regions[row]), tuple(golds[row])),
+                    functools.partial(_values, fns, [*countries[row], *regions[row]], golds[row]),
+                )
+                for row in rows
             ]
-        frames.append(results.gather(keys).with_columns(generation_id=chunk["generation_id"]))
+        else:  # the countries of the gold (without its UK nations)
+            keys = []
+            for predicted, gold in zip(countries, golds, strict=True):
+                if any(code in UK_NATIONS for code in gold):
+                    gold = [code for code in gold if code not in UK_NATIONS]
+                keys.append(
+                    results.id((tuple(predicted), tuple(gold)), functools.partial(_values, fns, predicted, gold))
+                )
+        ids = chunk["generation_id"] if isinstance(rows, range) else chunk["generation_id"].gather(rows)
+        frames.append(results.gather(keys).with_columns(generation_id=ids))
     return _long_scores(frames)
 
 

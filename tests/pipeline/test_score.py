@@ -4,6 +4,7 @@ origin-scores export contract, and re-scoring without any model run."""
 from __future__ import annotations
 
 import io
+import itertools
 import shutil
 from pathlib import Path
 
@@ -45,6 +46,8 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         "choice_accuracy": 180000,
         "paper_choice_accuracy": 180000,
         **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
+        # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales
+        "uk_nation_match": 10 * 30 * 12,
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
@@ -66,6 +69,35 @@ def test_scores_agree_with_the_extracted_countries(real_warehouse: Path) -> None
     ) == [(1.0, 1.0)]
 
 
+def test_uk_nation_match_tells_the_nations_apart_where_the_gold_names_one(real_warehouse: Path) -> None:
+    rows = query(
+        real_warehouse,
+        """SELECT g.generation_id, n.nation, e.regions, s.value, a.value
+        FROM core.generations g
+        JOIN core.item_gold_nations n USING (item_id)
+        JOIN core.extractions e USING (generation_id)
+        LEFT JOIN core.scores s ON s.generation_id = g.generation_id AND s.metric = 'uk_nation_match'
+        LEFT JOIN core.scores a ON a.generation_id = g.generation_id AND a.metric = 'accuracy'""",
+    )
+    assert len(rows) == 3600
+    assert all(value == float(nation in regions) for _, nation, regions, value, _ in rows)
+    # GB is right at country level for all of them; the nation level tells "England" from "Scotland"
+    country_hit_nation_miss = [r for r in rows if r[4] == 1.0 and r[3] == 0.0]
+    assert 0 < len(country_hit_nation_miss) < sum(1 for r in rows if r[4] == 1.0)
+    # the mart carries the nation gold and the score, NULL where the gold names no nation
+    assert query(
+        real_warehouse,
+        """SELECT count(*), count(uk_nation_match), count(*) FILTER (gold_nations <> '')
+        FROM marts.origin_scores WHERE dataset = 'worldcuisines'""",
+    ) == [(180000, 3600, 3600)]
+    [(n_nation,)] = query(
+        real_warehouse,
+        """SELECT DISTINCT n_uk_nation FROM marts.leaderboard
+        WHERE dataset = 'worldcuisines' AND task = 'origin_vqa' AND lang = '*'""",
+    )
+    assert n_nation == 300  # per model: 10 questions x 30 prompt languages
+
+
 def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> None:
     csv_text = run_cli(real_warehouse, "export", "origin-scores", "--format", "csv").stdout
     frame = pl.read_csv(io.StringIO(csv_text), infer_schema_length=0)
@@ -81,29 +113,24 @@ def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> 
     assert pl.read_parquet(out).columns[:12] == CONTRACT
 
 
-def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tmp_path: Path) -> None:
-    """On a copy holding one model's real answers (open-ended and multiple choice; re-extracting all
-    twelve models takes a minute and proves nothing more): `score` finds nothing to do, `score
+def test_rescoring_rewrites_only_extractions_and_scores(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """Real answers of one model, open-ended and multiple choice (the first 3,000 lines of each published
+    file: all twelve models take minutes and prove nothing more): `score` finds nothing to do, `score
     --rescore` redoes every extraction and score and leaves the answers untouched."""
-    copy = tmp_path / "warehouse.duckdb"
+    copy = worldcuisines_warehouse
     work = copy.with_name("warehouse.work.duckdb")
-    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
-    con = duckdb.connect(str(work))
-    try:
-        kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
-        others = "(SELECT generation_id FROM core.generations WHERE model_id <> ?)"
-        tables = con.execute(
-            "SELECT DISTINCT table_name FROM duckdb_columns() WHERE schema_name = 'core' "
-            "AND column_name = 'generation_id' AND table_name <> 'generations'"
-        ).fetchall()
-        for (table,) in tables:
-            con.execute(f"DELETE FROM core.{table} WHERE generation_id IN {others}", [kept])
-        con.execute("DELETE FROM core.generations WHERE model_id <> ?", [kept])
-        [(answers,)] = con.execute("SELECT count(*) FROM core.generations").fetchall()
-        [(open_ended,)] = con.execute("SELECT count(*) FROM core.extractions").fetchall()
-    finally:
-        con.close()
-    assert answers >= 15000
+    predictions = data_dir / "worldcuisines" / "predictions"
+    kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
+    for source in (predictions / f"task2_oe_{kept}.jsonl", predictions / "mc" / f"task2_mc_{kept}.jsonl"):
+        with open(source, encoding="utf-8") as lines:
+            (tmp_path / source.name).write_text("".join(itertools.islice(lines, 3000)), encoding="utf-8")
+        run_cli(copy, "import-responses", str(tmp_path / source.name))
+    first = run_cli(copy, "score")
+    [(answers,)] = query(work, "SELECT count(*) FROM core.generations")
+    [(open_ended,)] = query(work, "SELECT count(*) FROM core.extractions")
+    assert answers == 6000 and 0 < open_ended < answers and f"scored {answers:,} answers" in first.stderr
     fingerprint = """SELECT count(*), sum(hash(generation_id, response, created_at)) FROM core.generations"""
     before = query(work, fingerprint)
     nothing = run_cli(copy, "score")
@@ -150,6 +177,7 @@ def test_each_stored_row_is_what_its_answer_gives_alone(real_warehouse: Path, tm
     metrics give that one answer by itself."""
     from pipeline import names
     from pipeline import score as scoring
+    from pipeline.countries import UK_NATIONS
     from pipeline.extract import get_extractor
     from pipeline.extract.choice import paper_choice
     from pipeline.extract.language import answer_language
@@ -238,11 +266,18 @@ def test_each_stored_row_is_what_its_answer_gives_alone(real_warehouse: Path, tm
                     expected["scores"] += [(gid, m, v) for m, v in values.items()]
                     expected["names"].append(tuple(match.values()))
                     continue
-                expected["scores"] += [
-                    (gid, m, float(fn(response, row["gold_text"]) if getattr(fn, "reads", "") == "text"
-                                   else fn(list(found.countries), gold)))
-                    for m, fn in metrics.items()
-                ]  # fmt: skip
+                nations = [code for code in gold if code in UK_NATIONS]
+                for m, fn in metrics.items():
+                    reads = getattr(fn, "reads", "")
+                    if reads == "nations" and nations:  # only where the gold names a UK nation
+                        value = fn([*found.countries, *found.regions], gold)
+                    elif reads == "text":
+                        value = fn(response, row["gold_text"])
+                    elif reads != "nations":
+                        value = fn(list(found.countries), [code for code in gold if code not in UK_NATIONS])
+                    else:
+                        continue
+                    expected["scores"].append((gid, m, float(value)))
     finally:
         con.close()
     assert summary.scored == sum(len(expected[k]) for k in ("extractions", "choices")) >= 250
