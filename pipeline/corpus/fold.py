@@ -28,7 +28,6 @@ import functools
 import unicodedata
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from pipeline.errors import CorpusError
@@ -72,7 +71,7 @@ class Alphabet:
 
     def _value(self, ch: str) -> int:
         point = ord(ch)
-        return int(self.by_code_point[point]) if point < 0x10000 else _astral(point)
+        return int(self.by_code_point[point]) if point < 0x10000 else astral(point)
 
 
 @functools.cache
@@ -103,10 +102,9 @@ def _fold_char(ch: str, codes: dict[str, int]) -> int:
     return SPACE  # punctuation (apostrophes and dashes included), symbols, separators, controls
 
 
-@numba.njit(cache=True, nogil=True)
-def _astral(point: int) -> int:  # pragma: no cover - compiled
+def astral(point: int) -> int:
     """Characters beyond the BMP: emoji and symbols (U+1F000-U+1FFFF) are boundaries, the rest (CJK extensions,
-    historic scripts) word characters."""
+    historic scripts) word characters. (Compiled into the kernel too: pipeline.corpus.kernel.)"""
     return SPACE if 0x1F000 <= point < 0x20000 else WORD
 
 
@@ -119,57 +117,6 @@ def _pair_table(by_code_point: np.ndarray) -> np.ndarray:
         pairs[(first << 8) | seconds] = by_code_point[((first & 0x1F) << 6) | (seconds & 0x3F)]
     pairs[0xE000:] = SLOW
     return pairs  # continuation bytes (0x80-0xBF first) stay DROP: they emit nothing
-
-
-@numba.njit(cache=True, nogil=True, boundscheck=False)
-def _fold_kernel(data, offsets, by_pair, by_code_point, out):  # pragma: no cover - compiled
-    """One pass over the bytes (a flat loop: a loop per document ran at half the speed)."""
-    n_docs = offsets.shape[0] - 1
-    size = offsets[n_docs]
-    starts = np.empty(n_docs, np.int64)
-    ends = np.empty(n_docs, np.int64)
-    out[0] = SPACE
-    j = 1
-    d = 0
-    next_doc = offsets[0]
-    second = np.int64(data[offsets[0]]) if offsets[0] < size else 0
-    for i in range(offsets[0], size):
-        if i == next_doc:
-            while d < n_docs and offsets[d] == i:
-                j = _frame(out, j, d, starts, ends)
-                d += 1
-            next_doc = offsets[d] if d < n_docs else size
-        first = second
-        second = np.int64(data[i + 1]) if i + 1 < size else 0
-        value = np.int64(by_pair[(first << 8) | second])
-        if value == SLOW:
-            if first < 0xF0:
-                third = np.int64(data[i + 2])
-                value = np.int64(by_code_point[((first & 0x0F) << 12) | ((second & 0x3F) << 6) | (third & 0x3F)])
-            else:  # four bytes; the plane and block decide
-                value = _astral(((first & 0x07) << 18) | ((second & 0x3F) << 12))
-        out[j] = value
-        j += (value & 0xFF) != DROP
-    while d < n_docs:  # empty documents at the end
-        j = _frame(out, j, d, starts, ends)
-        d += 1
-    if n_docs:
-        ends[n_docs - 1] = j
-    out[j] = SPACE
-    return j + 1, starts, ends
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _frame(out, j, d, starts, ends):  # pragma: no cover - compiled
-    """Close document d-1 and open document d: " \n " between them."""
-    if d:
-        ends[d - 1] = j
-        out[j] = SPACE
-        out[j + 1] = SEP
-        out[j + 2] = SPACE
-        j += 3
-    starts[d] = j
-    return j
 
 
 @dataclass
@@ -198,7 +145,9 @@ class Folder:
         if len(self._case) < need:
             self._case = np.empty(need + need // 4, dtype=np.uint16)
             self._text = np.empty(len(self._case), dtype=np.uint8)
-        size, starts, ends = _fold_kernel(data, offsets, self.alphabet.by_pair, self.alphabet.by_code_point, self._case)
+        from pipeline.corpus.kernel import fold_kernel  # numba: loaded when a batch is folded, not by every import
+
+        size, starts, ends = fold_kernel(data, offsets, self.alphabet.by_pair, self.alphabet.by_code_point, self._case)
         case, text = self._case[:size], self._text[:size]
         np.copyto(text, case, casting="unsafe")
         return Folded(text, case, starts, ends)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +59,20 @@ class Matches:
     last: np.ndarray
 
 
+_THREAD = threading.local()
+
+
+def _scratch(database):
+    """This thread's Hyperscan scratch space for `database`: a scan needs one of its own (shards are scanned by
+    several threads at once)."""
+    found = getattr(_THREAD, "scratch", None)
+    if found is None or found[0] is not database:
+        import hyperscan
+
+        found = _THREAD.scratch = (database, hyperscan.Scratch(database))
+    return found[1]
+
+
 def find_matches(literals: Literals, folded: Folded) -> Matches:
     ids: list[int] = []
     ends: list[int] = []
@@ -66,7 +81,7 @@ def find_matches(literals: Literals, folded: Folded) -> Matches:
         ids.append(literal_id)
         ends.append(to)
 
-    literals.database.scan(folded.text.data, match_event_handler=on_match)
+    literals.database.scan(folded.text.data, match_event_handler=on_match, scratch=_scratch(literals.database))
     literal = np.array(ids, dtype=np.int64)
     end = np.array(ends, dtype=np.int64)
     first = end - literals.length[literal] + 1  # the framing spaces are not part of the name
