@@ -198,22 +198,24 @@ def plan_scan(con: duckdb.DuckDBPyConnection, lang: str, source: str, text_field
     corpus_id = corpus_id_for(lang, source, text_field)
     inputs = pattern_inputs(con, lang)
     patterns = patterns_from_inputs(lang, inputs)
-    with transaction(con):
-        con.execute("DELETE FROM core.corpora WHERE corpus_id = ?", [corpus_id])
-        insert(
-            con,
-            "core.corpora",
-            [
-                {
-                    "corpus_id": corpus_id,
-                    "lang": lang,
-                    "source": source,
-                    "text_field": text_field,
-                    "n_docs": 0,
-                    "n_bytes": 0,
-                }
-            ],
-        )
+    with transaction(con):  # a rescan that finds nothing new writes nothing: the publish after it has nothing to do
+        known = con.execute("SELECT lang, source, text_field FROM core.corpora WHERE corpus_id = ?", [corpus_id])
+        if known.fetchall() != [(lang, source, text_field)]:
+            con.execute("DELETE FROM core.corpora WHERE corpus_id = ?", [corpus_id])
+            insert(
+                con,
+                "core.corpora",
+                [
+                    {
+                        "corpus_id": corpus_id,
+                        "lang": lang,
+                        "source": source,
+                        "text_field": text_field,
+                        "n_docs": 0,
+                        "n_bytes": 0,
+                    }
+                ],
+            )
         _recompute_totals(con, corpus_id, patterns)
     done = dict(
         con.execute(
@@ -453,15 +455,16 @@ def write_shard(
 
 
 def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: PatternSet) -> None:
-    """Totals = sums over the corpus's ok shards scanned with the current patterns; every dish and pair gets a row."""
+    """Totals = sums over the corpus's ok shards scanned with the current patterns; every dish and pair gets a row.
+    Rows already holding those totals are left as they are."""
     dishes = [t.key for t in patterns.targets if t.kind == DISH]
     pairs = sorted({int(t.key) for t in patterns.targets if t.kind in (UK_NAME, RU_NAME)})
     params = {"corpus": corpus_id, "patterns": patterns.fingerprint}
     ok = "SELECT checksum FROM core.corpus_shards WHERE corpus_id = $corpus AND status = 'ok' AND patterns = $patterns"
-    con.execute("DELETE FROM core.corpus_dish_counts WHERE corpus_id = ?", [corpus_id])
-    con.execute(
+    _replace_totals(
+        con,
+        "core.corpus_dish_counts",
         f"""
-        INSERT INTO core.corpus_dish_counts
         SELECT $corpus, k.dish_key, coalesce(sum(c.docs_with_dish), 0), coalesce(sum(c.docs_with_true_country), 0),
                coalesce(sum(c.docs_with_any_country), 0)
         FROM unnest($dishes::TEXT[]) AS k(dish_key)
@@ -471,10 +474,10 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
         """,
         {**params, "dishes": dishes},
     )
-    con.execute("DELETE FROM core.corpus_name_counts WHERE corpus_id = ?", [corpus_id])
-    con.execute(
+    _replace_totals(
+        con,
+        "core.corpus_name_counts",
         f"""
-        INSERT INTO core.corpus_name_counts
         SELECT $corpus, k.pair_id, coalesce(sum(c.docs_uk_name), 0), coalesce(sum(c.docs_ru_name), 0)
         FROM unnest($pairs::INTEGER[]) AS k(pair_id)
         LEFT JOIN core.corpus_shard_name_counts c
@@ -485,12 +488,23 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
     )
     con.execute(
         f"""
-        UPDATE core.corpora SET
-            n_docs = (SELECT coalesce(sum(n_docs), 0) FROM core.corpus_shards
-                      WHERE checksum IN ({ok}) AND corpus_id = $corpus),
-            n_bytes = (SELECT coalesce(sum(n_bytes), 0) FROM core.corpus_shards
-                       WHERE checksum IN ({ok}) AND corpus_id = $corpus)
-        WHERE corpus_id = $corpus
+        WITH totals AS (
+            SELECT coalesce(sum(n_docs), 0) AS n_docs, coalesce(sum(n_bytes), 0) AS n_bytes
+            FROM core.corpus_shards WHERE checksum IN ({ok}) AND corpus_id = $corpus)
+        UPDATE core.corpora c SET n_docs = totals.n_docs, n_bytes = totals.n_bytes FROM totals
+        WHERE c.corpus_id = $corpus AND (c.n_docs, c.n_bytes) IS DISTINCT FROM (totals.n_docs, totals.n_bytes)
         """,
         params,
     )
+
+
+def _replace_totals(con: duckdb.DuckDBPyConnection, table: str, totals: str, params: dict) -> None:
+    """Replace the corpus's rows of `table` with the rows of the query `totals`, unless they are the same rows."""
+    current = f"SELECT * FROM {table} WHERE corpus_id = $corpus"
+    differ = con.execute(
+        f"SELECT count(*) FROM (({totals}) EXCEPT ALL ({current}) UNION ALL (({current}) EXCEPT ALL ({totals})))",
+        params,
+    ).fetchone()[0]
+    if differ:
+        con.execute(f"DELETE FROM {table} WHERE corpus_id = $corpus", {"corpus": params["corpus"]})
+        con.execute(f"INSERT INTO {table} {totals}", params)
