@@ -164,6 +164,7 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--lang", default="uk")
     parser.add_argument("--whole-process", action="store_true", help="also time `python -m pipeline corpus scan`")
+    parser.add_argument("--workers", type=int, help="threads scanning shards (default: one per core available)")
     args = parser.parse_args()
     rng = random.Random(7)
     with tempfile.TemporaryDirectory(prefix="corpus-bench-") as tmp_name:
@@ -243,7 +244,7 @@ def main() -> None:
             f"in {time.perf_counter() - began:.1f}s; planted {len(planted)} dishes"
         )
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        summary = scan_corpus(con, args.lang, str(corpus), run_id="bench")
+        summary = scan_corpus(con, args.lang, str(corpus), run_id="bench", workers=args.workers)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         mb = summary.n_bytes / 1e6
         got = {

@@ -184,11 +184,14 @@ def name_match(predicted_names: Iterable[str], gold_names: Iterable[str], max_ed
     golds = _normalised_names(gold_names, "gold_names")
     if preds & golds:
         return 1.0
-    for p in preds:
-        for g in golds:
-            if abs(len(p) - len(g)) <= max_edits and Levenshtein.distance(p, g, score_cutoff=max_edits) <= max_edits:
-                return 1.0
-    return 0.0
+    return 1.0 if any(within_edits(p, g, max_edits) for p in preds for g in golds) else 0.0
+
+
+def within_edits(predicted: str, gold: str, max_edits: int = 1) -> bool:
+    """`name_match` on two names already in `norm_name` form: at most `max_edits` Levenshtein edits apart."""
+    return abs(len(predicted) - len(gold)) <= max_edits and (
+        Levenshtein.distance(predicted, gold, score_cutoff=max_edits) <= max_edits
+    )
 
 
 # --------------------------------------------------------------------------------------------

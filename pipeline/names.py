@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pipeline.metrics import metric, name_match, paper_substring, tokenize
+from pipeline.metrics import metric, paper_substring, tokenize, within_edits
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
@@ -155,8 +155,9 @@ def ngram_similarity(a: str, b: str, n: int = NGRAM) -> float:
 
 @functools.lru_cache(maxsize=1 << 18)
 def _within_one_edit(candidate: str, accepted: str) -> float:
-    """BORSch's rule (`metrics.name_match`) on one pair of names, cached like the other pairwise rules."""
-    return name_match([candidate], [accepted])
+    """BORSch's rule (`metrics.name_match`) on one pair of names, on their cached normal forms."""
+    predicted, gold = _norm(candidate), _norm(accepted)
+    return 1.0 if predicted and gold and (predicted == gold or within_edits(predicted, gold)) else 0.0
 
 
 def _paper(prediction: str | None, gold: str | None) -> float:

@@ -334,6 +334,7 @@ def _overrides(entry: Entry, current: Entry) -> bool:
     )
 
 
+@functools.cache  # the surfaces of English, Russian and Ukrainian are in most languages' matchers
 def _spellings(key: str) -> tuple[str, ...]:
     """The hyphen-for-space (and space-for-hyphen) spellings of a compound name in an alphabet."""
     if not any(ch.isalpha() for ch in key) or _no_space_script(next(ch for ch in key if ch.isalpha())):
