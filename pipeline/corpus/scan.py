@@ -10,10 +10,12 @@ from them, so a killed scan never double counts; a shard already scanned (same c
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import functools
 import glob
 import hashlib
+import itertools
 import os
 import queue
 import threading
@@ -336,32 +338,44 @@ def scan_corpus(
             progress.skipped(size)
         else:
             todo.append((shard, size, checksum))
-    budget = dict(plan.budget)
+    budget = dict(plan.budget)  # samples kept so far per dish, as the shards are written in order
     threads = max(1, min(workers or len(os.sched_getaffinity(0)), len(todo)))
     folders = queue.SimpleQueue()  # one per thread: its buffers are reused batch after batch
     for _ in range(threads):
         folders.put(Folder(plan.patterns.literals.alphabet))
 
-    def scan(index: int, shard: str, checksum: str) -> ShardResult:
+    def scan(index: int, shard: str, checksum: str, budget_now: dict[int, int]) -> ShardResult:
         folder = folders.get()
         try:
-            return scan_shard(plan, folder, shard, checksum, budget_at_start, progress.reporter(index, shard))
+            return scan_shard(plan, folder, shard, checksum, budget_now, progress.reporter(index, shard))
         finally:
             folders.put(folder)
 
-    budget_at_start = dict(budget)  # every shard's scan starts from it; `within_budget` trims in shard order
+    # At most one shard per thread in flight, each scanned under the budget the shards written so far left: a
+    # shard scanned before the ones ahead of it are written finds a few more samples, which `within_budget` trims
+    # in shard order to what one in-order scan keeps.
+    queued = iter(enumerate(todo))
+    in_flight: collections.deque = collections.deque()
+
+    def submit() -> None:
+        for index, (shard, size, checksum) in itertools.islice(queued, 1):
+            in_flight.append((index, shard, size, checksum, pool.submit(scan, index, shard, checksum, dict(budget))))
+
     with concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="shard") as pool:
-        futures = [pool.submit(scan, index, shard, checksum) for index, (shard, _, checksum) in enumerate(todo)]
         try:
-            for index, (future, (shard, size, checksum)) in enumerate(zip(futures, todo, strict=True)):
+            for _ in range(threads):
+                submit()
+            while in_flight:
+                index, shard, size, checksum, future = in_flight.popleft()
                 result = future.result()
                 with transaction(con):
                     samples = within_budget(plan, result.samples, budget)
                     write_shard(con, plan, shard, checksum, size, result, run_id, samples)
                 progress.done(index, shard, size, result.n_docs)
                 summary.add(shard, size, result)
+                submit()
         except BaseException:
-            for future in futures:
+            for *_, future in in_flight:
                 future.cancel()
             raise
     summary.seconds = time.perf_counter() - began
