@@ -3,14 +3,16 @@
 For each dish the corpus scan counts the documents naming it together with one of its true origin
 countries (`count`), and that count over the documents naming it with any country (`ratio`). The
 mean origin-QA Jaccard is drawn over 10 bins of either (BORSch Fig. 6); bins and intervals are
-defined in warehouse/marts/090_corpus_analyses.sql.
+defined in warehouse/marts/090_corpus_analyses.sql. A dataset without answers of its own (BORSch)
+is drawn with the real answers to linked records of another dataset, labelled as such
+(app/linked.py).
 """
 
 from dataclasses import replace
 
 import streamlit as st
 
-from app import bin_labels, charts, data, fmt, links, ui, widgets
+from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -61,13 +63,18 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
         "Bin", [str(b) for b in in_line], param="bin", what="bin", container=right,
         format_func=lambda b: f"{b}: {labels.get(int(b), '')}",
     )  # fmt: skip
-    rows = data.query(queries.cooccurrence_bin_dishes, filters, corpus_id, measure, int(chosen), by, line)
+    rows = data.query(
+        queries.cooccurrence_bin_dishes, filters, corpus_id, measure, int(chosen), by, line, answers.source
+    )
     narrowed = replace(filters, models=(line,)) if by == "model" else replace(filters, langs=(line,))
     table = links.with_dish_links(rows, selected.dataset, name="name", column="name", filters=filters)
-    table["answers"] = [
-        links.answers_url(narrowed, f"{fmt.count(n)} answers", dish=key)
-        for key, n in rows[["dish_key", "n_answers"]].itertuples(index=False)
-    ]
+    if answers.linked:  # the dish page lists the linked answers (the Answers page holds a dataset's own)
+        table["answers"] = [f"{fmt.count(n)} linked answers" for n in rows["n_answers"]]
+    else:
+        table["answers"] = [
+            links.answers_url(narrowed, f"{fmt.count(n)} answers", dish=key)
+            for key, n in rows[["dish_key", "n_answers"]].itertuples(index=False)
+        ]
     st.caption(
         f"{literal(fmt.count(len(rows)))} dishes, {literal(fmt.count(rows['n_answers'].sum()))} answers "
         f"in bin {literal(chosen)} for "
@@ -76,7 +83,7 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
     table = table.drop(columns=["n_answers"])
     fmt.dataframe(
         table,
-        {"name": links.dish_column(), "answers": links.answers_column()},
+        {"name": links.dish_column(), "answers": "Answers" if answers.linked else links.answers_column()},
         key="cooc_point_dishes",
     )
     ui.downloads(links.as_shown(table, ["name", "answers"]), f"{selected.dataset}_cooccurrence_bin_{chosen}",
@@ -84,7 +91,6 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
 
 
 selected = ui.selection()
-filters = ui.require_answers(selected)
 
 st.title("Co-occurrence")
 st.markdown(
@@ -94,6 +100,8 @@ st.markdown(
     "The mean origin-QA Jaccard of the selected models is drawn over 10 bins of either. Hover a point for "
     "the dishes in its bin."
 )
+answers = linked.answers_for(selected, "cooc")
+filters = answers.filters
 
 corpora = data.query(queries.corpora, selected.dataset)
 if corpora.empty:
@@ -114,13 +122,13 @@ measure = widgets.url_select("Measure", list(MEASURES), param="measure", contain
                         format_func=lambda m: {"count": "count (log bins)", "ratio": "ratio"}[m])  # fmt: skip
 by = widgets.url_select("One line per", list(LINES), param="by", format_func=LINES.get, container=columns[2])
 
-bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by)
+bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by, answers.source)
 dishes = data.query(queries.cooccurrence_dishes, corpus_id, selected.dataset)
 if bins.empty:
     st.info(
         f"The corpus counted {len(dishes):,} dishes, but the selected task, models and prompt languages have no "
-        "scored origin answers about them. Widen the sidebar filters, or score answers with "
-        "`python -m pipeline score`.",
+        + ("linked " if answers.linked else "")
+        + "scored origin answers about them. Widen the filters, or score answers with `python -m pipeline score`.",
         icon=":material/info:",
     )
 else:
@@ -129,8 +137,12 @@ else:
     means = bins.rename(
         columns={"jaccard": "mean", "jaccard_low": "mean_low", "jaccard_high": "mean_high", "n_dishes": "n_units"}
     )
+    y_title = "mean origin Jaccard (95% interval)"
+    if answers.linked:
+        y_title = f"mean origin Jaccard vs {answers.source.gold} gold, linked answers (95% interval)"
+        st.caption(literal(answers.label))
     event = st.plotly_chart(
-        charts.binned_means(means, axis, series="line", unit="dishes", y_title="mean origin Jaccard (95% interval)"),
+        charts.binned_means(means, axis, series="line", unit="dishes", y_title=y_title),
         config={"displayModeBar": False},
         key="cooc_chart",
         on_select="rerun",
@@ -155,6 +167,8 @@ else:
     table = bins.assign(bin_range=bins["bin"].map(labels))[
         ["line", "bin", "bin_range", "n_dishes", "n_answers", "jaccard", "jaccard_low", "jaccard_high", "dishes"]
     ].rename(columns={"line": by})
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
     st.dataframe(table, hide_index=True)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
     behind_a_point(bins, event, labels)

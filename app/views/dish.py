@@ -196,7 +196,8 @@ def render() -> None:
     st.subheader("Model answers")
     if filters is None:
         st.info(
-            "No model answers for this dataset yet, so nothing to show about this dish. " + ui.NO_ANSWERS,
+            "No model answers to this dataset's own questions yet (answers borrowed from linked records, or "
+            "about other dishes that name this one, are shown above). " + ui.NO_ANSWERS,
             icon=":material/info:",
         )
         return

@@ -45,6 +45,8 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         "choice_accuracy": 180000,
         "paper_choice_accuracy": 180000,
         **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
+        # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales
+        "uk_nation_match": 10 * 30 * 12,
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
@@ -64,6 +66,35 @@ def test_scores_agree_with_the_extracted_countries(real_warehouse: Path) -> None
         """SELECT min(jaccard), min(accuracy) FROM marts.origin_scores
         WHERE lang = 'en' AND response = 'South Africa' AND gold = 'ZA'""",
     ) == [(1.0, 1.0)]
+
+
+def test_uk_nation_match_tells_the_nations_apart_where_the_gold_names_one(real_warehouse: Path) -> None:
+    rows = query(
+        real_warehouse,
+        """SELECT g.generation_id, n.nation, e.regions, s.value, a.value
+        FROM core.generations g
+        JOIN core.item_gold_nations n USING (item_id)
+        JOIN core.extractions e USING (generation_id)
+        LEFT JOIN core.scores s ON s.generation_id = g.generation_id AND s.metric = 'uk_nation_match'
+        LEFT JOIN core.scores a ON a.generation_id = g.generation_id AND a.metric = 'accuracy'""",
+    )
+    assert len(rows) == 3600
+    assert all(value == float(nation in regions) for _, nation, regions, value, _ in rows)
+    # GB is right at country level for all of them; the nation level tells "England" from "Scotland"
+    country_hit_nation_miss = [r for r in rows if r[4] == 1.0 and r[3] == 0.0]
+    assert 0 < len(country_hit_nation_miss) < sum(1 for r in rows if r[4] == 1.0)
+    # the mart carries the nation gold and the score, NULL where the gold names no nation
+    assert query(
+        real_warehouse,
+        """SELECT count(*), count(uk_nation_match), count(*) FILTER (gold_nations <> '')
+        FROM marts.origin_scores WHERE dataset = 'worldcuisines'""",
+    ) == [(180000, 3600, 3600)]
+    [(n_nation,)] = query(
+        real_warehouse,
+        """SELECT DISTINCT n_uk_nation FROM marts.leaderboard
+        WHERE dataset = 'worldcuisines' AND task = 'origin_vqa' AND lang = '*'""",
+    )
+    assert n_nation == 300  # per model: 10 questions x 30 prompt languages
 
 
 def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> None:
