@@ -1,18 +1,25 @@
 """Overview: the model leaderboard (when answers are scored), then what the selected dataset contains
 and what the ingest had to work around."""
 
+from dataclasses import replace
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, links, ui
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
 
 ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
 METRICS = {"Jaccard": "jaccard", "accuracy": "accuracy"}
+NATION_NOTE = (
+    "UK nation match: over the answers whose gold names England, Scotland, Wales or Northern Ireland "
+    "(WorldCuisines gives them), the share that named that nation; an answer naming England for a "
+    "Scottish dish is right at country level (GB) and wrong here."
+)
 
 
 def interval(low: pd.Series, high: pd.Series) -> pd.Series:
@@ -34,6 +41,10 @@ def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
             "no-country share": board["no_country_share"].round(3),
         }
     )
+    if "uk_nation_match" in board and board["uk_nation_match"].notna().any():
+        # nation-level, over the answers whose gold names a UK nation (see NATION_NOTE)
+        table["UK nation match"] = board["uk_nation_match"].round(3)
+        table["n, UK nation gold"] = board["n_uk_nation"]
     table = table.sort_values([metric, "model"], ascending=[False, True], kind="stable").reset_index(drop=True)
     table.insert(0, "rank", range(1, len(table) + 1))
     return table
@@ -111,6 +122,13 @@ def leaderboard(filters) -> None:
         key="overview_leaderboard_lang",
     )
     table = leaderboard_table(board[board["lang"] == lang], metric)
+    # each cell's answers on the Answers page (app/links.py): this model, this prompt language
+    table["answers"] = [
+        links.answers_url(
+            replace(filters, models=(model,), langs=filters.langs if lang == ALL_LANGS else (lang,)), f"{n:,} answers"
+        )
+        for model, n in table[["model", "n"]].itertuples(index=False)
+    ]
     st.dataframe(
         table,
         hide_index=True,
@@ -127,15 +145,18 @@ def leaderboard(filters) -> None:
             ),
             "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
             "n": st.column_config.NumberColumn("n", format="%d", width=60),
+            "answers": links.answers_column(help="This model's answers in this prompt language."),
             "no-country share": st.column_config.NumberColumn(
                 "no-country share", format="percent", width=115, help=ui.NO_COUNTRY
             ),
+            "UK nation match": st.column_config.NumberColumn("UK nation match", format="%.3f", help=NATION_NOTE),
         },
     )
     st.caption(
         f"Task {code(filters.task)}. Mean per answer; 95% intervals from a bootstrap over answers. "
         f"No-country share: the share of answers with no country. {ui.NO_COUNTRY} "
-        "Click a column header to sort. The download holds every model × prompt language row."
+        + (f"{NATION_NOTE} " if "UK nation match" in table else "")
+        + "Click a column header to sort. The download holds every model × prompt language row."
     )
     ui.downloads(leaderboard_table(board, metric), f"{filters.dataset}_{filters.task}_leaderboard", key="leaderboard")
 
