@@ -83,7 +83,7 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
     table = table.drop(columns=["n_answers"])
     fmt.dataframe(
         table,
-        {"name": links.dish_column("dish"), "answers": "answers" if answers.linked else links.answers_column()},
+        {"name": links.dish_column(), "answers": "Answers" if answers.linked else links.answers_column()},
         key="cooc_point_dishes",
     )
     ui.downloads(links.as_shown(table, ["name", "answers"]), f"{selected.dataset}_cooccurrence_bin_{chosen}",
@@ -178,7 +178,7 @@ with st.expander(f"Counts per dish ({len(dishes):,})"):
     st.dataframe(
         counted,
         hide_index=True,
-        column_config={"name": links.dish_column("dish"), "ratio": st.column_config.NumberColumn(format="%.3f")},
+        column_config={"name": links.dish_column(), "ratio": st.column_config.NumberColumn(format="%.3f")},
     )
     ui.downloads(
         links.as_shown(counted, ["name"]), f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table"
