@@ -18,6 +18,7 @@ import pytest
 from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
+from pipeline.errors import DataError
 from pipeline.executors import RayOptions, endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
@@ -29,6 +30,7 @@ from pipeline.executors.ray_generate import (
     vllm_response,
 )
 from pipeline.runconfig import GenerationSpec
+from pipeline.runconfig import load as load_run_config
 from pipeline.steps import Options, run_pipeline
 from tests.helpers import copy_warehouse, query, run_cli
 from tests.local_server import LocalServer, message_text
@@ -124,6 +126,16 @@ def test_several_servers_need_the_ray_executor(borsch_warehouse: Path) -> None:
     spec = GenerationSpec("borsch.origin_qa", "uk", "openai", "local", limit=1, settings=settings)
     with pytest.raises(ValueError, match="fanning out over several needs --executor ray"):
         generate(borsch_warehouse, spec)
+
+
+def test_a_run_configuration_names_its_executor(tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text('executor = "ray"\nray = { address = "head:6379", workers = 8 }\n', encoding="utf-8")
+    plan = load_run_config(config)
+    assert (plan.executor, plan.ray) == ("ray", RayOptions("head:6379", 8))
+    config.write_text('executor = "spark"\n', encoding="utf-8")
+    with pytest.raises(DataError, match="unknown executor 'spark'; known: local, ray"):
+        load_run_config(config)
 
 
 def test_requests_cross_to_the_workers_unchanged() -> None:
