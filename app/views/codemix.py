@@ -9,7 +9,7 @@ Ukrainian dish, and mean dish-name VQA match.
 
 import streamlit as st
 
-from app import bin_labels, charts, data, ui, widgets
+from app import bin_labels, charts, data, fmt, ui, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -61,7 +61,7 @@ if corpora.empty:
     )
     st.stop()
 
-names = {row.corpus_id: f"{row.corpus_id} ({row.corpus_lang})" for row in corpora.itertuples()}
+names = {row.corpus_id: fmt.corpus(row.corpus_id, row.corpus_lang) for row in corpora.itertuples()}
 corpus_id = widgets.url_select("Corpus", list(names), param="corpus", format_func=names.get, container=st)
 counts = corpora.set_index("corpus_id").loc[corpus_id]
 pairs = data.query(queries.codemix_pairs, corpus_id)
@@ -95,7 +95,7 @@ else:
     table = bins.assign(d_range=bins["bin"].map(labels))[
         ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
     ]
-    st.dataframe(table, hide_index=True)
+    fmt.dataframe(table)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
 st.plotly_chart(
@@ -109,5 +109,5 @@ st.caption(
     "error bars are 95% normal-approximation intervals."
 )
 with st.expander(f"Pairs ({len(pairs):,})"):
-    st.dataframe(pairs, hide_index=True)
+    fmt.dataframe(pairs)
     ui.downloads(pairs, f"{corpus_id}_codemix_pairs", key="codemix_pairs")

@@ -8,7 +8,7 @@ defined in warehouse/marts/090_corpus_analyses.sql.
 
 import streamlit as st
 
-from app import bin_labels, charts, data, ui, widgets
+from app import bin_labels, charts, data, fmt, ui, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -48,9 +48,7 @@ if corpora.empty:
     )
     st.stop()
 
-names = {
-    row.corpus_id: f"{row.corpus_id} ({row.lang}, {row.n_dishes_counted:,} dishes)" for row in corpora.itertuples()
-}
+names = {row.corpus_id: fmt.corpus(row.corpus_id, row.lang, row.n_dishes_counted) for row in corpora.itertuples()}
 columns = st.columns(3)
 corpus_id = widgets.url_select("Corpus", list(names), param="corpus", format_func=names.get, container=columns[0])
 measure = widgets.url_select("Measure", list(MEASURES), param="measure", container=columns[1],
@@ -96,9 +94,9 @@ else:
     table = bins.assign(bin_range=bins["bin"].map(labels))[
         ["line", "bin", "bin_range", "n_dishes", "n_answers", "jaccard", "jaccard_low", "jaccard_high", "dishes"]
     ].rename(columns={"line": by})
-    st.dataframe(table, hide_index=True)
+    fmt.dataframe(table, {by: "Model" if by == "model" else "Prompt language"})
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
 
 with st.expander(f"Counts per dish ({len(dishes):,})"):
-    st.dataframe(dishes, hide_index=True, column_config={"ratio": st.column_config.NumberColumn(format="%.3f")})
+    fmt.dataframe(dishes)
     ui.downloads(dishes, f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table")

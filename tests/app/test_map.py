@@ -66,12 +66,12 @@ def test_the_map_needs_no_network(open_map):
     assert spec["mapStyle"] == "__MAP_STYLE__"  # pydeck's "no basemap": Streamlit then loads no tiles
     assert "mapProvider" not in spec
     assert "http" not in json.dumps(spec)
-    # flat polygons (a primitive layer: clicks on it reach the server) under their borders; no arcs
-    # until a country is picked
-    assert [layer["@@type"] for layer in spec["layers"]] == ["SolidPolygonLayer", "PathLayer"]
+    # one flat polygon layer (a primitive layer: clicks on it reach the server; the gaps between the
+    # polygons are the borders); no arcs and no selected outline until a country is picked
+    assert [layer["@@type"] for layer in spec["layers"]] == ["SolidPolygonLayer"]
     countries = {row["country"]: row for row in spec["layers"][0]["data"]}
     assert "recall" in countries["UA"]["label"] and countries["UA"]["name"] == "Ukraine (UA)"
-    assert spec["layers"][0]["pickable"] and not spec["layers"][1]["pickable"]
+    assert spec["layers"][0]["pickable"] and countries["UA"]["tip"] == "se" and countries["JP"]["tip"] == "sw"
 
 
 def test_the_colour_scale_is_fitted_to_the_data(open_map):
@@ -94,7 +94,9 @@ def test_the_colour_scale_is_fitted_to_the_data(open_map):
 
 def test_arcs_only_for_the_selected_country_unless_all_are_asked_for(open_map):
     at = open_map(country="UA")
-    arcs = deck_spec(at)["layers"][-1]
+    layers = deck_spec(at)["layers"]
+    assert [layer["id"] for layer in layers] == ["selected", "countries", "arcs"]  # its outline under it
+    arcs = layers[-1]
     assert arcs["@@type"] == "ArcLayer"
     assert {row["true_country"] for row in arcs["data"]} == {"UA"}  # recall view: what its dishes were called
     at.radio(key="url_arcs").set_value("all").run()
