@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import data, ui, widgets
+from app import data, fmt, ui, widgets
 from app.safe import literal
 from warehouse.queries import names as queries
 
@@ -91,15 +91,17 @@ def _linked_answers(dish_key: str, dataset: str, links: pd.DataFrame) -> None:
             },
         )
     langs = sorted(answers["lang"].unique())
-    options = [widgets.ALL, *langs]
-    lang = st.selectbox(
+    lang = widgets.url_select(
         "Prompt language of the linked answers",
-        options,
-        index=options.index("en") if "en" in options else 0,
-        format_func=lambda code: "All prompt languages" if code == widgets.ALL else code,
+        ["all", *langs],
+        param="llang",
+        format_func=lambda code: "All prompt languages" if code == "all" else fmt.language(code),
+        what="prompt language",
+        default="en" if "en" in langs else "all",
+        container=st,
         key="dish_linked_lang",
     )
-    shown = answers if lang == widgets.ALL else answers[answers["lang"] == lang]
+    shown = answers if lang == "all" else answers[answers["lang"] == lang]
     st.dataframe(
         shown.drop(columns=["generation_id", "response"]),
         hide_index=True,

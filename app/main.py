@@ -31,6 +31,9 @@ PAGES = [
     st.Page(
         VIEWS_DIR / "language_pull.py", title="Language pull", icon=":material/translate:", url_path="language-pull"
     ),
+    st.Page(VIEWS_DIR / "answers.py", title="Answers", icon=":material/search:", url_path="answers"),
+    st.Page(VIEWS_DIR / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
+    st.Page(VIEWS_DIR / "consistency.py", title="Consistency", icon=":material/sync_alt:", url_path="consistency"),
     st.Page(VIEWS_DIR / "method_audit.py", title="Method audit", icon=":material/fact_check:", url_path="method-audit"),
     st.Page(
         VIEWS_DIR / "language_switching.py",

@@ -1,19 +1,22 @@
 """`data fetch`: download the public files for users with internet, into the layout `ingest` reads.
 
 Each dataset module (pipeline/datasets/) declares its public files at a pinned commit with their
-SHA-256, so a fetch today and a fetch next year give the same bytes (a file that differs is refused).
-Offline, it fails fast and says how to proceed instead.
+SHA-256, so a fetch today and a fetch next year give the same bytes. `pooch` does the download and
+the check (`known_hash`): it writes to a temporary file beside the target and moves it into place
+only when the hash matches, and downloads again a copy whose bytes differ. What stays ours: every
+destination is kept inside `--dest` (pipeline/safepaths.py) before anything is fetched, and offline
+it fails fast and says how to proceed instead.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
+import logging
 import socket
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
+
+import pooch
+import requests
 
 from pipeline.datasets import all_datasets
 from pipeline.datasets.base import RemoteFile
@@ -50,41 +53,37 @@ def check_online(url: str, timeout: float = 3.0) -> None:
 
 
 def fetch(dest: Path, files: list[RemoteFile] | None = None, timeout: float = 60.0) -> list[Path]:
-    """Download what is missing into dest (atomic per file); returns the paths written. Every
-    destination is checked to lie inside `dest` before anything is downloaded."""
+    """Download what is missing or differs into dest; returns the paths written. Every destination
+    is checked to lie inside `dest` before anything is downloaded."""
     files = files if files is not None else manifest()
     targets = [inside(dest, remote.dest) for remote in files]
     written = []
     checked_hosts: set[str] = set()
+    downloader = pooch.HTTPDownloader(timeout=timeout)
+    logging.getLogger("pooch").setLevel(logging.WARNING)  # the command prints its own summary
     for remote, target in zip(files, targets, strict=True):
-        if target.exists() and target.stat().st_size > 0 and (not remote.sha256 or _sha256(target) == remote.sha256):
+        if target.exists() and target.stat().st_size == 0:
+            target.unlink()  # an empty leftover is never a download, pinned or not
+        if target.exists() and (not remote.sha256 or pooch.file_hash(str(target)) == remote.sha256):
             continue  # already here, with the pinned bytes (a damaged copy is downloaded again)
         host = urlparse(remote.url).hostname or ""
         if host not in checked_hosts:
             check_online(remote.url)
             checked_hosts.add(host)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".part")
         try:
-            with urllib.request.urlopen(remote.url, timeout=timeout) as response, open(partial, "wb") as out:
-                shutil.copyfileobj(response, out)
-        except (urllib.error.URLError, OSError) as exc:
-            partial.unlink(missing_ok=True)
-            raise OfflineError(f"download of {remote.url} failed: {exc}") from exc
-        if remote.sha256 and _sha256(partial) != remote.sha256:
-            partial.unlink(missing_ok=True)
+            pooch.retrieve(
+                remote.url,
+                known_hash=f"sha256:{remote.sha256}" if remote.sha256 else None,
+                fname=target.name,
+                path=target.parent,
+                downloader=downloader,
+            )
+        except ValueError as exc:  # pooch: the downloaded bytes do not match known_hash
             raise OfflineError(
                 f"download of {remote.url} does not match its pinned SHA-256 {remote.sha256[:12]}…: "
                 "the host served different bytes; nothing was kept"
-            )
-        partial.replace(target)
+            ) from exc
+        except (requests.RequestException, OSError) as exc:
+            raise OfflineError(f"download of {remote.url} failed: {exc}") from exc
         written.append(target)
     return written
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

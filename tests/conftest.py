@@ -4,11 +4,11 @@ user runs it (a subprocess), so tests exercise the real entry point."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests import shared_builds
 from tests.helpers import REPO, run_cli
 
 
@@ -30,53 +30,48 @@ def warehouse(tmp_path: Path) -> Path:
     return tmp_path / "wh" / "warehouse.duckdb"
 
 
-@pytest.fixture(scope="session")
-def real_warehouse(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
-    """BORSch + WorldCuisines + all 12 real prediction files, published once for the session.
+def real_demo(data_dir: Path) -> tuple[str, list[str], Path | None]:
+    """The session's real-data demo build: its name, CLI arguments and, while developing, a prebuilt copy.
 
-    While developing, DISH_ATLAS_TEST_DEMO=DIR reuses a `demo` build in DIR (copied, so tests never
-    write to it) instead of building one; CI never sets it, so there every session builds its own."""
-    path = tmp_path_factory.mktemp("real") / "warehouse.duckdb"
+    DISH_ATLAS_TEST_DEMO=DIR reuses a `demo` build in DIR (copied, so tests never write to it) instead of
+    building one; CI never sets it, so there every session builds its own."""
     prebuilt = os.environ.get("DISH_ATLAS_TEST_DEMO")
-    if prebuilt:
-        return copy_warehouse(Path(prebuilt) / "warehouse.duckdb", path)
-    run_cli(path, "demo", "--data", str(data_dir))
-    return path
+    return "real", ["demo", "--data", str(data_dir)], Path(prebuilt) / "warehouse.duckdb" if prebuilt else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    shared_builds.open_session()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shared_builds.close_session()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules that read the real demo warehouse run last, and its build starts now, in the background,
+    so the minutes it takes overlap with every other test instead of stalling the first that needs it."""
+    waiting = {item.nodeid.split("::")[0] for item in items if "real_warehouse" in getattr(item, "fixturenames", ())}
+    if not waiting:
+        return
+    items.sort(key=lambda item: item.nodeid.split("::")[0] in waiting)  # stable: each module keeps its order
+    shared_builds.start(*real_demo(shared_data_dir()))
 
 
 @pytest.fixture(scope="session")
-def ingested_template(tmp_path_factory: pytest.TempPathFactory, data_dir: Path):
+def real_warehouse(data_dir: Path) -> Path:
+    """BORSch + WorldCuisines + all 12 real prediction files + the CultureMix sample, published once for
+    the whole session (shared by pytest-xdist workers; tests copy it before writing)."""
+    return shared_builds.wait(*real_demo(data_dir))
+
+
+@pytest.fixture(scope="session")
+def ingested_template(data_dir: Path):
     """`ingest DATASET --source DATA/DATASET` run once per session and dataset; tests get copies."""
-    built: dict[str, Path] = {}
 
     def template(dataset: str) -> Path:
-        if dataset not in built:
-            path = tmp_path_factory.mktemp(f"ingested-{dataset}") / "warehouse.duckdb"
-            run_cli(path, "ingest", dataset, "--source", str(data_dir / dataset))
-            built[dataset] = path
-        return built[dataset]
+        return shared_builds.wait(f"ingested-{dataset}", ["ingest", dataset, "--source", str(data_dir / dataset)])
 
     return template
-
-
-def copy_warehouse(template: Path, target: Path) -> Path:
-    """The published snapshot and the working database of `template`, copied to `target`'s folder."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for name in (template.name, template.stem + ".work" + template.suffix):
-        shutil.copyfile(template.with_name(name), target.with_name(name))
-    return target
-
-
-@pytest.fixture
-def borsch_warehouse(warehouse: Path, ingested_template) -> Path:
-    """A warehouse where `ingest borsch` has run on the real files (a copy: built once per session)."""
-    return copy_warehouse(ingested_template("borsch"), warehouse)
-
-
-@pytest.fixture
-def worldcuisines_warehouse(warehouse: Path, ingested_template) -> Path:
-    """A warehouse where `ingest worldcuisines` has run on the real files (a copy: built once per session)."""
-    return copy_warehouse(ingested_template("worldcuisines"), warehouse)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,16 +14,25 @@ import duckdb
 REPO = Path(__file__).resolve().parent.parent
 
 
-def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """`python -m pipeline --warehouse W ARGS` in a fresh process."""
+def cli_environment() -> dict[str, str]:
+    """The environment of a user's shell without the variables that would point the CLI elsewhere."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISH_ATLAS_WAREHOUSE", "DATA")}
     env["COLUMNS"] = "200"  # rich wraps at the terminal width; keep messages on one line
+    return env
+
+
+def cli_command(warehouse: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args]
+
+
+def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """`python -m pipeline --warehouse W ARGS` in a fresh process."""
     result = subprocess.run(
-        [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args],
+        cli_command(warehouse, *args),
         cwd=REPO,
         capture_output=True,
         text=True,
-        env=env,
+        env=cli_environment(),
         timeout=600,
     )
     if check and result.returncode != 0:
@@ -42,3 +52,15 @@ def shown(markdown: str) -> str:
     """What a reader sees of markdown written with app.safe.literal(): CommonMark shows a
     backslash-escaped punctuation character as the character itself, and the word joiner is invisible."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+def copy_warehouse(template: Path, target: Path) -> Path:
+    """The published snapshot and the working database of `template`, copied to `target`'s folder, with the
+    `models` folder `demo` keeps beside them (its tiny vision model: without it a rerun builds another)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for name in (template.name, template.stem + ".work" + template.suffix):
+        shutil.copyfile(template.with_name(name), target.with_name(name))
+    models = template.with_name("models")
+    if models.is_dir():
+        shutil.copytree(models, target.with_name("models"), dirs_exist_ok=True)
+    return target

@@ -1,24 +1,35 @@
 """Confusion: which country the models name for dishes from each true origin country.
 
 A row-normalised true x predicted matrix over a chosen set of countries (the 15 Post-Soviet
-countries by default, as in the BORSch paper), with the answers behind any cell listed below it.
+countries by default, as in the BORSch paper), the countries inside "other", and the answers behind
+any cell listed below it, each dish linked to its page. An answer naming another of the dish's origin
+countries is a hit (the co-origin column), never a confusion: the rule is `RULE`, shown on the page.
 """
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui, widgets
+from app import data, fmt, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import confusion as queries
-from warehouse.queries.confusion import CELL_LIMIT, NONE, OTHER
+from warehouse.queries.confusion import CELL_LIMIT, CO_ORIGIN, NONE, OTHER
 
 POST_SOVIET = ("AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "MD", "RU", "TJ", "TM", "UA", "UZ")
 SET_KEY = "confusion_countries"
 MIN_N_KEY = "confusion_min_n"
 TOP_N_KEY = "confusion_top_n"
 CLICK_KEY = "confusion_last_click"
-LABELS = {OTHER: "other", NONE: "—"}  # axis labels of the two extra predicted columns
+LABELS = {CO_ORIGIN: "co-origin ✓", OTHER: "other", NONE: "—"}  # axis labels of the extra predicted columns
 CODES = {label: code for code, label in LABELS.items()}
+EXTRA = {CO_ORIGIN: "another origin of the dish (a hit)", OTHER: "a country outside the set", NONE: "no country"}
+RULE = (
+    "**How an answer is counted.** For a dish from the row's country, an answer that names that country "
+    "(among others or not) counts on the diagonal. One that names **another of the dish's origin countries** "
+    "instead is a hit too, counted under **co-origin ✓**, not as a confusion: WorldCuisines asks about Paskha "
+    "with the answer Ukraine and lists the dish as from Russia and Ukraine, so an answer naming Russia is no "
+    "UA → RU confusion. Otherwise the answer counts as the first country it named (**other** when that "
+    "country is outside the chosen set, unpacked below), or **—** when it named none."
+)
 
 
 def set_countries(countries: tuple[str, ...]) -> None:
@@ -44,7 +55,7 @@ def country_set(options: list[str], names: dict[str, str], ranked: list[str]) ->
     )
     with right.popover("Quick sets", icon=":material/tune:"):
         st.button("The 15 Post-Soviet countries", on_click=set_countries, args=(POST_SOVIET,), width="stretch")
-        top_n = st.number_input("N", min_value=2, max_value=60, value=15, step=1, key=TOP_N_KEY)
+        top_n = widgets.url_slider("N", param="top", low=2, high=60, default=15, key=TOP_N_KEY)
         st.button(
             f"Top {top_n} countries by answers",
             on_click=set_countries,
@@ -84,7 +95,7 @@ def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -
             text_row.append("" if not n else f"{share:.0%}" if share >= 0.005 else "<1%")
             xs.append(LABELS.get(code, code))
             ys.append(true)
-            predicted_name = {OTHER: "a country outside the set", NONE: "no country"}.get(code, names.get(code, code))
+            predicted_name = EXTRA.get(code, names.get(code, code))
             custom.append([names.get(true, true), predicted_name, n, int(row_n[true]), share])
         z.append(z_row)
         text.append(text_row)
@@ -149,9 +160,9 @@ filters = ui.require_answers(selected)
 st.title("Confusion")
 st.caption(
     "For answers about dishes from each true origin country (rows), the share that named each "
-    "country (columns). Each row sums to 100%. An answer counts as the true country when it named "
-    "it among others, else as the first country it named."
+    "country (columns). Each row sums to 100%."
 )
+st.markdown(RULE)
 
 countries = data.query(queries.countries, filters)
 if countries.empty:
@@ -195,7 +206,7 @@ if hidden:
     )
 if absent:
     notes.append(f"No answers about dishes from {literal(', '.join(absent))}.")
-columns = [*chosen, OTHER, NONE]
+columns = [*chosen, CO_ORIGIN, OTHER, NONE]
 shown = matrix[matrix["true_country"].isin(rows)]
 event = st.plotly_chart(
     heatmap(shown, rows, columns, names),
@@ -222,6 +233,46 @@ with st.expander("The matrix as a table"):
     st.dataframe(table, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
 ui.downloads(table, f"{selected.dataset}_confusion", key="confusion_matrix")
 
+st.subheader("Inside “other”")
+inside = data.query(queries.other_countries, filters, tuple(rows))
+if inside.empty:
+    st.caption("Every answer of these rows named a chosen country, another origin of its dish, or no country.")
+else:
+    st.caption(
+        "The countries outside the set that answers named instead, up to five per true origin, as a share of "
+        "the row (the same denominator as the matrix). Click a country to open it on the Map, or a count for "
+        "its answers."
+    )
+    unpacked = inside.assign(
+        true_origin=[f"{code} · {names.get(code, code)}" for code in inside["true_country"]],
+        named=[
+            links.country_url(selected.dataset, c, f"{n} ({c})", filters)
+            for c, n in inside[["country", "name"]].itertuples(index=False)
+        ],
+        answers=[
+            links.page_url(
+                "confusion",
+                {**links.filter_params(filters), "countries": chosen, "true": t, "pred": c},
+                f"{n:,} answers",
+            )
+            for t, c, n in inside[["true_country", "country", "n"]].itertuples(index=False)
+        ],
+    )[["true_origin", "named", "share", "answers", "rank"]]
+    st.dataframe(
+        unpacked,
+        hide_index=True,
+        column_config={
+            "true_origin": st.column_config.TextColumn("true origin"),
+            "named": links.country_column("named instead (outside the set)"),
+            "share": st.column_config.NumberColumn("share of the row", format="percent"),
+            "answers": links.answers_column("answers"),
+            "rank": st.column_config.NumberColumn("rank in the row"),
+        },
+    )
+    ui.downloads(
+        links.as_shown(unpacked, ["named", "answers"]), f"{selected.dataset}_confusion_other", key="confusion_other"
+    )
+
 st.subheader("Answers behind a cell")
 follow_click(event)
 pick_true, pick_pred = st.columns(2)
@@ -233,16 +284,22 @@ true_country = widgets.url_select(
     what="true country",
     container=pick_true,
 )
+outside = sorted(set(inside["country"]) - set(columns), key=lambda code: names.get(code, code))
+
+
+def predicted_label(code: str) -> str:
+    if code == widgets.ALL:
+        return "Choose…"
+    if code in outside:
+        return f"{code} · {names.get(code, code)} (inside “other”)"
+    return f"{LABELS.get(code, code)} · " + EXTRA.get(code, names.get(code, code))
+
+
 predicted = widgets.url_select(
     "Predicted",
-    [widgets.ALL, *columns],
+    [widgets.ALL, *columns, *outside],
     param="pred",
-    format_func=lambda code: (
-        "Choose…"
-        if code == widgets.ALL
-        else f"{LABELS.get(code, code)} · "
-        + {OTHER: "outside the set", NONE: "no country named"}.get(code, names.get(code, code))
-    ),
+    format_func=predicted_label,
     what="predicted country",
     container=pick_pred,
 )
@@ -250,13 +307,34 @@ if not (true_country and predicted):
     st.caption("Click a cell of the matrix, or choose a true origin and a predicted column.")
     st.stop()
 
-cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
-n_cell = int(cell["n"].iloc[0]) if not cell.empty else 0
+if predicted in outside:  # one country of the "other" column (the links of the table above)
+    cell = inside[(inside["true_country"] == true_country) & (inside["country"] == predicted)]
+else:
+    cell = shown[(shown["true_country"] == true_country) & (shown["predicted"] == predicted)]
+answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
+n_cell = int(cell["n"].iloc[0]) if not cell.empty else len(answers)
 if not n_cell:
     st.info(f"No answers about dishes from {literal(names.get(true_country, true_country))} fall in this cell.")
     st.stop()
-answers = data.query(queries.cell_answers, filters, true_country, predicted, chosen, limit=CELL_LIMIT)
 shown_note = f"first {len(answers):,} of {n_cell:,}" if n_cell > len(answers) else f"{n_cell:,}"
-st.caption(f"{shown_note} answers (models x prompt languages x items), with the countries each one named.")
-st.dataframe(answers, hide_index=True)
-ui.downloads(answers, f"{selected.dataset}_confusion_{true_country}_{predicted}", key="confusion_cell")
+st.caption(
+    f"{shown_note} answers (models x prompt languages x items), with the countries each one named and every "
+    "origin the dataset gives the dish. Click a dish for its page."
+)
+cell_table = links.with_dish_links(answers, selected.dataset, name="dish_name", filters=filters).drop(
+    columns=["dish_name"]
+)
+fmt.dataframe(
+    cell_table,
+    {
+        "dish": links.dish_column(),
+        "predicted_country": st.column_config.TextColumn("Counted as"),
+        "origins": st.column_config.TextColumn("Dish origins"),
+    },
+    key="confusion_cell",
+)
+ui.downloads(
+    links.as_shown(cell_table, ["dish"]),
+    f"{selected.dataset}_confusion_{true_country}_{predicted}",
+    key="confusion_cell",
+)

@@ -18,11 +18,12 @@ from collections.abc import Collection
 import pandas as pd
 import streamlit as st
 
-from app import data, dish_links, maps, ui, widgets
+from app import data, dish_links, fmt, maps, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import dish as queries
 
 PARAM = "dish"
+ANSWERED = "● "  # marks the dishes with answers in the picker
 KEY = "url_dish"
 GOLD_RGBA = [46, 160, 67, 200]
 WRONG_RGBA = [214, 39, 40, 200]
@@ -66,7 +67,10 @@ def pick_dish(selected: ui.Selection) -> str | None:
         return None
     several = dishes["lang"].nunique() > 1
     labels = {
-        row.dish_key: (f"[{row.lang}] " if several else "") + f"{row.display_name} ({row.dish_id})"
+        row.dish_key: (ANSWERED if row.n_answers else "")
+        + (f"[{row.lang}] " if several else "")
+        + f"{row.display_name} ({row.dish_id})"
+        + (f" · {row.n_answers:,} answers" if row.n_answers else "")
         for row in dishes.itertuples(index=False)
     }
     fallback = data.query(queries.first_answered, selected.filters) if selected.filters is not None else None
@@ -80,7 +84,8 @@ def pick_dish(selected: ui.Selection) -> str | None:
         keep_default_in_url=True,
         container=st,
         key=KEY,
-        help="Type to search by name or id. The choice is kept in the link (`?dish=`).",
+        help=f"Type to search by name or id; {ANSWERED.strip()} marks the dishes models answered about (type "
+        f"{ANSWERED.strip()} to list only those). The choice is kept in the link (`?dish=`).",
     )
 
 
@@ -208,14 +213,17 @@ def render() -> None:
     )  # fmt: skip
 
     langs = sorted(answers["lang"].unique())
-    options = [ALL_LANGS, *langs]
-    shown_lang = st.selectbox(
+    shown_lang = widgets.url_select(
         "Show the answers for prompt language",
-        options,
-        index=options.index("en") if "en" in options else 0,
+        ["all", *langs],
+        param="alang",
+        format_func=lambda code: ALL_LANGS if code == "all" else fmt.language(code),
+        what="prompt language",
+        default="en" if "en" in langs else "all",
+        container=st,
         key="dish_answer_lang",
     )
-    shown = answers if shown_lang == ALL_LANGS else answers[answers["lang"] == shown_lang]
+    shown = answers if shown_lang == "all" else answers[answers["lang"] == shown_lang]
     spans = data.query(queries.spans, dish_key, filters)
     spans = spans[spans["generation_id"].isin(shown["generation_id"])]
     st.caption(

@@ -5,7 +5,7 @@ fared, then every answer."""
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, maps, ui, widgets
+from app import data, fmt, links, maps, ui, widgets
 from app.safe import literal
 from warehouse.queries import geo
 
@@ -218,14 +218,15 @@ with right:
         named_instead=[
             fmt.country(c, names.get(c)) if isinstance(c, str) else fmt.DASH for c in per_dish["named_instead"]
         ],
-        page=[f"/dish?dataset={filters.dataset}&dish={key}" for key in per_dish["dish_key"]],
         accuracy=100 * per_dish["accuracy"],
-    )[["dish", "n_answers", "accuracy", "named_instead", "n_no_country", "page"]]
+    )
+    per_dish = links.with_dish_links(per_dish, filters.dataset, filters=filters)
+    per_dish = per_dish[["dish", "n_answers", "accuracy", "named_instead", "n_no_country"]]
     st.dataframe(
         per_dish,
         hide_index=True,
         column_config={
-            "dish": "Dish",
+            "dish": links.dish_column("Dish"),
             "n_answers": st.column_config.NumberColumn("Answers", format="localized"),
             "accuracy": st.column_config.ProgressColumn(
                 "Named it", format="%.1f%%", min_value=0.0, max_value=100.0,
@@ -233,7 +234,6 @@ with right:
             ),
             "named_instead": st.column_config.TextColumn("Most named instead"),
             "n_no_country": st.column_config.NumberColumn("No country", format="localized", help=ui.NO_COUNTRY),
-            "page": st.column_config.LinkColumn("Dish page", display_text="open"),
         },
     )  # fmt: skip
     ui.downloads(dishes, f"{filters.dataset}_{filters.task}_{country}_dishes", key="map_dishes")

@@ -1,12 +1,14 @@
 """Overview: the model leaderboard (when answers are scored), then what the selected dataset contains
 and what the ingest had to work around."""
 
+from dataclasses import replace
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, fmt, ui
+from app import charts, data, fmt, links, ui
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -124,6 +126,13 @@ def leaderboard(filters) -> None:
         key="overview_leaderboard_lang",
     )
     table = leaderboard_table(board[board["lang"] == lang], metric)
+    # each cell's answers on the Answers page (app/links.py): this model, this prompt language
+    table["answers"] = [
+        links.answers_url(
+            replace(filters, models=(model,), langs=filters.langs if lang == ALL_LANGS else (lang,)), f"{n:,} answers"
+        )
+        for model, n in table[["model", "n"]].itertuples(index=False)
+    ]
     shown = table.assign(
         **{
             "prompt language": table["prompt language"].map(lambda c: c if c == "all" else fmt.language(c)),
@@ -148,6 +157,7 @@ def leaderboard(filters) -> None:
             ),
             "accuracy 95% CI": st.column_config.TextColumn("Accuracy, 95% CI", width=125),
             "n": st.column_config.NumberColumn("Answers", format="localized", width=70),
+            "answers": links.answers_column(help="This model's answers in this prompt language."),
             "no-country share": st.column_config.NumberColumn(
                 "No country", format="%.1f%%", width=90, help=ui.NO_COUNTRY
             ),

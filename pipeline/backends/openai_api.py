@@ -1,39 +1,41 @@
-"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `tests.local_server`).
+"""Any OpenAI-compatible chat server (`vllm serve`, a hosted API, `tests.local_server`), through the
+`openai` package.
 
-Requests run concurrently on an asyncio loop (`concurrency` at a time), with retries and exponential
-backoff on rate limits, server errors, dropped connections and timeouts. The API key is read from
-the environment variable named by `api_key_env` when a request is sent; it is never stored on the
-backend, never part of `settings()`, and scrubbed from every error message.
+The kept client does the HTTP: retries with exponential backoff and jitter on 408/409/429/5xx,
+dropped connections and timeouts (a server's `Retry-After` honoured up to two minutes), timeouts,
+server-sent events and mid-stream errors. This module adds what the pipeline needs around it: a
+concurrency limit (`concurrency` requests in flight on one asyncio loop), one line per failure,
+a fail-fast when the server is down, and the key: read from the environment variable named by
+`api_key_env` when a client is made for one call, never stored on the backend, never part of
+`settings()`, and scrubbed (`pipeline/scrub.py`) from every text a server sends back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import email.utils
-import json
 import mimetypes
 import os
-import random
-import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import httpx
+import httpx2
+import openai
 
 from pipeline.backends.base import BackendError, Message, ModelIdentity, Request, Response, register
 from pipeline.scrub import scrub
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 BASE_URL_ENV = "DISH_ATLAS_OPENAI_BASE_URL"
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-RETRY_AFTER_CAP_S = 60.0  # a server asking for longer than this is treated as asking for this
 CHECK_TIMEOUT_S = 5.0
-DONE = object()  # the SSE end-of-stream marker `data: [DONE]`
+# Sent instead of a key when `api_key_env` is unset: the client refuses to start without one, and the
+# Authorization header is then dropped per request (NO_AUTH), so a keyless local server sees none.
+NO_KEY = "no-key"
+NO_AUTH = {"Authorization": openai.Omit()}
 
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
 
@@ -65,15 +67,14 @@ def message_payload(message: Message) -> dict:
 
 
 def chat_payload(model: str, request: Request, temperature: float, stream: bool = False) -> dict:
-    """The JSON body of `POST /chat/completions` for one request (raises OSError/ValueError on a bad image)."""
-    body = {
+    """The arguments of `chat.completions.create` for one request (raises OSError/ValueError on a bad image)."""
+    return {
         "model": model,
         "messages": [message_payload(m) for m in request.messages],
         "max_tokens": request.max_tokens,
         "temperature": temperature,
         "stream": stream,
     }
-    return body
 
 
 def _content_text(content: Any) -> str | None:
@@ -87,7 +88,7 @@ def _content_text(content: Any) -> str | None:
 
 
 def parse_completion(key: str, payload: Any, latency_ms: float | None = None) -> Response:
-    """A `/chat/completions` JSON answer as a Response (an answer without choices is an error)."""
+    """A `/chat/completions` answer (as a dict) as a Response; an answer without choices is an error."""
     choices = payload.get("choices") if isinstance(payload, dict) else None
     if not choices or not isinstance(choices[0], dict):
         return Response(
@@ -105,44 +106,20 @@ def parse_completion(key: str, payload: Any, latency_ms: float | None = None) ->
     )
 
 
-def parse_sse_line(line: str) -> str | object | None:
-    """One line of a streamed answer: the content delta, `DONE` at the end, None for anything else."""
-    if not line.startswith("data:"):
-        return None  # blank separators, comments (`: ping`), `event:` lines
-    data = line[5:].strip()
-    if data == "[DONE]":
-        return DONE
+def tries_made(exc: openai.APIError) -> int:
+    """How many tries the client made before raising `exc` (it numbers its retries in a request header)."""
+    request = getattr(exc, "request", None)
     try:
-        chunk = json.loads(data)
-    except json.JSONDecodeError:
-        return None
-    if isinstance(chunk, dict) and chunk.get("error"):
-        raise BackendError(scrub(f"model server reported an error mid-stream: {chunk['error']!r:.300}"))
-    choices = chunk.get("choices") if isinstance(chunk, dict) else None
-    if not choices:
-        return None
-    return (choices[0].get("delta") or {}).get("content") or None
+        return int(request.headers.get("x-stainless-retry-count", 0)) + 1 if request is not None else 1
+    except (TypeError, ValueError):
+        return 1
 
 
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """A `Retry-After` header (seconds or an HTTP date) in seconds, capped; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return min(max(seconds, 0.0), RETRY_AFTER_CAP_S)
-
-
-def backoff_seconds(attempt: int, base: float, cap: float) -> float:
-    """Exponential backoff with jitter before retry `attempt` (1 = the first retry)."""
-    ceiling = min(cap, base * 2 ** (attempt - 1))
-    return ceiling * (0.5 + random.random() / 2)
+def retried(exc: openai.APIError) -> bool:
+    """Whether the client retries this kind of failure (so a final one has used up every try)."""
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 409, 429) or exc.status_code >= 500)
 
 
 def _is_loopback(url: str) -> bool:
@@ -151,16 +128,6 @@ def _is_loopback(url: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # The backend.
-
-
-@dataclass
-class _Attempt:
-    """The outcome of one HTTP try: a response, or a reason to retry (or give up)."""
-
-    response: Response | None = None
-    retryable: str | None = None  # why this try failed in a way worth retrying
-    wait_s: float | None = None  # the server's Retry-After, when it gave one
-    unreachable: bool = False  # the connection itself failed
 
 
 @register("openai")
@@ -176,10 +143,8 @@ class OpenAIBackend:
         timeout: float = 60.0,
         max_retries: int = 5,
         temperature: float = 0.0,
-        backoff_s: float = 0.5,
-        max_backoff_s: float = 30.0,
     ) -> None:
-        """`max_retries` is the number of tries per request (at least 1); `backoff_s` the first retry's wait."""
+        """`max_retries` is the number of tries per request (at least 1); `timeout` applies to each try."""
         if concurrency < 1 or timeout <= 0:
             raise BackendError(f"concurrency must be >= 1 and timeout > 0 (got {concurrency}, {timeout})")
         self.model = model
@@ -189,8 +154,6 @@ class OpenAIBackend:
         self.timeout = float(timeout)
         self.max_retries = max(1, int(max_retries))
         self.temperature = float(temperature)
-        self.backoff_s = float(backoff_s)
-        self.max_backoff_s = float(max_backoff_s)
         self._identity: ModelIdentity | None = None
 
     def __repr__(self) -> str:
@@ -240,154 +203,136 @@ class OpenAIBackend:
             loop.close()
 
     def stream(self, request: Request) -> Iterator[str]:
-        """Content pieces as the server streams them; server down, timeout or an HTTP error raise BackendError."""
+        """Content pieces as the server streams them; server down, timeout or an HTTP error raise BackendError.
+
+        One try only: a stream feeds a person watching the probe, who is better served by the error now
+        than by the same answer after a minute of backoff."""
         try:
             body = chat_payload(self.model, request, self.temperature, stream=True)
         except (OSError, ValueError) as exc:
             raise BackendError(self._scrub(f"cannot read image: {exc}")) from None
         try:
-            with (
-                self._client() as client,
-                client.stream("POST", "/chat/completions", json=body, headers=self._headers()) as answer,
-            ):
-                if answer.status_code >= 400:
-                    answer.read()
-                    raise BackendError(self._scrub(self._status_error(answer)))
-                for line in answer.iter_lines():
-                    piece = parse_sse_line(line)
-                    if piece is DONE:
-                        return
+            with self._client(self.timeout, max_retries=0) as client:
+                for chunk in client.chat.completions.create(**body, extra_headers=self._auth_headers()):
+                    piece = chunk.choices[0].delta.content if chunk.choices else None
                     if piece:
                         yield self._scrub(piece)
-        except httpx.TimeoutException:
+        except openai.APITimeoutError:
             raise BackendError(f"the model server at {self.base_url} timed out after {self.timeout:g} s") from None
-        except httpx.TransportError as exc:
-            raise BackendError(self._scrub(f"cannot reach the model server at {self.base_url}: {exc}")) from None
+        except openai.OpenAIError as exc:
+            raise BackendError(self._describe(exc, mid_stream=True)) from None
 
     def close(self) -> None:
         """Nothing to release: clients live only for one call."""
 
-    # -- HTTP plumbing --------------------------------------------------------------------------
+    # -- the client -----------------------------------------------------------------------------
 
-    def _headers(self) -> dict[str, str]:
-        key = os.environ.get(self.api_key_env)
-        return {"Authorization": f"Bearer {key}"} if key else {}
+    def _api_key(self) -> str:
+        return os.environ.get(self.api_key_env) or NO_KEY
 
-    def _scrub(self, text: str) -> str:
+    def _auth_headers(self) -> dict:
+        """Per-request headers: none with a key (the client sends `Bearer KEY`), else drop Authorization."""
+        return {} if os.environ.get(self.api_key_env) else NO_AUTH
+
+    def _scrub(self, text: str | None) -> str | None:
         """Text without the API key, whatever a server or library echoed back."""
         return scrub(text, os.environ.get(self.api_key_env))
 
-    def _timeout(self, total: float) -> httpx.Timeout:
-        return httpx.Timeout(total, connect=min(total, 10.0))
+    def _timeout(self, total: float) -> httpx2.Timeout:
+        return httpx2.Timeout(total, connect=min(total, 10.0))
 
-    def _client(self, timeout: float | None = None) -> httpx.Client:
+    def _client(self, timeout: float, max_retries: int) -> openai.OpenAI:
         # A proxy from the environment must not capture requests to a server on this machine.
-        return httpx.Client(
+        http = openai.DefaultHttpxClient(trust_env=not _is_loopback(self.base_url))
+        return openai.OpenAI(
             base_url=self.base_url,
-            timeout=self._timeout(timeout or self.timeout),
-            trust_env=not _is_loopback(self.base_url),
+            api_key=self._api_key(),
+            timeout=self._timeout(timeout),
+            max_retries=max_retries,
+            http_client=http,
         )
 
-    def _async_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
+    def _async_client(self, on_response: Any) -> openai.AsyncOpenAI:
+        http = openai.DefaultAsyncHttpxClient(
+            limits=httpx2.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
+            trust_env=not _is_loopback(self.base_url),
+            event_hooks={"response": [on_response]},
+        )
+        return openai.AsyncOpenAI(
             base_url=self.base_url,
+            api_key=self._api_key(),
             timeout=self._timeout(self.timeout),
-            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
-            trust_env=not _is_loopback(self.base_url),
+            max_retries=self.max_retries - 1,
+            http_client=http,
         )
 
-    def _status_error(self, answer: httpx.Response) -> str:
-        detail = self._scrub(answer.text).strip().replace("\n", " ")[:300]
-        return f"the model server at {self.base_url} returned {answer.status_code}" + (f": {detail}" if detail else "")
+    def _describe(self, exc: openai.OpenAIError, mid_stream: bool = False) -> str:
+        """One scrubbed line for a failure the client raised."""
+        if isinstance(exc, openai.APITimeoutError):
+            text = f"no answer from {self.base_url} within the {self.timeout:g} s timeout"
+        elif isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__
+            detail = f"{cause or type(cause).__name__}" if cause is not None else str(exc)
+            if isinstance(cause, httpx2.ConnectError):
+                text = f"cannot reach the model server at {self.base_url}: {detail}"
+            else:
+                text = f"the connection to {self.base_url} failed: {detail}"
+        elif isinstance(exc, openai.APIStatusError):
+            detail = (self._scrub(exc.response.text) or "").strip().replace("\n", " ")[:300]
+            text = f"the model server at {self.base_url} returned {exc.status_code}" + (f": {detail}" if detail else "")
+        elif isinstance(exc, openai.APIError) and mid_stream:
+            text = f"model server reported an error mid-stream: {exc.message!r:.300}"
+        else:
+            text = f"the model server at {self.base_url} answered in a way the client cannot read: {exc}"
+        return self._scrub(text) or text
 
     def _list_models(self) -> list[dict]:
         """`GET /models` with a short timeout; BackendError when the server is unreachable or refuses the key."""
+        wait = min(self.timeout, CHECK_TIMEOUT_S)
         try:
-            with self._client(min(self.timeout, CHECK_TIMEOUT_S)) as client:
-                answer = client.get("/models", headers=self._headers())
-        except httpx.TimeoutException:
+            with self._client(wait, max_retries=0) as client:
+                page = client.models.list(extra_headers=self._auth_headers())
+                return [m.model_dump() for m in page.data if m is not None]
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise BackendError(
-                f"cannot reach the model server at {self.base_url}: no answer within "
-                f"{min(self.timeout, CHECK_TIMEOUT_S):g} s"
-            ) from None
-        except httpx.TransportError as exc:
-            raise BackendError(self._scrub(f"cannot reach the model server at {self.base_url}: {exc}")) from None
-        if answer.status_code in (401, 403):
-            raise BackendError(
-                f"the model server at {self.base_url} refused the API key ({answer.status_code}); "
+                f"the model server at {self.base_url} refused the API key ({exc.status_code}); "
                 f"set it in the environment variable {self.api_key_env}"
-            )
-        if answer.status_code >= 400:
-            return []  # reachable; some servers simply do not list models
-        try:
-            data = answer.json().get("data")
-        except (ValueError, AttributeError):
-            return []
-        return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+            ) from None
+        except openai.APITimeoutError:
+            raise BackendError(
+                f"cannot reach the model server at {self.base_url}: no answer within {wait:g} s"
+            ) from None
+        except openai.APIConnectionError as exc:
+            raise BackendError(self._describe(exc)) from None
+        except openai.OpenAIError:
+            return []  # reachable; some servers simply do not list models (or not as JSON)
 
-    async def _try_once(self, client: httpx.AsyncClient, request: Request, body: dict) -> _Attempt:
-        started = time.perf_counter()
-        try:
-            answer = await client.post("/chat/completions", json=body, headers=self._headers())
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            reason = self._scrub(f"cannot reach the model server at {self.base_url}: {exc or type(exc).__name__}")
-            return _Attempt(retryable=reason, unreachable=True)
-        except httpx.TimeoutException:
-            return _Attempt(retryable=f"no answer from {self.base_url} within the {self.timeout:g} s timeout")
-        except httpx.TransportError as exc:
-            reason = self._scrub(f"the connection to {self.base_url} failed: {exc or type(exc).__name__}")
-            return _Attempt(retryable=reason)
-        latency_ms = (time.perf_counter() - started) * 1000
-        if answer.status_code in RETRY_STATUSES:
-            return _Attempt(
-                retryable=self._status_error(answer), wait_s=retry_after_seconds(answer.headers.get("retry-after"))
-            )
-        if answer.status_code >= 400:
-            return _Attempt(
-                Response(request.key, None, "error", latency_ms=latency_ms, error=self._status_error(answer))
-            )
-        try:
-            payload = answer.json()
-        except ValueError:
-            return _Attempt(
-                Response(
-                    request.key,
-                    None,
-                    "error",
-                    latency_ms=latency_ms,
-                    error=self._scrub(f"the model server answered with invalid JSON: {answer.text[:200]!r}"),
-                )
-            )
-        response = parse_completion(request.key, payload, latency_ms)
-        return _Attempt(replace(response, text=self._scrub(response.text), error=self._scrub(response.error)))
-
-    async def _complete(self, client: httpx.AsyncClient, request: Request, run: _Run) -> Response:
-        """One request with retries; never raises (errors become the Response's `error`)."""
+    async def _complete(self, client: openai.AsyncOpenAI, request: Request, run: _Run) -> Response:
+        """One request, retried by the client; never raises (errors become the Response's `error`)."""
         try:
             body = chat_payload(self.model, request, self.temperature)
         except (OSError, ValueError) as exc:
             return Response(request.key, None, "error", error=f"cannot read image: {exc}")
-        reason, tries, answers_before = "no try made", 0, run.answers
-        for tries in range(1, self.max_retries + 1):
-            if run.unreachable_error:
-                return Response(request.key, None, "error", error=run.unreachable_error)
-            attempt = await self._try_once(client, request, body)
-            if not attempt.unreachable:
-                run.answers += 1
-            if attempt.response is not None:
-                return attempt.response
-            reason = attempt.retryable or reason
-            if tries < self.max_retries:
-                wait = attempt.wait_s
-                await asyncio.sleep(
-                    wait if wait is not None else backoff_seconds(tries, self.backoff_s, self.max_backoff_s)
-                )
-        error = f"{reason} (gave up after {tries} {'try' if tries == 1 else 'tries'})"
-        if attempt.unreachable and run.answers == answers_before:
-            # Unreachable through a whole retry cycle with no answer to anyone: the server is down, and the
-            # requests still waiting fail at once instead of each waiting out its own retries.
-            run.unreachable_error = error
-        return Response(request.key, None, "error", error=error)
+        if run.unreachable_error:
+            return Response(request.key, None, "error", error=run.unreachable_error)
+        answers_before, started = run.answers, asyncio.get_running_loop().time()
+        try:
+            completion = await client.chat.completions.create(**body, extra_headers=self._auth_headers())
+        except openai.OpenAIError as exc:
+            error = self._describe(exc)
+            if isinstance(exc, openai.APIError) and retried(exc):
+                tries = tries_made(exc)
+                error += f" (gave up after {tries} {'try' if tries == 1 else 'tries'})"
+            unreachable = isinstance(exc, openai.APIConnectionError) and isinstance(exc.__cause__, httpx2.ConnectError)
+            if unreachable and run.answers == answers_before:
+                # Unreachable through a whole retry cycle with no answer to anyone: the server is down, and
+                # the requests still waiting fail at once instead of each waiting out its own retries.
+                run.unreachable_error = error
+            return Response(request.key, None, "error", error=error)
+        latency_ms = (asyncio.get_running_loop().time() - started) * 1000
+        payload = completion.model_dump() if isinstance(completion, openai.BaseModel) else completion
+        response = parse_completion(request.key, payload, latency_ms)
+        return replace(response, text=self._scrub(response.text), error=self._scrub(response.error))
 
 
 class _Run:
@@ -398,12 +343,15 @@ class _Run:
         self.todo = deque(requests)
         self.done: asyncio.Queue[Response] = asyncio.Queue()
         self.workers: list[asyncio.Task] = []
-        self.client: httpx.AsyncClient | None = None
-        self.answers = 0  # tries that reached the server (it took the connection), whatever came of them
+        self.client: openai.AsyncOpenAI | None = None
+        self.answers = 0  # HTTP answers from the server during this run, whatever their status
         self.unreachable_error: str | None = None
 
+    async def _heard(self, response: httpx2.Response) -> None:
+        self.answers += 1
+
     async def start(self) -> None:
-        self.client = self.backend._async_client()
+        self.client = self.backend._async_client(self._heard)
         count = min(self.backend.concurrency, len(self.todo))
         self.workers = [asyncio.create_task(self._work()) for _ in range(count)]
 
@@ -424,4 +372,4 @@ class _Run:
             task.cancel()
         await asyncio.gather(*self.workers, return_exceptions=True)
         if self.client is not None:
-            await self.client.aclose()
+            await self.client.close()

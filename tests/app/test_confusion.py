@@ -27,6 +27,11 @@ def matrix_table(at: AppTest):
     return at.dataframe[0].value
 
 
+def cell_table(at: AppTest):
+    """The answers behind the chosen cell (the table with the answers' text)."""
+    return next(frame.value for frame in at.dataframe if "response" in frame.value.columns)
+
+
 def texts(elements) -> list[str]:
     return [shown(str(element.value)) for element in elements]
 
@@ -40,7 +45,7 @@ def test_defaults_show_the_post_soviet_matrix(warehouse_path: Path):
     answered = set(confusion.matrix(warehouse_path, ALL, tuple(POST_SOVIET))["true_country"])
     assert set(table["true_country"]) == answered and "RU" in answered
     assert table.groupby("true_country")["share"].sum().round(9).eq(1).all()
-    assert set(table["predicted"]) <= {*POST_SOVIET, "other", "-"}
+    assert set(table["predicted"]) <= {*POST_SOVIET, "+", "other", "-"}
     assert {button.label for button in at.get("download_button")} >= {"CSV", "Parquet"}
     assert any("No answers about dishes from" in text for text in texts(at.caption))
 
@@ -51,7 +56,7 @@ def test_country_set_from_the_link(warehouse_path: Path):
     assert at.query_params.get("countries") == MIXED
     table = matrix_table(at)
     assert set(table["true_country"]) == set(MIXED.split(","))
-    assert set(table["predicted"]) <= {*MIXED.split(","), "other", "-"}
+    assert set(table["predicted"]) <= {*MIXED.split(","), "+", "other", "-"}
 
     at.multiselect(key="confusion_countries").unselect("JP").run()
     assert not at.exception
@@ -61,7 +66,7 @@ def test_country_set_from_the_link(warehouse_path: Path):
 
 def test_quick_set_top_countries_by_answers(warehouse_path: Path):
     at = open_page(countries=MIXED)
-    at.number_input(key="confusion_top_n").set_value(5).run()
+    at.slider(key="confusion_top_n").set_value(5).run()
     next(button for button in at.button if button.label.startswith("Top 5")).click().run()
     assert not at.exception
     top = confusion.countries(warehouse_path, ALL)["country"].head(5).tolist()
@@ -97,7 +102,7 @@ def test_a_cell_from_the_link_lists_its_answers(warehouse_path: Path):
     at = open_page(countries=MIXED, true="JP", pred="CN")
     assert at.selectbox(key="url_true").value == "JP" and at.selectbox(key="url_pred").value == "CN"
     cell = matrix_table(at).set_index(["true_country", "predicted"]).loc[("JP", "CN"), "n"]
-    answers = at.dataframe[1].value
+    answers = cell_table(at)
     assert len(answers) == min(cell, confusion.CELL_LIMIT) > 0
     assert (answers["true_country"] == "JP").all() and (answers["predicted_country"] == "CN").all()
     assert {"item_id", "dish_key", "model", "lang", "response", "predicted", "status"} <= set(answers.columns)
@@ -105,7 +110,7 @@ def test_a_cell_from_the_link_lists_its_answers(warehouse_path: Path):
     at.selectbox(key="url_pred").set_value("-").run()  # the no-country column
     assert not at.exception
     assert at.query_params.get("pred") == "-"
-    assert (at.dataframe[1].value["predicted_country"] == "-").all()
+    assert (cell_table(at)["predicted_country"] == "-").all()
 
 
 def test_an_empty_set_asks_to_widen_it(warehouse_path: Path):

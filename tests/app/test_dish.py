@@ -123,7 +123,8 @@ def test_deep_link_shows_names_origins_answers_and_highlighted_spans(app: AppTes
     assert len(scores) == 12 * 30 and set(scores["model"]) >= {"gpt-4o-2024-08-06", "molmoe-1b"}
     assert {"CSV", "Parquet"} <= {button.label for button in at.get("download_button")}
 
-    at.selectbox(key="dish_answer_lang").select("All prompt languages").run()
+    at.selectbox(key="dish_answer_lang").select("all").run()
+    assert at.query_params.get("alang") == "all"  # kept in the link
     assert not at.exception
     assert answer_rows(at) == 12 * 30
 

@@ -87,6 +87,9 @@ PAGES = (
     Page(
         "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (BARS, 10)), 11
     ),
+    Page("answers", "Answers", f"/answers?{WORLDCUISINES}&q=borscht", min_rows=10),
+    Page("compare", "Compare", f"/compare?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (METRICS, 4)), min_rows=100),
+    Page("consistency", "Consistency", f"/consistency?{WORLDCUISINES}", (PLOTLY,), ((BARS, 12),), min_rows=100),
     Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
     Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
     Page(

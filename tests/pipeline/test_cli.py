@@ -94,6 +94,7 @@ def test_data_fetch_command_offline(tmp_path: Path) -> None:
 
 
 def test_a_second_demo_with_nothing_new_changes_nothing(real_warehouse: Path, data_dir: Path) -> None:
+    # In place (the demo's tiny model is named by its path): it writes nothing, so readers elsewhere are safe.
     stamp = real_warehouse.stat().st_mtime_ns
     again = run_cli(real_warehouse, "demo", "--data", str(data_dir))
     message = " ".join(again.stderr.split())

@@ -7,7 +7,8 @@ difference instead of being checked against itself. Definitions are written here
 own words: recall (answers about a country's dishes that named it), over-prediction (answers naming
 a country not among the dish's origins, over all selected answers), the confusion label (no country:
 '-'; the gold country if named; else the first country named), a wrong answer (a country was named,
-and the first one is not an origin), the prompt language's countries.
+and the first one is not an origin), the prompt language's countries; the confusion page's co-origin
+rule (an answer naming another of the dish's origins, per core.dish_origins, is a hit).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import duckdb
 from warehouse.queries.answers import Filters
 
 NO_COUNTRY = "-"
+CO_ORIGIN = "+"
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class Answer:
     dish_key: str
     countries: tuple[str, ...]  # in order of first mention
     gold: frozenset[str]
+    origins: frozenset[str] = frozenset()  # the gold and every origin the dataset gives the dish
+    variant: str = ""
+    ref: str = ""  # the dataset's own item id (core.items.source_ref)
+    response: str | None = None
 
     @property
     def no_country(self) -> bool:
@@ -46,6 +52,19 @@ class Answer:
         if not self.countries:
             return NO_COUNTRY
         return true_country if true_country in self.countries else self.countries[0]
+
+    def confusion_label(self, true_country: str) -> str:
+        """The confusion page's rule: as `label_for`, except that an answer naming another of the
+        dish's origins (and not `true_country`) is a hit, CO_ORIGIN."""
+        label = self.label_for(true_country)
+        if label in (NO_COUNTRY, true_country):
+            return label
+        return CO_ORIGIN if set(self.countries) & self.origins else label
+
+    @property
+    def right(self) -> bool:
+        """Accuracy: the first country named is a gold origin."""
+        return bool(self.countries) and self.countries[0] in self.gold
 
     @property
     def wrong(self) -> bool:
@@ -67,9 +86,14 @@ def load_answers(path: Path) -> list[Answer]:
         for task_id, dataset, kind in _rows(path, "SELECT task_id, dataset, answer_kind FROM core.tasks")
     }
     items = {
-        item_id: (task_id, dish_key)
-        for item_id, task_id, dish_key in _rows(path, "SELECT item_id, task_id, dish_key FROM core.items")
+        item_id: (task_id, dish_key, ref)
+        for item_id, task_id, dish_key, ref in _rows(
+            path, "SELECT item_id, task_id, dish_key, source_ref FROM core.items"
+        )
     }
+    dish_origins: dict[str, set[str]] = {}
+    for dish_key, country in _rows(path, "SELECT dish_key, country FROM core.dish_origins"):
+        dish_origins.setdefault(dish_key, set()).add(country)
     gold: dict[str, set[str]] = {}
     for item_id, country in _rows(path, "SELECT item_id, country FROM core.item_gold_countries"):
         gold.setdefault(item_id, set()).add(country)
@@ -78,8 +102,9 @@ def load_answers(path: Path) -> list[Answer]:
     }
     scored = {gid for (gid,) in _rows(path, "SELECT DISTINCT generation_id FROM core.scores")}
     answers = []
-    for gid, model, item_id, lang in _rows(path, "SELECT generation_id, model_id, item_id, lang FROM core.generations"):
-        task_id, dish_key = items[item_id]
+    generations = "SELECT generation_id, model_id, item_id, lang, variant, response FROM core.generations"
+    for gid, model, item_id, lang, variant, response in _rows(path, generations):
+        task_id, dish_key, ref = items[item_id]
         dataset, kind = tasks[task_id]
         if kind != "countries" or gid not in scored or gid not in extracted:
             continue
@@ -93,6 +118,10 @@ def load_answers(path: Path) -> list[Answer]:
                 dish_key,
                 extracted[gid],
                 frozenset(gold.get(item_id, ())),
+                frozenset(gold.get(item_id, set()) | dish_origins.get(dish_key, set())),
+                str(variant),
+                str(ref),
+                response,
             )
         )
     return answers
@@ -129,6 +158,11 @@ def overprediction(answers: list[Answer]) -> tuple[Counter, int]:
 def pairs(answers: Iterable[Answer]) -> Counter:
     """(true country, confusion label) -> answers, one per gold country of each answer."""
     return Counter((country, a.label_for(country)) for a in answers for country in a.gold)
+
+
+def confusion_pairs(answers: Iterable[Answer]) -> Counter:
+    """(true country, the confusion page's label) -> answers, one per gold country of each answer."""
+    return Counter((country, a.confusion_label(country)) for a in answers for country in a.gold)
 
 
 def prompt_language(lang: str) -> str:

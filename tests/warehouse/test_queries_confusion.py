@@ -1,5 +1,8 @@
 """The confusion page's queries, on a warehouse built by the real pipeline from the real data, compared
-with a naive recount over the core tables (tests/warehouse/naive.py), never with marts.confusion."""
+with a naive recount over the core tables (tests/warehouse/naive.py), never with marts.confusion.
+
+The recount applies the page's co-origin rule itself: an answer naming another of the dish's origin
+countries (core.dish_origins), and not the row's, is a hit in the CO_ORIGIN column."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import pytest
 from tests.warehouse import naive
 from warehouse.queries import confusion
 from warehouse.queries.answers import Filters
-from warehouse.queries.confusion import NONE, OTHER
+from warehouse.queries.confusion import CO_ORIGIN, NONE, OTHER
 
 POST_SOVIET = ("AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "MD", "RU", "TJ", "TM", "UA", "UZ")
 MIXED = ("RU", "UA", "GE", "UZ", "JP", "CN")
@@ -30,29 +33,38 @@ def scored(wh: Path) -> list[naive.Answer]:
 
 
 def expected_matrix(scored: list[naive.Answer], filters: Filters, chosen: tuple[str, ...]) -> dict:
-    """(true, column) -> answers, with countries outside `chosen` in OTHER and no country in NONE."""
+    """(true, column) -> answers, with countries outside `chosen` in OTHER, no country in NONE and
+    another origin of the dish in CO_ORIGIN."""
     cells: Counter = Counter()
-    for (true, label), n in naive.pairs(naive.select(scored, filters)).items():
+    for (true, label), n in naive.confusion_pairs(naive.select(scored, filters)).items():
         if true in chosen:
-            column = NONE if label == naive.NO_COUNTRY else label if label in chosen else OTHER
+            column = (
+                NONE
+                if label == naive.NO_COUNTRY
+                else CO_ORIGIN
+                if label == naive.CO_ORIGIN
+                else label
+                if label in chosen
+                else OTHER
+            )
             cells[(true, column)] += n
     return cells
 
 
 def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path, scored):
     frame = confusion.countries(wh, ALL).set_index("country")
-    pairs = naive.pairs(naive.select(scored, ALL))
+    pairs = naive.confusion_pairs(naive.select(scored, ALL))
     as_true, as_named = Counter(), Counter()
     for (true, label), n in pairs.items():
         as_true[true] += n
-        if label != naive.NO_COUNTRY:
+        if label not in (naive.NO_COUNTRY, naive.CO_ORIGIN):
             as_named[label] += n
     assert set(frame.index) == set(as_true) | set(as_named)
     for country in frame.index:
         assert frame.loc[country, "n_answers"] == as_true[country]
         assert frame.loc[country, "n_predicted"] == as_named[country]
     assert list(frame["n_answers"]) == sorted(frame["n_answers"], reverse=True)
-    assert naive.NO_COUNTRY not in frame.index  # "no country" is not a country
+    assert naive.NO_COUNTRY not in frame.index and naive.CO_ORIGIN not in frame.index  # neither is a country
     assert frame.loc["RU", "name"] == "Russia"
 
 
@@ -79,7 +91,7 @@ def test_matrix_is_the_recount_row_normalised(wh: Path, scored, filters: Filters
         assert matrix.loc[(true, column), "share"] == pytest.approx(n / rows[true])
 
 
-@pytest.mark.parametrize(("true", "predicted"), [("JP", "CN"), ("RU", OTHER), ("UA", NONE)])
+@pytest.mark.parametrize(("true", "predicted"), [("JP", "CN"), ("RU", OTHER), ("UA", NONE), ("UA", CO_ORIGIN)])
 def test_cell_answers_are_the_cell(wh: Path, scored, true: str, predicted: str):
     n = expected_matrix(scored, ALL, MIXED)[(true, predicted)]
     answers = confusion.cell_answers(wh, ALL, true, predicted, MIXED)
@@ -89,13 +101,51 @@ def test_cell_answers_are_the_cell(wh: Path, scored, true: str, predicted: str):
         assert (answers["predicted"].fillna("") == "").all()
     elif predicted == OTHER:
         assert not answers["predicted_country"].isin([*MIXED, naive.NO_COUNTRY]).any()
+    elif predicted == CO_ORIGIN:  # named another origin of the dish, never the row's country
+        for named, origins in answers[["predicted", "origins"]].itertuples(index=False):
+            assert true not in named.split(",") and set(named.split(",")) & set(origins.split(","))
     else:
         assert (answers["predicted_country"] == predicted).all()
-    assert {"item_id", "dish_key", "model", "lang", "response", "predicted", "status"} <= set(answers.columns)
-    assert answers["response"].notna().all()
+    assert {"item_id", "dish_key", "dish_name", "model", "lang", "response", "predicted", "status"} <= set(
+        answers.columns
+    )
+    assert answers["response"].notna().all() and answers["dish_name"].notna().all()
 
 
 def test_cell_answers_respect_the_limit_and_filters(wh: Path):
     answers = confusion.cell_answers(wh, Filters(ALL.dataset, ALL.task, langs=("ru_formal",)), "RU", NONE, MIXED, 5)
     assert len(answers) == 5
     assert set(answers["lang"]) == {"ru_formal"}
+
+
+def test_naming_another_origin_of_the_dish_is_a_hit_not_a_confusion(wh: Path, scored):
+    """WorldCuisines asks about Paskha and Rassolnik with the gold Ukraine and lists both dishes as
+    from Russia and Ukraine (Rassolnik: and Belarus): an answer naming Russia lands under CO_ORIGIN, and
+    the UA -> RU cell holds only answers about dishes the dataset does not place in Russia."""
+    co_gold = [a for a in naive.select(scored, ALL) if "UA" in a.gold and "RU" in a.origins and "RU" not in a.gold]
+    naming_russia = [a for a in co_gold if "RU" in a.countries and "UA" not in a.countries]
+    assert {a.dish_key for a in naming_russia} >= {"worldcuisines:en:1223", "worldcuisines:en:1189"}
+    assert len(naming_russia) > 150  # the bulk of the old UA -> RU cell
+
+    cells = confusion.matrix(wh, ALL, POST_SOVIET).set_index(["true_country", "predicted"])["n"]
+    expected = expected_matrix(scored, ALL, POST_SOVIET)
+    assert cells[("UA", CO_ORIGIN)] == expected[("UA", CO_ORIGIN)] >= len(naming_russia)
+    ua_ru = confusion.cell_answers(wh, ALL, "UA", "RU", POST_SOVIET)
+    assert len(ua_ru) == expected[("UA", "RU")] == cells.get(("UA", "RU"), 0)
+    assert not set(ua_ru["dish_key"]) & {a.dish_key for a in naming_russia}
+    assert all("RU" not in origins.split(",") for origins in ua_ru["origins"])
+
+
+def test_other_is_unpacked_into_the_countries_it_holds(wh: Path, scored):
+    inside = confusion.other_countries(wh, ALL, MIXED, top=5)
+    expected = expected_matrix(scored, ALL, MIXED)
+    pairs = naive.confusion_pairs(naive.select(scored, ALL))
+    for true in MIXED:
+        named = Counter({label: n for (t, label), n in pairs.items() if t == true and label not in (*MIXED, "-", "+")})
+        rows = inside[inside["true_country"] == true]
+        assert sum(named.values()) == expected[(true, OTHER)]  # OTHER holds exactly these countries
+        top = sorted(named.items(), key=lambda item: (-item[1], item[0]))[:5]
+        assert list(zip(rows["country"], rows["n"], strict=True)) == top
+        row_n = sum(n for (t, _), n in expected.items() if t == true)
+        assert (rows["row_n"] == row_n).all()
+        assert rows["share"].tolist() == pytest.approx([n / row_n for _, n in top])

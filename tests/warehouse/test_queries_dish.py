@@ -14,7 +14,8 @@ WORLDCUISINES = Filters(dataset="worldcuisines", task="origin_vqa")
 
 def test_options_list_every_dish_of_the_dataset_in_catalogue_order(real_warehouse: Path):
     options = dish.options(real_warehouse, "worldcuisines")
-    assert list(options.columns) == ["dish_key", "lang", "dish_id", "display_name"]
+    assert list(options.columns) == ["dish_key", "lang", "dish_id", "display_name", "n_answers"]
+    assert options.set_index("dish_key").loc[MELKTERT, "n_answers"] == 12 * 30  # 12 models x 30 prompt languages
     assert options["dish_key"].is_unique and MELKTERT in set(options["dish_key"])
     assert options["dish_id"].head(3).tolist() == ["0", "1", "2"]
     borsch = dish.options(real_warehouse, "borsch")

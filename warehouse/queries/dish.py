@@ -18,16 +18,86 @@ ANSWER_COLUMNS = (
 
 
 def options(source: Source, dataset: str) -> pd.DataFrame:
-    """Every dish of the dataset for the dish picker, in catalogue order: dish_key, lang, dish_id, display_name."""
+    """Every dish of the dataset for the dish picker, in catalogue order: dish_key, lang, dish_id,
+    display_name, and n_answers: the origin answers about it (its own questions' and, through dish
+    links, those asked about a linked record: what its page shows), 0 when none."""
     return _frame(
         source,
         """
-        SELECT dish_key, lang, dish_id, display_name
-        FROM marts.dishes
-        WHERE dataset = $dataset
-        ORDER BY lang, try_cast(dish_id AS BIGINT) NULLS LAST, dish_id
+        WITH own AS (
+            SELECT dish_key, count(*) AS n FROM marts.origin_scores WHERE dataset = $dataset GROUP BY dish_key
+        ), linked AS (
+            SELECT dish_key, count(*) AS n FROM marts.linked_answers WHERE kind = 'origin' GROUP BY dish_key
+        )
+        SELECT d.dish_key, d.lang, d.dish_id, d.display_name, (coalesce(own.n, 0) + coalesce(linked.n, 0))::BIGINT
+               AS n_answers
+        FROM marts.dishes d
+        LEFT JOIN own USING (dish_key) LEFT JOIN linked USING (dish_key)
+        WHERE d.dataset = $dataset
+        ORDER BY d.lang, try_cast(d.dish_id AS BIGINT) NULLS LAST, d.dish_id
         """,
         {"dataset": dataset},
+    )
+
+
+CATALOGUE_COLUMNS = (
+    "dataset", "lang", "dish_id", "dish_key", "display_name", "origins", "n_answers", "accuracy",
+    "n_linked_answers", "linked_accuracy", "names_ru", "names_uk", "names_en", "source",
+)  # fmt: skip
+
+
+def catalogue(
+    source: Source,
+    dataset: str,
+    filters: Filters | None,
+    lang: str | None = None,
+    country: str | None = None,
+    search: str | None = None,
+    answered: bool = False,
+    limit: int | None = 10_000,
+) -> pd.DataFrame:
+    """The Dishes page: marts.dishes rows (as `warehouse.queries.dishes` filters them: `lang`,
+    `country` among the origins, `search` in the id or any name) with their answers. `n_answers` and
+    `accuracy` (mean, a missing score as 0) are the dish's own origin answers under `filters` (the
+    sidebar; none without); `n_linked_answers` and `linked_accuracy` those asked about a linked
+    record in another dataset, scored against this dish's gold. `answered` keeps dishes with either."""
+    search = (search or "").strip() or None
+    where, params = filters.where("s") if filters is not None else ("FALSE", {})
+    return _frame(
+        source,
+        f"""
+        WITH own AS (
+            SELECT s.dish_key, count(*) AS n, avg(coalesce(s.accuracy, 0)) AS accuracy
+            FROM marts.origin_scores s WHERE {where} GROUP BY s.dish_key
+        ), linked AS (
+            SELECT dish_key, count(*) AS n, avg(score_dish_gold) AS accuracy
+            FROM marts.linked_answers WHERE kind = 'origin' GROUP BY dish_key
+        )
+        SELECT d.dataset, d.lang, d.dish_id, d.dish_key, d.display_name, d.origins,
+               coalesce(own.n, 0)::BIGINT AS n_answers, own.accuracy,
+               coalesce(linked.n, 0)::BIGINT AS n_linked_answers, linked.accuracy AS linked_accuracy,
+               d.names_ru, d.names_uk, d.names_en, d.source
+        FROM marts.dishes d
+        LEFT JOIN own USING (dish_key) LEFT JOIN linked USING (dish_key)
+        WHERE d.dataset = $dataset
+          AND ($lang IS NULL OR d.lang = $lang)
+          AND ($country IS NULL OR list_contains(string_split(d.origins, ','), upper($country)))
+          AND ($search IS NULL OR strpos(lower(concat_ws(' ', d.dish_id, d.name, d.display_name,
+                                                         d.names_ru, d.names_uk, d.names_en)),
+                                         lower($search)) > 0)
+          AND (NOT $answered OR own.n > 0 OR linked.n > 0)
+        ORDER BY d.lang, try_cast(d.dish_id AS BIGINT) NULLS LAST, d.dish_id
+        LIMIT $limit
+        """,
+        {
+            **params,
+            "dataset": dataset,
+            "lang": lang,
+            "country": country or None,
+            "search": search,
+            "answered": bool(answered),
+            "limit": limit,
+        },
     )
 
 
