@@ -1,7 +1,9 @@
 """The Dish page's view of one dish across datasets: its linked records (method, score), where the
-datasets disagree about its origin, and the real answers to questions about the linked records,
+datasets disagree about its origin, the real answers to questions about the linked records,
 labelled with the dataset they were asked in, the model, the prompt language and whose gold scores
-them."""
+them, and the answers about *other* dishes that name or mention it (warehouse/queries/about_dish.py).
+When no question about the dish or any record of it was ever asked, the page says so plainly and
+lists the nearest dishes that do have answers."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import streamlit as st
 
 from app import data, fmt, ui, widgets
 from app.safe import literal
+from warehouse.queries import about_dish
 from warehouse.queries import names as queries
 
 LINK_HELP = (
@@ -48,8 +51,14 @@ def show(dish_key: str, dataset: str) -> None:
                 icon=":material/call_split:",
             )
             st.caption("Each dataset's gold origins are kept as it gives them; nothing is merged.")
-    _linked_answers(dish_key, dataset, links)
-    _name_answers(dish_key)
+    keys = tuple(data.query(about_dish.group, dish_key))
+    asked = data.query(about_dish.asked, keys)
+    if asked.empty:
+        _never_asked(dish_key, keys)
+    else:
+        _linked_answers(dish_key, dataset, links)
+        _name_answers(dish_key)
+    _named_or_mentioned(keys, prominent=asked.empty)
 
 
 def _linked_answers(dish_key: str, dataset: str, links: pd.DataFrame) -> None:
@@ -123,6 +132,90 @@ def _name_answers(dish_key: str) -> None:
     number = st.column_config.NumberColumn(format="%.2f")
     st.dataframe(accuracy, hide_index=True, column_config=dict.fromkeys(accuracy.columns[1:], number))
     st.dataframe(answers.drop(columns=["generation_id"]), hide_index=True)
+
+
+def _never_asked(dish_key: str, keys: tuple[str, ...]) -> None:
+    """No question about this dish or any record of it was put to a model: say so, and where to look."""
+    others = [key for key in keys if key != dish_key]
+    st.subheader("What models said about it")
+    st.warning(
+        "**No model was asked about this dish.** Neither this record"
+        + (f" nor the {len(others)} records linked to it ({literal(', '.join(others))})" if others else "")
+        + " is among the questions the models answered (WorldCuisines' 500 origin questions in 30 prompt "
+        "languages and its 100 task-1 dishes; BORSch ships no answers). Below: the real answers about *other* "
+        "dishes that named or mentioned it, and the nearest dishes that were asked about.",
+        icon=":material/help:",
+    )
+    nearest = data.query(about_dish.nearest, keys)
+    st.markdown("**Nearest dishes with answers**")
+    if nearest.empty:
+        st.caption("No dish shares a name, or a category and an origin, with this one and has answers.")
+        return
+    shown = nearest.assign(page=[f"/dish?dataset={row.dataset}&dish={row.dish_key}" for row in nearest.itertuples()])
+    st.dataframe(
+        shown[["display_name", "dataset", "origins", "n_answers", "relation", "page"]],
+        hide_index=True,
+        column_config={
+            "display_name": "Dish",
+            "n_answers": st.column_config.NumberColumn(
+                "Answers", help="Asked about it, or borrowed through a dish link (labelled on its page)."
+            ),
+            "page": st.column_config.LinkColumn("Dish page", display_text="open"),
+        },
+    )
+
+
+def _named_or_mentioned(keys: tuple[str, ...], *, prominent: bool) -> None:
+    """Answers about other dishes that named this one (dish-name questions) or mentioned it by name
+    (origin questions), with the countries the latter give it."""
+    named = data.query(about_dish.named_it, keys)
+    mentioned = data.query(about_dish.mentioned_it, keys)
+    if named.empty and mentioned.empty:
+        if prominent:
+            st.caption("No answer about another dish names or mentions it either.")
+        return
+    container = st.container() if prominent else st.expander(
+        f"Answers about other dishes that name or mention it ({len(named) + len(mentioned):,})"
+    )  # fmt: skip
+    with container:
+        if prominent:
+            st.markdown("**Answers about other dishes that name or mention it**")
+        cols = st.columns(2)
+        cols[0].metric(
+            "Called it, shown another dish",
+            f"{len(named):,}",
+            border=True,
+            help='Dish-name answers ("what is this dish called?") naming it for another dish\'s photo.',
+        )
+        total = int(mentioned["n_total"].iloc[0]) if not mentioned.empty else 0
+        cols[1].metric("Mentioned it, asked about another dish", f"{total:,}", border=True,
+                       help="Origin answers that name it while answering about another dish's photo.")  # fmt: skip
+        if not named.empty:
+            per_dish = (
+                named.groupby(["asked_about", "asked_dish_key"])
+                .agg(answers=("generation_id", "size"), models=("model", "nunique"), named_as=("named_name", "first"))
+                .reset_index()
+                .sort_values(["answers", "asked_about"], ascending=[False, True])
+            )
+            st.caption("The dishes models called by this dish's name, most often first:")
+            st.dataframe(per_dish, hide_index=True)
+            ui.downloads(named.drop(columns=["generation_id"]), "named_it", key="dish_named_it")
+        if not mentioned.empty:
+            named_countries = mentioned["predicted"].fillna("").str.split(",").explode()
+            counts = named_countries[named_countries != ""].value_counts()
+            if not counts.empty:
+                listed = ", ".join(str(country) + " " + str(n) for country, n in counts.head(8).items())
+                st.caption(
+                    "Countries named in the answers that mention it: "
+                    + literal(listed)
+                    + " (compare the gold origins above; these answers were scored against the other dish's gold)."
+                )
+            st.dataframe(
+                mentioned.drop(columns=["generation_id", "n_total"]),
+                hide_index=True,
+                column_config={"asked_about": "asked about", "asked_gold": "its gold", "predicted": "countries"},
+            )
+            ui.downloads(mentioned.drop(columns=["generation_id"]), "mentioned_it", key="dish_mentioned_it")
 
 
 def _pct(value: float) -> str:

@@ -61,7 +61,7 @@ def answers_url(filters: Filters, text: object = "answers", **params: object) ->
 
 def with_dish_links(
     frame: pd.DataFrame,
-    dataset: str | pd.Series,
+    dataset: str | None,
     *,
     key: str = "dish_key",
     name: str = "dish",
@@ -69,18 +69,23 @@ def with_dish_links(
     filters: Filters | None = None,
 ) -> pd.DataFrame:
     """`frame` with `column` replaced by (or added as, first) a link to each row's Dish page, shown
-    as the row's `name`. `dataset` is one name or a column of them."""
-    datasets = frame[dataset] if isinstance(dataset, str) and dataset in frame.columns else None
+    as the row's `name`. `dataset` is one name, a column of names, or None: the dataset each dish key
+    names (`borsch:uk:460` is a BORSch dish). A row with a name but no dish key (a one-sided parallel
+    pair) links to the Dishes page searching that name, so the name is still shown and leads somewhere."""
+    names = frame[name] if name in frame.columns else frame[key]
+    if dataset is None:
+        datasets = [str(k).split(":", 1)[0] if isinstance(k, str) else None for k in frame[key]]
+    elif dataset in frame.columns:
+        datasets = frame[dataset].astype(str).tolist()
+    else:
+        datasets = [dataset] * len(frame)
     urls = [
-        dish_url(str(ds if datasets is not None else dataset), str(k), n if isinstance(n, str) and n else k, filters)
+        dish_url(ds, k, n if isinstance(n, str) and n else k, filters)
         if isinstance(k, str) and k
+        else page_url("dishes", {"dataset": ds, "q": n}, n)
+        if isinstance(n, str) and n and ds
         else None
-        for k, n, ds in zip(
-            frame[key],
-            frame[name] if name in frame.columns else frame[key],
-            datasets if datasets is not None else [None] * len(frame),
-            strict=True,
-        )
+        for k, n, ds in zip(frame[key], names, datasets, strict=True)
     ]
     out = frame.copy()
     if column in out.columns:

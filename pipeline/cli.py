@@ -3,6 +3,7 @@ working database and publishes a new snapshot only when it succeeds."""
 
 from __future__ import annotations
 
+import enum
 import json
 import sys
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from pipeline import fetch as fetching
 from pipeline import responses, runconfig
 from pipeline.backends.base import BackendError
 from pipeline.errors import CorpusError, DataError, OfflineError
+from pipeline.executors import EXECUTORS, RayOptions
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.language import answer_language
 from pipeline.output import console, describe, fail_line, print_traceback, say
@@ -367,16 +369,37 @@ def export_imagined(ctx: typer.Context, format: FormatOption = "csv", out: OutOp
     _export(ctx, "imagined", format, out)
 
 
+Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)
+ExecutorOption = Annotated[Executor, typer.Option(help="local: this process; ray: Ray Data (see README).")]
+RayAddressOption = Annotated[
+    str | None, typer.Option(help="--executor ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray).")
+]
+RayWorkersOption = Annotated[
+    int | None, typer.Option(min=1, help="--executor ray: model or scanner workers (default: one per CPU).")
+]
+
+
 @corpus_app.command("scan")
 def corpus_scan(
     ctx: typer.Context,
     lang: Annotated[str, typer.Option(help="Corpus language: uk, ru or en.")],
     source: Annotated[str, typer.Option(help="File, folder or glob of JSONL / Parquet / text shards (.gz too).")],
     text_field: Annotated[str, typer.Option(help="The text column of JSONL / Parquet shards.")] = "text",
+    executor: ExecutorOption = Executor.local,
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = None,
+    ray_work: Annotated[
+        Path | None,
+        typer.Option(
+            help="--executor ray: folder for per-shard counts, shared by all nodes (default: beside the warehouse)."
+        ),
+    ] = None,
 ) -> None:
     """Count dish mentions, their co-occurrence with true and other countries, and RU/UK name use."""
 
-    _pipeline(ctx, "corpus", Options(corpus_lang=lang, corpus_source=source, text_field=text_field))
+    ray = RayOptions(ray_address, ray_workers, ray_work)
+    options = Options(corpus_lang=lang, corpus_source=source, text_field=text_field, executor=executor.value, ray=ray)
+    _pipeline(ctx, "corpus", options)
 
 
 @corpus_app.command("uagec")
@@ -416,6 +439,9 @@ def generate(
         list[str] | None, typer.Option("--setting", help="Backend setting KEY=VALUE (repeatable), e.g. batch_size=16.")
     ] = None,
     chunk_size: Annotated[int, typer.Option(help="Answers written per transaction.")] = 64,
+    executor: ExecutorOption = Executor.local,
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = None,
 ) -> None:
     """Ask a model a task's questions; cached answers are skipped, a killed run resumes."""
 
@@ -435,7 +461,11 @@ def generate(
             chunk_size=chunk_size,
         )
 
-    _run(ctx, lambda: run_pipeline("generate", ctx.obj.warehouse, Options(generations=(spec(),))))
+    def action() -> None:
+        options = Options(generations=(spec(),), executor=executor.value, ray=RayOptions(ray_address, ray_workers))
+        run_pipeline("generate", ctx.obj.warehouse, options)
+
+    _run(ctx, action)
 
 
 @app.command("run")
@@ -691,8 +721,10 @@ def demo(
 
 def _next_step(warehouse: Path) -> None:
     """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next)."""
-    env = "" if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve() else (
-        f"{WAREHOUSE_ENV}={warehouse} "
+    env = (
+        ""
+        if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve()
+        else (f"{WAREHOUSE_ENV}={warehouse} ")
     )
     say("[bold green]The demo warehouse is ready[/] at {}.", warehouse)
     say(

@@ -17,6 +17,12 @@ POST_SOVIET = frozenset({"AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "
 UK_NATIONS = {"GB-ENG": "England", "GB-SCT": "Scotland", "GB-WLS": "Wales", "GB-NIR": "Northern Ireland"}
 
 
+def resolve_uk_nation(name: str) -> str | None:
+    """The ISO 3166-2 code of a UK nation named in English ("Scotland" -> GB-SCT), else None."""
+    written = " ".join(name.split()).casefold()
+    return next((code for code, nation in UK_NATIONS.items() if nation.casefold() == written), None)
+
+
 def nation_country(code: str) -> str:
     """The country a code resolves to: GB for a UK nation (GB-SCT), the code itself otherwise."""
     return "GB" if code in UK_NATIONS else code

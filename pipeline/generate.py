@@ -28,7 +28,7 @@ from pipeline.datasets.base import ItemInput, ItemsRequest
 from pipeline.tasks import Task
 from warehouse.io import insert, transaction
 
-__all__ = ["ItemInput", "prepare_items", "run"]
+__all__ = ["Answers", "ItemInput", "answer_locally", "prepare_items", "run"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,20 @@ def plan(
 
 # --- running ---------------------------------------------------------------------------------
 
+# An executor: given the uncached requests in chunks, yields (requests, their responses) as units come back,
+# in any order; each unit is committed as one transaction (pipeline/executors/ for Ray).
+Answers = Callable[[list[list[Request]]], Iterator[tuple[list[Request], list[Response]]]]
+
+
+def answer_locally(backend: Backend) -> Answers:
+    """The local executor: the backend in this process, one chunk after another."""
+
+    def answers(chunks: list[list[Request]]) -> Iterator[tuple[list[Request], list[Response]]]:
+        for chunk in chunks:
+            yield chunk, list(backend.generate(chunk))
+
+    return answers
+
 
 def run(
     con: duckdb.DuckDBPyConnection,
@@ -160,8 +174,11 @@ def run(
     chunk_size: int = 64,
     max_tokens: int | None = None,
     on_progress: Callable[[int, int, int], None] | None = None,
+    answers: Answers | None = None,
 ) -> RunSummary:
-    """Generate what is not cached yet, in chunks that are each one transaction."""
+    """Generate what is not cached yet, in chunks that are each one transaction. `answers` is the executor that
+    asks the model (default: `backend` in this process, chunk after chunk); whichever it is, cached keys are
+    dropped before it sees anything, and each unit it hands back is committed as it comes."""
     summary = RunSummary(run_id=run_id)
     planned = plan(task, lang, items, backend, variants, max_tokens)
     summary.requested = len(planned)
@@ -190,13 +207,14 @@ def run(
             ],
         )
     clock = time.perf_counter()
-    for chunk in _chunks(todo, chunk_size):
-        by_key = {p.request.key: p for p in chunk}
-        responses = list(backend.generate([p.request for p in chunk]))
+    planned_by_key = {p.request.key: p for p in todo}
+    chunks = [[p.request for p in chunk] for chunk in _chunks(todo, chunk_size)]
+    for asked, responses in (answers or answer_locally(backend))(chunks):
+        by_key = {request.key: planned_by_key[request.key] for request in asked}
         _write_chunk(con, task, run_id, identity.model_id, backend.name, by_key, responses, summary)
         summary.seconds = time.perf_counter() - clock
         if on_progress:
-            on_progress(len(chunk), sum(r.tokens_out or 0 for r in responses), len(todo))
+            on_progress(len(asked), sum(r.tokens_out or 0 for r in responses), len(todo))
     summary.seconds = time.perf_counter() - clock
     with transaction(con):
         con.execute(

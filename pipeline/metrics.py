@@ -56,6 +56,23 @@ def get_metric(name: str) -> Metric:
     return METRICS.get(name)
 
 
+# A metric's `reads` attribute tells the score stage what to pass as `pred` and `gold`:
+#   "extracted" (default): the extractor's countries and the item's gold countries;
+#   "nations": the extractor's countries and regions, and the gold countries with the UK nations a
+#             dataset names (stored only for answers whose gold names a nation);
+#   "text":   the answer text and the gold answer as written in the prompt language;
+#   "choice": the option our choice extractor read and the right option;
+#   "paper_choice": the option the paper's own rule read and the right option.
+
+
+def reads(what: str) -> Callable[[F], F]:
+    def mark(func: F) -> F:
+        func.reads = what  # type: ignore[attr-defined]
+        return func
+
+    return mark
+
+
 # --------------------------------------------------------------------------------------------
 # Set overlap of country sets
 # --------------------------------------------------------------------------------------------
@@ -125,6 +142,7 @@ def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
 
 
 @metric("uk_nation_match")
+@reads("nations")
 def uk_nation_match(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     """Nation-level match for UK dishes: `gold` holds a UK nation (GB-ENG, GB-SCT, GB-WLS, GB-NIR)
     and `pred` the countries and regions an answer named. 1.0 if the answer names that nation,
@@ -320,21 +338,6 @@ def _is_target(label: str | None, target: str | Callable[[str], bool]) -> bool:
 # --------------------------------------------------------------------------------------------
 # The papers' own scoring, beside ours (`export accuracy --method paper|atlas`)
 # --------------------------------------------------------------------------------------------
-# A metric's `reads` attribute tells the score stage what to pass as `pred` and `gold`:
-#   "extracted" (default): the extractor's output and the item's gold set;
-#   "text":   the answer text and the gold answer as written in the prompt language;
-#   "choice": the option our choice extractor read and the right option;
-#   "paper_choice": the option the paper's own rule read and the right option.
-
-
-def reads(what: str) -> Callable[[F], F]:
-    def mark(func: F) -> F:
-        func.reads = what  # type: ignore[attr-defined]
-        return func
-
-    return mark
-
-
 @metric("paper_substring")
 @reads("text")
 def paper_substring(response: str | None, gold_text: str | None) -> float:

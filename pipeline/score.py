@@ -1,8 +1,8 @@
 """The extract + score stage: every generation without a current extraction is parsed with its
 task's declared extractor and scored with the task's declared metrics against the item's gold.
 
-It reads core.generations / core.items / core.item_gold_countries (and, for the papers' own rules
-and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
+It reads core.generations / core.items / core.item_gold_countries / core.item_gold_nations (and,
+for the papers' own rules and multiple choice, core.item_gold_text, core.item_options, core.item_gold_choices,
 core.item_prompts; for dish names, core.dish_names and core.dish_links) and writes only
 core.extractions, core.extraction_spans, core.choice_extractions, core.gold_text_checks,
 core.name_matches and core.scores, in chunks that are each one
@@ -23,6 +23,7 @@ import duckdb
 import polars as pl
 
 from pipeline import names
+from pipeline.countries import UK_NATIONS
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.language import answer_language
@@ -46,8 +47,12 @@ class ScoreSummary:
 # What an answer is scored against, per answer kind: the item's gold countries, or every name of
 # the dish in the prompt's language (any of them counts as a match).
 GOLD_SQL = {
+    # the gold countries, then the UK nations the dataset names (GB-SCT...), which only the
+    # metrics that read "nations" see
     "countries": """coalesce((SELECT list(country ORDER BY country) FROM core.item_gold_countries c
-                              WHERE c.item_id = g.item_id), [])""",
+                              WHERE c.item_id = g.item_id), [])
+                    || coalesce((SELECT list(nation ORDER BY nation) FROM core.item_gold_nations n
+                                 WHERE n.item_id = g.item_id), [])""",
     # every name of the dish in the prompt's language or English, and the dataset's own gold string
     "dish_name": """{'names': coalesce((SELECT list({'name': n.name, 'lang': n.lang} ORDER BY n.lang, n.name)
                                         FROM core.dish_names n WHERE n.dish_key = i.dish_key
@@ -205,14 +210,17 @@ def _write(
             name_matches.append(match)
             continue
         predicted = list(result.countries)
-        scores.extend(
-            {
-                "generation_id": generation_id,
-                "metric": name,
-                "value": float(fn(response, gold_text) if _reads(fn) == "text" else fn(predicted, gold)),
-            }
-            for name, fn in metrics.items()
-        )
+        nations = [code for code in gold if code in UK_NATIONS]
+        countries = [code for code in gold if code not in UK_NATIONS] if nations else gold
+        for name, fn in metrics.items():
+            kind = _reads(fn)
+            if kind == "nations":
+                if not nations:
+                    continue  # nation-level scoring applies only where the gold names a UK nation
+                value = fn([*predicted, *result.regions], gold)
+            else:
+                value = fn(response, gold_text) if kind == "text" else fn(predicted, countries)
+            scores.append({"generation_id": generation_id, "metric": name, "value": float(value)})
     ids = [row[0] for row in chunk]
     with transaction(con):
         for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):

@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
+from pipeline.executors import RayOptions, endpoint_settings
 from pipeline.output import console, literal, say
 from pipeline.registry import Registry
 from pipeline.runconfig import GenerationSpec
@@ -58,6 +59,8 @@ class Options:
     rescore: bool = False  # score
     compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
     publish_force: bool = False  # publish even when nothing changed
+    executor: str = "local"  # generate, corpus scan: local | ray (pipeline/executors/)
+    ray: RayOptions = field(default_factory=RayOptions)  # --executor ray: address, workers, work folder
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,14 @@ DATASET_TABLES = (
     "core.dish_names",
     "core.dish_origins",
     "core.dish_regions",
+    "core.dish_origin_nations",
     "core.parallel_dishes",
     "core.images",
     "core.tasks",
     "core.items",
     "core.item_images",
     "core.item_gold_countries",
+    "core.item_gold_nations",
     "core.item_gold_text",
     "core.item_prompts",
     "raw.worldcuisines_task1",
@@ -226,6 +231,7 @@ def link(ctx: Context) -> None:
         "core.tasks",
         "core.items",
         "core.item_gold_countries",
+        "core.item_gold_nations",
         "core.item_gold_text",
         "core.item_options",
         "core.item_gold_choices",
@@ -485,9 +491,19 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
         console.print(
             f"[yellow]{skipped} items skipped for missing or unreadable images[/] (reasons in core.generation_failures)"
         )
-    engine = create_backend(spec.backend, spec.model, **spec.settings)
-    if hasattr(engine, "check"):  # a model server: fail fast when it is down
-        engine.check()
+    endpoints = endpoint_settings(spec.backend, spec.settings)
+    if len(endpoints) > 1 and ctx.options.executor != "ray":
+        raise ValueError(f"base_url lists {len(endpoints)} servers: fanning out over several needs --executor ray")
+    engines = [create_backend(spec.backend, spec.model, **settings) for settings in endpoints]
+    for server in engines:
+        if hasattr(server, "check"):  # a model server: fail fast when it is down
+            server.check()
+    engine = engines[0]  # the model's identity and settings: the cache keys
+    answers = None
+    if ctx.options.executor == "ray":
+        from pipeline.executors.ray_generate import answer_on_ray
+
+        answers = answer_on_ray(spec, engine, endpoints, ctx.options.ray)
     try:
         with progress_bar(rate=True) as progress:
             bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
@@ -508,9 +524,11 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
                 chunk_size=spec.chunk_size,
                 max_tokens=spec.max_tokens,
                 on_progress=advance,
+                answers=answers,
             )
     finally:
-        engine.close()
+        for server in engines:
+            server.close()
     say(
         "{} {} with {}: {} answers ({} cached, {} failed) in {} s, {} items/s, {} tokens/s",
         task.task_id,
@@ -539,7 +557,22 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
                 description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
             )
 
-        summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
+        if ctx.options.executor == "ray":
+            from pipeline.executors.ray_corpus import scan_corpus_on_ray
+
+            work = ctx.options.ray.work_dir or _database_file(ctx.con).parent / "ray-work"
+            summary = scan_corpus_on_ray(
+                ctx.con,
+                lang,
+                source,
+                text_field,
+                run_id=new_run_id(),
+                options=ctx.options.ray,
+                work_dir=work.expanduser(),
+                on_progress=advance,
+            )
+        else:
+            summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
     console.print(
         f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
         f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"

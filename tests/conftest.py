@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import shared_builds
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, copy_warehouse, run_cli
 
 
 def shared_data_dir() -> Path:
@@ -72,6 +72,18 @@ def ingested_template(data_dir: Path):
         return shared_builds.wait(f"ingested-{dataset}", ["ingest", dataset, "--source", str(data_dir / dataset)])
 
     return template
+
+
+@pytest.fixture
+def borsch_warehouse(warehouse: Path, ingested_template) -> Path:
+    """A warehouse where `ingest borsch` has run on the real files (a copy: built once per session)."""
+    return copy_warehouse(ingested_template("borsch"), warehouse)
+
+
+@pytest.fixture
+def worldcuisines_warehouse(warehouse: Path, ingested_template) -> Path:
+    """A warehouse where `ingest worldcuisines` has run on the real files (a copy: built once per session)."""
+    return copy_warehouse(ingested_template("worldcuisines"), warehouse)
 
 
 @pytest.fixture(scope="session")

@@ -78,7 +78,7 @@ total = int(found["n_total"].iloc[0])
 shown_note = f"The first {fmt.count(len(found))} of {fmt.count(total)}" if total > len(found) else fmt.count(total)
 accuracy = found["accuracy"].fillna(0).mean()
 st.caption(
-    f"{shown_note} matching answers; {fmt.pct(accuracy)} of those shown are right."
+    f"{literal(shown_note)} matching answers; {literal(fmt.pct(accuracy))} of those shown are right."
     + (f" Answers containing “{literal(text)}”." if text else "")
 )
 table = links.with_dish_links(found.drop(columns=["n_total"]), selected.dataset, name="dish_name", filters=filters)

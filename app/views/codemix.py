@@ -4,26 +4,33 @@ matter for the models? (BORSch Fig. 5.)
 For each parallel RU/UK dish pair with different names, d = documents of the Ukrainian corpus using
 the Ukrainian name − documents using the Russian name, in 9 symmetric log-spaced bins (defined in
 warehouse/marts/090_corpus_analyses.sql). Per bin: mean origin-QA Jaccard of the answers about the
-Ukrainian dish, and mean dish-name VQA match.
+Ukrainian dish, and mean dish-name VQA match. Without answers of its own (BORSch ships none) the
+dataset is drawn with the real answers to linked records of another dataset, labelled as such
+(app/linked.py).
 """
 
 import streamlit as st
 
-from app import bin_labels, charts, data, fmt, ui, widgets
-from app.safe import literal
+from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
+from app.safe import code, literal
 from warehouse.queries import corpus as queries
+from warehouse.queries import linked as linked_queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 PAIRS_DATASET = "borsch"  # the parallel RU/UK pairs are BORSch's
 METRICS = {"jaccard": ("origin Jaccard", "#1f77b4"), "name_match": ("dish-name match (VQA)", "#d62728")}
 
 
-def no_scores(selected: ui.Selection) -> None:
+def no_scores(selected: ui.Selection, answers: linked.Answers | None) -> None:
     """Why the score chart is empty, without sending the reader in a circle: the pairs are BORSch
-    dishes, so only answers about BORSch dishes score them; the other dataset's answers never do."""
-    if selected.dataset != PAIRS_DATASET and PAIRS_DATASET in set(ui.answered()["dataset"]):
+    dishes, so only answers about BORSch dishes (its own, or linked ones) score them; the other
+    dataset's answers never do."""
+    borsch_answered = PAIRS_DATASET in set(ui.answered()["dataset"])
+    borsch_linked = not data.query(linked_queries.summary, PAIRS_DATASET).empty
+    if selected.dataset != PAIRS_DATASET and (borsch_answered or borsch_linked):
         st.info(
-            "The pairs are BORSch dishes: their scores come from answers about BORSch dishes.",
+            "The pairs are BORSch dishes: their scores come from answers about BORSch dishes"
+            + ("." if borsch_answered else " (linked WorldCuisines answers, until BORSch has its own)."),
             icon=":material/info:",
         )
         st.button(
@@ -31,6 +38,14 @@ def no_scores(selected: ui.Selection) -> None:
             on_click=ui.switch_dataset,
             args=(PAIRS_DATASET,),
             icon=":material/arrow_forward:",
+        )
+        return
+    if answers is not None and answers.linked:
+        st.info(
+            "The selected models and prompt languages have no linked answers about these pairs (task "
+            f"{code(answers.filters.task)} for the origin Jaccard, `dish_name_vqa` for the name match). Widen the "
+            "**Models** and **Prompt languages** filters above.",
+            icon=":material/info:",
         )
         return
     scope = "the selected models and prompt languages" if selected.dataset == PAIRS_DATASET else "this warehouse"
@@ -51,6 +66,7 @@ st.markdown(
     "those using the **Russian** name: right of the dotted line the Ukrainian name dominates. Are the models "
     "better about dishes the Ukrainian web names in Ukrainian? Hover a point for the dishes in its bin."
 )
+answers = linked.answers_for(selected, "codemix", required=False)
 
 corpora = data.query(queries.codemix_corpora)
 if corpora.empty:
@@ -77,37 +93,75 @@ if pairs.empty:
 labels = bin_labels.difference_labels(float(pairs["d"].abs().max()))
 axis = charts.Bins(9, "documents with the Ukrainian name − with the Russian name (9 symmetric log bins)", labels)
 
-bins = data.query(queries.codemix_bins, selected.filters, corpus_id) if selected.filters is not None else None
+bins = data.query(queries.codemix_bins, answers.filters, corpus_id, answers.source) if answers else None
 if bins is None or bins.empty:
-    no_scores(selected)
+    no_scores(selected, answers)
 else:
+    y_title = "mean score (95% interval)"
+    if answers.linked:
+        st.caption(literal(answers.label))
+        y_title = f"mean score vs {answers.source.gold} gold, linked answers (95% interval)"
     st.plotly_chart(
         charts.binned_means(
             bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
-            y_title="mean score (95% interval)", names=METRICS, middle_line=True,
+            y_title=y_title, names=METRICS, middle_line=True,
         ),
         config={"displayModeBar": False},
         key="codemix_chart",
     )  # fmt: skip
     missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
     if missing:
-        st.caption(f"No scored answers for: {literal(', '.join(missing))}.")
+        note = f"No scored answers for: {literal(', '.join(missing))}."
+        if answers.linked and "name_match" not in set(bins["metric"]):
+            note += (
+                f" Linked dish-name answers are scored only against {literal(answers.asked)}'s names of the dish "
+                "(the names they were asked about): pick that gold to see them."
+            )
+        st.caption(note)
     table = bins.assign(d_range=bins["bin"].map(labels))[
         ["metric", "task", "bin", "d_range", "n_pairs", "n_answers", "mean", "mean_low", "mean_high", "dishes"]
     ]
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
     fmt.dataframe(table)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
-st.plotly_chart(
+event = st.plotly_chart(
     charts.binned_counts(pairs["bin"], pairs["uk_name"], axis, unit="pairs", y_title="pairs"),
     config={"displayModeBar": False},
     key="codemix_pairs_chart",
+    on_select="rerun",
+    selection_mode="points",
 )
 st.caption(
     "Bins: sign(d)·log10(1 + |d|) cut into 9 equal widths from −M to M, M the largest |value| in this corpus; "
     "the middle bin holds d = 0. Means are over answers, pooled over the selected models and prompt languages; "
     "error bars are 95% normal-approximation intervals."
 )
-with st.expander(f"Pairs ({len(pairs):,})"):
-    fmt.dataframe(pairs)
-    ui.downloads(pairs, f"{corpus_id}_codemix_pairs", key="codemix_pairs")
+st.subheader("Pairs")
+points = event.selection.points if event and event.selection else []
+clicked = str(int(points[0]["x"])) if points else None
+if clicked != st.session_state.get("codemix_last_click"):  # a newly clicked bar chooses its bin
+    st.session_state["codemix_last_click"] = clicked
+    if clicked is not None:
+        st.session_state["url_bin"] = clicked
+in_bins = sorted({int(b) for b in pairs["bin"].dropna()})
+chosen = widgets.url_select(
+    "Bin", [widgets.ALL, *(str(b) for b in in_bins)], param="bin", what="bin", container=st,
+    format_func=lambda b: "All bins" if b == widgets.ALL else f"{b}: {labels.get(int(b), '')}",
+    help="Click a bar of the chart above, or choose a bin.",
+)  # fmt: skip
+in_bin = pairs if not chosen else pairs[pairs["bin"] == int(chosen)]
+# the pairs' dataset (BORSch's parallel lists), read from whichever side has a dish key
+pair_dataset = in_bin["uk_dish_key"].fillna(in_bin["ru_dish_key"]).str.split(":").str[0]
+pair_table = links.with_dish_links(
+    in_bin.assign(dataset=pair_dataset), "dataset", key="uk_dish_key", name="uk_name", column="uk_name"
+)
+pair_table = links.with_dish_links(pair_table, "dataset", key="ru_dish_key", name="ru_name", column="ru_name")
+pair_table = pair_table.drop(columns=["dataset"])
+st.caption(f"{len(pair_table):,} pairs. Click a name for the dish's page (with the answers about it).")
+fmt.dataframe(
+    pair_table,
+    {"uk_name": links.dish_column("Ukrainian name"), "ru_name": links.dish_column("Russian name")},
+)
+ui.downloads(links.as_shown(pair_table, ["uk_name", "ru_name"]), f"{corpus_id}_codemix_pairs", key="codemix_pairs")

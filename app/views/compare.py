@@ -68,7 +68,10 @@ def differences_chart(frame, by: str, labels: dict[str, str], metric: str) -> go
 def group_table(frame, by: str, metric: str, name_a: str, name_b: str):
     """The per-group rows as the page shows them: the group, n, A, B, A − B and its interval."""
     return frame.assign(
-        interval=[f"[{signed(metric, lo)}, {signed(metric, hi)}]" for lo, hi in frame[["low", "high"]].to_numpy()]
+        interval=[
+            f"[{literal(signed(metric, lo))}, {literal(signed(metric, hi))}]"
+            for lo, hi in frame[["low", "high"]].to_numpy()
+        ]
     )[[by, "n", "a", "b", "difference", "interval", "only_a_right", "only_b_right"]].rename(
         columns={"a": f"A: {name_a}", "b": f"B: {name_b}"}
     )
@@ -123,9 +126,10 @@ verdict = (
     else "No clear winner"
 )
 st.markdown(
-    f"{verdict}: A − B = {signed(metric, overall['difference'])}, 95% interval "
-    f"[{signed(metric, lo)}, {signed(metric, hi)}]. Only A right on {fmt.count(overall['only_a_right'])} questions, "
-    f"only B on {fmt.count(overall['only_b_right'])}."
+    f"{verdict}: A − B = {literal(signed(metric, overall['difference']))}, 95% interval "
+    f"[{literal(signed(metric, lo))}, {literal(signed(metric, hi))}]. "
+    f"Only A right on {literal(fmt.count(overall['only_a_right']))} questions, "
+    f"only B on {literal(fmt.count(overall['only_b_right']))}."
 )
 
 by_lang, by_country = st.tabs(["Per prompt language", "Per gold country"])
@@ -194,8 +198,8 @@ st.subheader("Where one is right and the other wrong")
 right = widgets.url_radio("Show", RIGHT, param="right")
 split = result.split if not right else result.split[result.split["right"] == right]
 st.caption(
-    f"{fmt.count(len(split))} questions (by accuracy: the first country named is a gold origin). Click a dish for "
-    "its page, or *answers* for both models' answers to it in that language."
+    f"{literal(fmt.count(len(split)))} questions (by accuracy: the first country named is a gold origin). "
+    "Click a dish for its page, or *answers* for both models' answers to it in that language."
 )
 split_table = links.with_dish_links(split, filters.dataset, name="dish_name", filters=filters)
 split_table = split_table.assign(

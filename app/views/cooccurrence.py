@@ -3,12 +3,16 @@
 For each dish the corpus scan counts the documents naming it together with one of its true origin
 countries (`count`), and that count over the documents naming it with any country (`ratio`). The
 mean origin-QA Jaccard is drawn over 10 bins of either (BORSch Fig. 6); bins and intervals are
-defined in warehouse/marts/090_corpus_analyses.sql.
+defined in warehouse/marts/090_corpus_analyses.sql. A dataset without answers of its own (BORSch)
+is drawn with the real answers to linked records of another dataset, labelled as such
+(app/linked.py).
 """
+
+from dataclasses import replace
 
 import streamlit as st
 
-from app import bin_labels, charts, data, fmt, ui, widgets
+from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -18,6 +22,7 @@ MEASURES = {
     "ratio": "share of country mentions that are a true origin (10 bins of 0–1)",
 }
 LINES = {"model": "model (pooled over prompt languages)", "lang": "prompt language (pooled over models)"}
+CLICK_KEY = "cooc_last_click"
 
 
 def labels_for(dishes, measure: str) -> dict[int, str]:
@@ -26,8 +31,66 @@ def labels_for(dishes, measure: str) -> dict[int, str]:
     return bin_labels.count_labels(float(dishes["docs_with_true_country"].max()) if len(dishes) else 0.0)
 
 
+def follow_click(event, lines: list[str]) -> None:
+    """A newly clicked point of the chart chooses its line and bin below (a repeated event is not
+    applied twice); trace i of the chart is line i (charts.binned_means keeps the frame's order)."""
+    points = event.selection.points if event and event.selection else []
+    if not points:
+        st.session_state[CLICK_KEY] = None
+        return
+    point = points[0]
+    curve = int(point.get("curve_number", 0))
+    if curve >= len(lines):
+        return
+    click = (lines[curve], str(int(point["x"])))
+    if click != st.session_state.get(CLICK_KEY):
+        st.session_state[CLICK_KEY] = click
+        st.session_state["url_line"], st.session_state["url_bin"] = click
+
+
+def behind_a_point(bins, event, labels: dict[int, str]) -> None:
+    """The dishes and answers one point of the chart pools: click a point, or choose its line and bin."""
+    st.subheader("Dishes behind a point")
+    lines = list(dict.fromkeys(bins["line"]))
+    follow_click(event, lines)
+    left, right = st.columns(2)
+    line = widgets.url_select(
+        LINES[by].split(" (")[0].capitalize(), lines, param="line", what=by, container=left,
+        format_func=lambda value: fmt.language(value) if by == "lang" else value,
+    )  # fmt: skip
+    in_line = sorted(int(b) for b in bins.loc[bins["line"] == line, "bin"])
+    chosen = widgets.url_select(
+        "Bin", [str(b) for b in in_line], param="bin", what="bin", container=right,
+        format_func=lambda b: f"{b}: {labels.get(int(b), '')}",
+    )  # fmt: skip
+    rows = data.query(
+        queries.cooccurrence_bin_dishes, filters, corpus_id, measure, int(chosen), by, line, answers.source
+    )
+    narrowed = replace(filters, models=(line,)) if by == "model" else replace(filters, langs=(line,))
+    table = links.with_dish_links(rows, selected.dataset, name="name", column="name", filters=filters)
+    if answers.linked:  # the dish page lists the linked answers (the Answers page holds a dataset's own)
+        table["answers"] = [f"{fmt.count(n)} linked answers" for n in rows["n_answers"]]
+    else:
+        table["answers"] = [
+            links.answers_url(narrowed, f"{fmt.count(n)} answers", dish=key)
+            for key, n in rows[["dish_key", "n_answers"]].itertuples(index=False)
+        ]
+    st.caption(
+        f"{literal(fmt.count(len(rows)))} dishes, {literal(fmt.count(rows['n_answers'].sum()))} answers "
+        f"in bin {literal(chosen)} for "
+        f"{literal(line)}. Click a dish for its page, a count for its answers."
+    )
+    table = table.drop(columns=["n_answers"])
+    fmt.dataframe(
+        table,
+        {"name": links.dish_column("dish"), "answers": "answers" if answers.linked else links.answers_column()},
+        key="cooc_point_dishes",
+    )
+    ui.downloads(links.as_shown(table, ["name", "answers"]), f"{selected.dataset}_cooccurrence_bin_{chosen}",
+                 key="cooc_point")  # fmt: skip
+
+
 selected = ui.selection()
-filters = ui.require_answers(selected)
 
 st.title("Co-occurrence")
 st.markdown(
@@ -37,6 +100,8 @@ st.markdown(
     "The mean origin-QA Jaccard of the selected models is drawn over 10 bins of either. Hover a point for "
     "the dishes in its bin."
 )
+answers = linked.answers_for(selected, "cooc")
+filters = answers.filters
 
 corpora = data.query(queries.corpora, selected.dataset)
 if corpora.empty:
@@ -55,13 +120,13 @@ measure = widgets.url_select("Measure", list(MEASURES), param="measure", contain
                         format_func=lambda m: {"count": "count (log bins)", "ratio": "ratio"}[m])  # fmt: skip
 by = widgets.url_select("One line per", list(LINES), param="by", format_func=LINES.get, container=columns[2])
 
-bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by)
+bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by, answers.source)
 dishes = data.query(queries.cooccurrence_dishes, corpus_id, selected.dataset)
 if bins.empty:
     st.info(
         f"The corpus counted {len(dishes):,} dishes, but the selected task, models and prompt languages have no "
-        "scored origin answers about them. Widen the sidebar filters, or score answers with "
-        "`python -m pipeline score`.",
+        + ("linked " if answers.linked else "")
+        + "scored origin answers about them. Widen the filters, or score answers with `python -m pipeline score`.",
         icon=":material/info:",
     )
 else:
@@ -70,10 +135,16 @@ else:
     means = bins.rename(
         columns={"jaccard": "mean", "jaccard_low": "mean_low", "jaccard_high": "mean_high", "n_dishes": "n_units"}
     )
-    st.plotly_chart(
-        charts.binned_means(means, axis, series="line", unit="dishes", y_title="mean origin Jaccard (95% interval)"),
+    y_title = "mean origin Jaccard (95% interval)"
+    if answers.linked:
+        y_title = f"mean origin Jaccard vs {answers.source.gold} gold, linked answers (95% interval)"
+        st.caption(literal(answers.label))
+    event = st.plotly_chart(
+        charts.binned_means(means, axis, series="line", unit="dishes", y_title=y_title),
         config={"displayModeBar": False},
         key="cooc_chart",
+        on_select="rerun",
+        selection_mode="points",
     )
     st.plotly_chart(
         charts.binned_counts(
@@ -94,9 +165,15 @@ else:
     table = bins.assign(bin_range=bins["bin"].map(labels))[
         ["line", "bin", "bin_range", "n_dishes", "n_answers", "jaccard", "jaccard_low", "jaccard_high", "dishes"]
     ].rename(columns={"line": by})
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
     fmt.dataframe(table, {by: "Model" if by == "model" else "Prompt language"})
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
+    behind_a_point(bins, event, labels)
 
 with st.expander(f"Counts per dish ({len(dishes):,})"):
-    fmt.dataframe(dishes)
-    ui.downloads(dishes, f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table")
+    counted = links.with_dish_links(dishes, selected.dataset, name="name", column="name", filters=filters)
+    fmt.dataframe(counted, {"name": links.dish_column("Dish")})
+    ui.downloads(
+        links.as_shown(counted, ["name"]), f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table"
+    )

@@ -18,7 +18,7 @@ from collections.abc import Collection
 import pandas as pd
 import streamlit as st
 
-from app import data, dish_links, fmt, maps, ui, widgets
+from app import data, dish_links, fmt, links, maps, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import dish as queries
 
@@ -165,6 +165,10 @@ def render() -> None:
     if wrong:
         badges.append(f"   most-named wrong country: :red-badge[{literal(named(wrong))}]")
     st.markdown(" ".join(badges))
+    on_map = [*gold, *([wrong] if wrong and wrong not in gold else [])]
+    if on_map:  # each country opens its Map view (relative links to this app, built by app/links.py)
+        urls = {c: links.country_url(str(row["dataset"]), c, filters=filters).split("#")[0] for c in on_map}
+        st.markdown("On the map: " + " · ".join(f"[{literal(named(c))}]({urls[c]})" for c in on_map))
     origins_map(gold, wrong)  # full width: the whole world fits at the shared map's zoom
     st.caption(
         "Green: gold origins."
@@ -192,7 +196,8 @@ def render() -> None:
     st.subheader("Model answers")
     if filters is None:
         st.info(
-            "No model answers for this dataset yet, so nothing to show about this dish. " + ui.NO_ANSWERS,
+            "No model answers to this dataset's own questions yet (answers borrowed from linked records, or "
+            "about other dishes that name this one, are shown above). " + ui.NO_ANSWERS,
             icon=":material/info:",
         )
         return

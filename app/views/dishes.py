@@ -4,6 +4,7 @@ about them, see each dish's answers and accuracy, open its page, download the ro
 import streamlit as st
 
 from app import data, fmt, links, ui, widgets
+from app.safe import literal
 from warehouse.queries import dish as queries
 
 SHOW = {"": "All dishes", "answered": "With answers"}
@@ -59,7 +60,7 @@ answered = int(((rows["n_answers"] > 0) | (rows["n_linked_answers"] > 0)).sum())
 count = f"{fmt.count(len(shown))} dish" + ("" if len(shown) == 1 else "es")
 if len(shown) >= data.DISH_LIMIT:
     count = f"first {count}"
-st.caption(f"{count}, {fmt.count(answered)} with answers. {ANSWERS_HELP}")
+st.caption(f"{literal(count)}, {literal(fmt.count(answered))} with answers. {ANSWERS_HELP}")
 fmt.dataframe(
     shown,
     {

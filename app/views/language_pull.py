@@ -2,12 +2,16 @@
 
 Second section: for dishes that both Russia and Ukraine claim, which of the two the models name,
 per prompt language (BORSch Fig. 4, over every prompt language of the dataset).
+
+A dataset without answers of its own (BORSch) is shown with the real answers to linked records of
+another dataset, labelled as such (app/linked.py); Russia vs Ukraine then uses the dataset's own
+gold to pick the dishes of both.
 """
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, ui
+from app import data, fmt, linked, ui
 from app.safe import literal
 from warehouse.queries import language as queries
 
@@ -106,7 +110,6 @@ def ru_share_bars(frame) -> go.Figure:
 
 
 selected = ui.selection()
-filters = ui.require_answers(selected)
 
 st.title("Language pull")
 st.markdown(
@@ -118,8 +121,10 @@ st.markdown(
     "named anyway. The gap (*lift*) is what the language itself adds. Counts are summed over the "
     "selected models before dividing."
 )
+answers = linked.answers_for(selected, "pull")
+filters = answers.filters
 
-pull = data.query(queries.language_pull, filters)
+pull = data.query(queries.language_pull, filters, answers.source)
 if pull.empty or int(pull["n_wrong"].sum()) == 0:
     st.info(
         "No wrong answers match the selected models and prompt languages, so there is no pull to "
@@ -127,8 +132,12 @@ if pull.empty or int(pull["n_wrong"].sum()) == 0:
         icon=":material/info:",
     )
 else:
+    if answers.linked:
+        st.caption(literal(answers.label))
     st.plotly_chart(dumbbell(pull), config={"displayModeBar": False}, key="language_pull_chart")
     notes = ["Sorted by lift (pull − base)."]
+    if answers.linked:
+        notes.append(f"Wrong means: no country of the {answers.source.gold} gold named first.")
     if "en" in set(pull["lang"]):
         notes.append("English prompts are their own base (lift 0).")
     if pull["base_share"].isna().any():
@@ -138,6 +147,8 @@ else:
         ["lang", "language", "n_wrong", "n_pulled", "pull_share", "n_base_wrong", "n_base_pulled", "base_share",
          "lift", "language_countries"]
     ]  # fmt: skip
+    if answers.linked:  # every row says whose answers and whose gold, in the download too
+        table = table.assign(answers=answers.column, gold=answers.source.gold)
     fmt.dataframe(table, {"language": "Language name"})
     ui.downloads(table, f"{selected.dataset}_language_pull", key="language_pull")
 
@@ -146,8 +157,20 @@ st.markdown(
     "For dishes whose origins include **both Russia and Ukraine** (borscht, blini, syrniki…): of the answers "
     "naming Russia or Ukraine, the share naming Russia, per prompt language. 50% would be even-handed."
 )
-ru_ua = data.query(queries.ru_ua_pull, filters)
-dishes = data.query(queries.ru_ua_dishes, filters)
+# Linked answers: the dataset's own gold decides which dishes are "of both" (the only rows the mart keeps).
+ru_ua_source = linked.AnswerSource("linked", selected.dataset) if answers.linked else answers.source
+ru_ua = data.query(queries.ru_ua_pull, filters, ru_ua_source)
+dishes = data.query(queries.ru_ua_dishes, filters, ru_ua_source)
+if answers.linked:
+    st.caption(
+        "Linked answers of "
+        + literal(answers.asked)
+        + "'s question about the "
+        + literal(selected.dataset)
+        + " dishes whose "
+        + literal(selected.dataset)
+        + " gold names both Russia and Ukraine."
+    )
 n_dishes = int(dishes["n_dishes"].iloc[0]) if not dishes.empty else 0
 if ru_ua.empty or int(ru_ua["n_either"].sum()) == 0:
     st.info(
@@ -173,5 +196,7 @@ else:
     if missing:
         caption += f" Not shown (no answer named either): {literal(', '.join(missing))}."
     st.caption(caption)
+    if answers.linked:
+        ru_ua = ru_ua.assign(answers=answers.column, gold=selected.dataset)
     fmt.dataframe(ru_ua)
     ui.downloads(ru_ua, f"{selected.dataset}_ru_ua_pull", key="ru_ua_pull")

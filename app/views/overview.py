@@ -15,6 +15,11 @@ from warehouse.queries import methods
 
 ALL_LANGS = "*"  # the leaderboard's pooled row over all prompt languages
 METRICS = {"Jaccard": "jaccard", "accuracy": "accuracy"}
+NATION_NOTE = (
+    "UK nation match: over the answers whose gold names England, Scotland, Wales or Northern Ireland "
+    "(WorldCuisines gives them), the share that named that nation; an answer naming England for a "
+    "Scottish dish is right at country level (GB) and wrong here."
+)
 
 
 def interval(low: pd.Series, high: pd.Series, percent: bool = False) -> pd.Series:
@@ -37,6 +42,10 @@ def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
             "no-country share": board["no_country_share"],
         }
     )
+    if "uk_nation_match" in board and board["uk_nation_match"].notna().any():
+        # nation-level, over the answers whose gold names a UK nation (see NATION_NOTE)
+        table["UK nation match"] = board["uk_nation_match"].round(3)
+        table["n, UK nation gold"] = board["n_uk_nation"]
     table = table.sort_values([metric, "model"], ascending=[False, True], kind="stable").reset_index(drop=True)
     table.insert(0, "rank", range(1, len(table) + 1))
     return table
@@ -161,12 +170,14 @@ def leaderboard(filters) -> None:
             "no-country share": st.column_config.NumberColumn(
                 "No country", format="%.1f%%", width=90, help=ui.NO_COUNTRY
             ),
+            "UK nation match": st.column_config.NumberColumn("UK nation match", format="%.3f", help=NATION_NOTE),
         },
     )
     st.caption(
         f"Task {code(filters.task)}. Mean per answer; 95% intervals from a bootstrap over answers. "
         f"No-country share: the share of answers with no country. {ui.NO_COUNTRY} "
-        "Click a column header to sort. The download holds every model × prompt language row."
+        + (f"{NATION_NOTE} " if "UK nation match" in table else "")
+        + "Click a column header to sort. The download holds every model × prompt language row."
     )
     ui.downloads(leaderboard_table(board, metric), f"{filters.dataset}_{filters.task}_leaderboard", key="leaderboard")
 

@@ -126,7 +126,12 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str, cache_dir: Path | 
     user cache; `DISH_ATLAS_PATTERN_CACHE=off` disables it). A damaged or foreign cache file is ignored and rebuilt."""
     if lang not in LANGS:
         raise ValueError(f"corpus language must be one of {', '.join(LANGS)}, not {lang!r}")
-    inputs = _pattern_inputs(con, lang)
+    return patterns_from_inputs(lang, pattern_inputs(con, lang), cache_dir)
+
+
+def patterns_from_inputs(lang: str, inputs: tuple[str, list, list, list], cache_dir: Path | None = None) -> PatternSet:
+    """The pattern set of `pattern_inputs` rows: loaded from the cache when built before, else built and cached.
+    Workers that cannot open the warehouse (a Ray scanner actor) get the rows from the driver and call this."""
     cache = _cache_path(cache_dir, lang, inputs)
     if cache is not None:
         cached = _load_cached(cache)
@@ -138,7 +143,7 @@ def build_patterns(con: duckdb.DuckDBPyConnection, lang: str, cache_dir: Path | 
     return patterns
 
 
-def _pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, list, list, list]:
+def pattern_inputs(con: duckdb.DuckDBPyConnection, lang: str) -> tuple[str, list, list, list]:
     """(digest, dish names, parallel pairs, origins): everything `build_patterns` reads, and a digest of it."""
     dishes = dish_names(con, lang)
     pairs = (

@@ -10,6 +10,7 @@ from them, so a killed scan never double counts; a shard already scanned (same c
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import time
@@ -22,8 +23,16 @@ import numpy as np
 import xxhash
 
 from pipeline.corpus.fold import Folder
-from pipeline.corpus.matching import Counts, SampleContext, count_batch, fold_column
-from pipeline.corpus.patterns import DISH, RU_NAME, UK_NAME, PatternSet, build_patterns
+from pipeline.corpus.matching import MAX_SAMPLES, Counts, SampleContext, count_batch, fold_column
+from pipeline.corpus.patterns import (
+    DISH,
+    LANGS,
+    RU_NAME,
+    UK_NAME,
+    PatternSet,
+    pattern_inputs,
+    patterns_from_inputs,
+)
 from pipeline.corpus.readers import CorruptShard, iter_documents, shard_format
 from pipeline.errors import CorpusError
 from warehouse.io import insert, transaction
@@ -56,6 +65,14 @@ class ScanSummary:
     @property
     def mb_per_s(self) -> float:
         return self.n_bytes / 1e6 / self.seconds if self.seconds else 0.0
+
+    def add(self, shard: str, size: int, result: ShardResult) -> None:
+        if result.status == "ok":
+            self.shards_scanned += 1
+            self.n_docs += result.n_docs
+            self.n_bytes += size
+        else:
+            self.corrupt.append((shard, result.reason or ""))
 
 
 def corpus_id_for(lang: str, source: str, text_field: str = "text") -> str:
@@ -144,22 +161,39 @@ def checksum_file(path: str) -> str:
 # --- The scan -------------------------------------------------------------------------------------------------------
 
 
-def scan_corpus(
-    con: duckdb.DuckDBPyConnection,
-    lang: str,
-    source: str,
-    text_field: str = "text",
-    run_id: str = "",
-    on_progress: Callable[[Progress], None] | None = None,
-) -> ScanSummary:
-    """Scan every shard of `source` not yet scanned with the current patterns; see the module docstring."""
+@dataclass
+class ScanPlan:
+    """What a scan starts from, whichever executor runs it: the shards in order, the corpus row (written), the
+    patterns, which shards are done (checksum -> status, under these patterns) and the review-sample budget."""
+
+    corpus_id: str
+    lang: str
+    source: str
+    text_field: str
+    shards: list[str]
+    patterns: PatternSet
+    inputs: tuple  # what the patterns are built from (patterns.pattern_inputs): workers build their own from it
+    done: dict[str, str]
+    budget: dict[int, int]  # dish target -> samples the corpus already has
+
+    def dish_target(self, dish_key: str) -> int:
+        return self._dish_targets[dish_key]
+
+    @functools.cached_property
+    def _dish_targets(self) -> dict[str, int]:
+        return {t.key: i for i, t in enumerate(self.patterns.targets) if t.kind == DISH}
+
+
+def plan_scan(con: duckdb.DuckDBPyConnection, lang: str, source: str, text_field: str = "text") -> ScanPlan:
+    """Resolve the shards, (re)write the corpus row and its totals, and read what earlier scans left."""
     if not source.startswith("hf://") and not any(ch in source for ch in "*?["):
         source = str(Path(source).resolve())
     shards = resolve_shards(source, text_field)
+    if lang not in LANGS:
+        raise ValueError(f"corpus language must be one of {', '.join(LANGS)}, not {lang!r}")
     corpus_id = corpus_id_for(lang, source, text_field)
-    patterns = build_patterns(con, lang)
-    folder = Folder(patterns.literals.alphabet)  # compiles the literals now, not inside the first shard's timing
-    summary = ScanSummary(corpus_id, lang, source, shards_total=len(shards))
+    inputs = pattern_inputs(con, lang)
+    patterns = patterns_from_inputs(lang, inputs)
     with transaction(con):
         con.execute("DELETE FROM core.corpora WHERE corpus_id = ?", [corpus_id])
         insert(
@@ -177,71 +211,155 @@ def scan_corpus(
             ],
         )
         _recompute_totals(con, corpus_id, patterns)
-    done_shards = {
-        checksum: status
-        for checksum, status in con.execute(
+    done = dict(
+        con.execute(
             "SELECT checksum, status FROM core.corpus_shards WHERE corpus_id = ? AND patterns = ?",
             [corpus_id, patterns.fingerprint],
         ).fetchall()
-    }
-    budget: dict[int, int] = {}
-    key_to_target = {t.key: i for i, t in enumerate(patterns.targets) if t.kind == DISH}
+    )
+    plan = ScanPlan(corpus_id, lang, source, text_field, shards, patterns, inputs, done, {})
     for key, n in con.execute(
         "SELECT dish_key, count(*) FROM core.corpus_samples WHERE corpus_id = ? GROUP BY dish_key", [corpus_id]
     ).fetchall():
-        if key in key_to_target:
-            budget[key_to_target[key]] = n
+        if key in plan._dish_targets:
+            plan.budget[plan.dish_target(key)] = n
+    return plan
+
+
+@dataclass
+class ShardResult:
+    """One shard scanned: its counts and samples (as the core.corpus_shard_* rows), or why it is corrupt."""
+
+    n_docs: int
+    status: str  # ok | corrupt
+    reason: str | None
+    dish_rows: list[dict]
+    name_rows: list[dict]
+    samples: list[dict]  # in the order found; each under the budget the scan started from
+
+
+def scan_shard(
+    plan: ScanPlan,
+    folder: Folder,
+    shard: str,
+    checksum: str,
+    budget: dict[int, int],
+    on_batch: Callable[[int, int], None] | None = None,
+) -> ShardResult:
+    """Count one shard; `on_batch(docs, bytes read)` after each batch of documents."""
+    patterns = plan.patterns
+    counts = Counts(len(patterns.targets))
+    context = SampleContext(shard, checksum, dict(budget))
+    n_docs = 0
+    try:
+        for column, read in iter_documents(Path(shard), plan.text_field):
+            context.doc_base = n_docs
+            count_batch(patterns, fold_column(folder, column), counts, context)
+            n_docs += len(column)
+            if on_batch is not None:
+                on_batch(n_docs, read)
+    except CorruptShard as exc:
+        return ShardResult(n_docs, "corrupt", str(exc)[:500], [], [], [])
+    return ShardResult(n_docs, "ok", None, *shard_rows(plan, checksum, counts))
+
+
+def shard_rows(plan: ScanPlan, checksum: str, counts: Counts) -> tuple[list[dict], list[dict], list[dict]]:
+    """The core.corpus_shard_dish_counts, core.corpus_shard_name_counts and core.corpus_samples rows of a shard."""
+    patterns, corpus_id = plan.patterns, plan.corpus_id
+    dish_rows = [
+        {
+            "corpus_id": corpus_id,
+            "checksum": checksum,
+            "dish_key": patterns.targets[t].key,
+            "docs_with_dish": int(counts.docs[t]),
+            "docs_with_true_country": int(counts.true_country[t]),
+            "docs_with_any_country": int(counts.any_country[t]),
+        }
+        for t in np.flatnonzero((patterns.kinds == DISH) & (counts.docs > 0))
+    ]
+    names: dict[int, list[int]] = {}
+    for t in np.flatnonzero(((patterns.kinds == UK_NAME) | (patterns.kinds == RU_NAME)) & (counts.docs > 0)):
+        target = patterns.targets[t]
+        names.setdefault(int(target.key), [0, 0])[0 if target.kind == UK_NAME else 1] = int(counts.docs[t])
+    name_rows = [
+        {"corpus_id": corpus_id, "checksum": checksum, "pair_id": pair, "docs_uk_name": uk, "docs_ru_name": ru}
+        for pair, (uk, ru) in names.items()
+    ]
+    return dish_rows, name_rows, [{"corpus_id": corpus_id, **row} for row in counts.samples]
+
+
+def within_budget(plan: ScanPlan, samples: list[dict], budget: dict[int, int]) -> list[dict]:
+    """The samples a shard keeps given what the shards before it took (`budget`, updated): each dish's first ones,
+    up to MAX_SAMPLES in all. A shard scanned under a smaller budget found these same first samples, so shards
+    scanned in parallel keep exactly what one scan in shard order keeps."""
+    kept = []
+    for row in samples:
+        dish = plan.dish_target(row["dish_key"])
+        if budget.get(dish, 0) < MAX_SAMPLES:
+            budget[dish] = budget.get(dish, 0) + 1
+            kept.append(row)
+    return kept
+
+
+def scan_corpus(
+    con: duckdb.DuckDBPyConnection,
+    lang: str,
+    source: str,
+    text_field: str = "text",
+    run_id: str = "",
+    on_progress: Callable[[Progress], None] | None = None,
+) -> ScanSummary:
+    """Scan every shard of `source` not yet scanned with the current patterns; see the module docstring."""
+    plan = plan_scan(con, lang, source, text_field)
+    shards = plan.shards
+    folder = Folder(plan.patterns.literals.alphabet)  # compiles the literals now, not inside the first shard's timing
+    summary = ScanSummary(plan.corpus_id, lang, plan.source, shards_total=len(shards))
+    budget = dict(plan.budget)
     sizes = [Path(p).stat().st_size for p in shards]
     total_bytes, bytes_before = sum(sizes), 0
     began = time.perf_counter()
     for index, (shard, size) in enumerate(zip(shards, sizes, strict=True)):
         checksum = checksum_file(shard)
-        if done_shards.get(checksum) == "ok":
+        if plan.done.get(checksum) == "ok":
             summary.shards_skipped += 1
             bytes_before += size
             continue
-        counts = Counts(len(patterns.targets))
-        context = SampleContext(shard, checksum, dict(budget))
-        n_docs, status, reason = 0, "ok", None
-        try:
-            for column, read in iter_documents(Path(shard), text_field):
-                context.doc_base = n_docs
-                count_batch(patterns, fold_column(folder, column), counts, context)
-                n_docs += len(column)
-                if on_progress is not None:
-                    elapsed = time.perf_counter() - began
-                    done = bytes_before + read
-                    on_progress(
-                        Progress(
-                            shard,
-                            index,
-                            len(shards),
-                            done,
-                            total_bytes,
-                            summary.n_docs + n_docs,
-                            done / 1e6 / elapsed if elapsed else 0.0,
-                        )
-                    )
-        except CorruptShard as exc:
-            status, reason = "corrupt", str(exc)[:500]
+
+        def report(docs: int, read: int, shard: str = shard, index: int = index, before: int = bytes_before) -> None:
+            if on_progress is not None:
+                elapsed = time.perf_counter() - began
+                mb_per_s = (before + read) / 1e6 / elapsed if elapsed else 0.0
+                on_progress(
+                    Progress(shard, index, len(shards), before + read, total_bytes, summary.n_docs + docs, mb_per_s)
+                )
+
+        result = scan_shard(plan, folder, shard, checksum, budget, report)
         with transaction(con):
-            _write_shard(con, corpus_id, patterns, shard, checksum, size, n_docs, status, reason, run_id, counts)
+            write_shard(con, plan, shard, checksum, size, result, run_id, within_budget(plan, result.samples, budget))
         bytes_before += size
-        if status == "ok":
-            budget = context.budget
-            summary.shards_scanned += 1
-            summary.n_docs += n_docs
-            summary.n_bytes += size
-        else:
-            summary.corrupt.append((shard, reason))
+        summary.add(shard, size, result)
     summary.seconds = time.perf_counter() - began
     return summary
 
 
-def _write_shard(con, corpus_id, patterns, shard, checksum, size, n_docs, status, reason, run_id, counts) -> None:
+def write_shard(
+    con: duckdb.DuckDBPyConnection,
+    plan: ScanPlan,
+    shard: str,
+    checksum: str,
+    size: int,
+    result: ShardResult,
+    run_id: str,
+    samples: list[dict],
+    counts_from: tuple[str, str] | None = None,
+) -> None:
+    """Replace the shard's rows and recompute the corpus totals (inside the caller's transaction). The counts come
+    from `result`, or from the Parquet files `counts_from` (dish counts, name counts) a Ray worker wrote."""
+    corpus_id, patterns = plan.corpus_id, plan.patterns
     con.execute("DELETE FROM core.corpus_shards WHERE corpus_id = ? AND checksum = ?", [corpus_id, checksum])
     for table in ("core.corpus_shard_dish_counts", "core.corpus_shard_name_counts", "core.corpus_samples"):
         con.execute(f"DELETE FROM {table} WHERE corpus_id = ? AND checksum = ?", [corpus_id, checksum])
+    ok = result.status == "ok"
     insert(
         con,
         "core.corpus_shards",
@@ -250,41 +368,24 @@ def _write_shard(con, corpus_id, patterns, shard, checksum, size, n_docs, status
                 "corpus_id": corpus_id,
                 "path": shard,
                 "checksum": checksum,
-                "status": status,
-                "reason": reason,
-                "n_docs": n_docs if status == "ok" else None,
+                "status": result.status,
+                "reason": result.reason,
+                "n_docs": result.n_docs if ok else None,
                 "n_bytes": size,
                 "patterns": patterns.fingerprint,
                 "run_id": run_id,
             }
         ],
     )
-    if status == "ok":
-        dish_rows = [
-            {
-                "corpus_id": corpus_id,
-                "checksum": checksum,
-                "dish_key": patterns.targets[t].key,
-                "docs_with_dish": int(counts.docs[t]),
-                "docs_with_true_country": int(counts.true_country[t]),
-                "docs_with_any_country": int(counts.any_country[t]),
-            }
-            for t in np.flatnonzero((patterns.kinds == DISH) & (counts.docs > 0))
-        ]
-        insert(con, "core.corpus_shard_dish_counts", dish_rows)
-        names: dict[int, list[int]] = {}
-        for t in np.flatnonzero(((patterns.kinds == UK_NAME) | (patterns.kinds == RU_NAME)) & (counts.docs > 0)):
-            target = patterns.targets[t]
-            names.setdefault(int(target.key), [0, 0])[0 if target.kind == UK_NAME else 1] = int(counts.docs[t])
-        insert(
-            con,
-            "core.corpus_shard_name_counts",
-            [
-                {"corpus_id": corpus_id, "checksum": checksum, "pair_id": pair, "docs_uk_name": uk, "docs_ru_name": ru}
-                for pair, (uk, ru) in names.items()
-            ],
-        )
-        insert(con, "core.corpus_samples", [{"corpus_id": corpus_id, **row} for row in counts.samples])
+    if ok:
+        if counts_from is None:
+            insert(con, "core.corpus_shard_dish_counts", result.dish_rows)
+            insert(con, "core.corpus_shard_name_counts", result.name_rows)
+        else:
+            tables = ("core.corpus_shard_dish_counts", "core.corpus_shard_name_counts")
+            for table, path in zip(tables, counts_from, strict=True):
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [path])
+        insert(con, "core.corpus_samples", samples)
     _recompute_totals(con, corpus_id, patterns)
 
 

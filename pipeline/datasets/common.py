@@ -170,7 +170,7 @@ def record_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetInfo) -> None
 def delete_dataset_dishes(con: duckdb.DuckDBPyConnection, dataset: str) -> None:
     """Remove a dataset's dishes and what hangs off them, before loading a new version."""
     keys = "(SELECT dish_key FROM core.dishes WHERE dataset = ?)"
-    for table in ("core.dish_origins", "core.dish_names", "core.dish_regions"):
+    for table in ("core.dish_origins", "core.dish_origin_nations", "core.dish_names", "core.dish_regions"):
         con.execute(f"DELETE FROM {table} WHERE dish_key IN {keys}", [dataset])
     con.execute(f"DELETE FROM core.images WHERE kind = 'real' AND dish_key IN {keys}", [dataset])
     con.execute("DELETE FROM core.parallel_dishes WHERE dataset = ?", [dataset])

@@ -3,7 +3,8 @@ the small task-1 set (what is this dish called?; see "task 1" below).
 
 food_id in the eval file is the 0-based data row of kb/final_data.csv (the file has no id
 column). Gold countries are English names; "England", "Scotland" and "Wales" become GB because
-ISO 3166-1 gives the United Kingdom one code (its nations are ISO 3166-2 subdivisions), and
+ISO 3166-1 gives the United Kingdom one code (its nations are ISO 3166-2 subdivisions) and are also
+kept as nation gold (core.dish_origin_nations, core.item_gold_nations: GB-ENG, GB-SCT, GB-WLS), and
 "Global" (a dish eaten everywhere) is reported, not turned into a country.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.countries import UnknownCountry, resolve_english
+from pipeline.countries import UnknownCountry, resolve_english, resolve_uk_nation
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, RemoteFile, TaskItems, with_local_images
 from pipeline.datasets.common import (
@@ -110,6 +111,9 @@ FILES = {
     "names": Path("kb/food_name_multiling.csv"),
     "task2": Path("eval/large_eval_task2.csv"),
 }
+# The ingester's version, kept with the files' hash: a warehouse loaded by an older one is read
+# again (2: UK nations kept as their own gold).
+INGESTER = "worldcuisines@2"
 KB_COLUMNS = ["Name", "Alias", "Coarse-grained categories", "Countries", "Text Description"]
 NAMES_COLUMNS = ["Name", "json_aliases"]
 TASK2_COLUMNS = ["qa_id", "food_id", "prompt_id", "prompt_type", "answer", "image_url", "Countries", "correct_index"]
@@ -123,11 +127,13 @@ class WorldCuisinesData:
     dishes: list[dict] = field(default_factory=list)
     names: list[dict] = field(default_factory=list)
     origins: list[dict] = field(default_factory=list)
+    origin_nations: list[dict] = field(default_factory=list)
     regions: list[dict] = field(default_factory=list)
     images: dict[str, dict] = field(default_factory=dict)
     items: list[dict] = field(default_factory=list)
     item_images: list[dict] = field(default_factory=list)
     gold: list[dict] = field(default_factory=list)
+    gold_nations: list[dict] = field(default_factory=list)
     gold_text: list[dict] = field(default_factory=list)
     prompts: list[dict] = field(default_factory=list)
     options: list[dict] = field(default_factory=list)
@@ -200,7 +206,10 @@ def parse_kb(path: Path, data: WorldCuisinesData) -> dict[int, str]:
             }
         )
         data.names.append(name_row(key, "en", name, is_primary=True))
-        codes = _countries(_json_list(record["Countries"], path, line, "Countries"), path, line, data, food_id)
+        countries = _json_list(record["Countries"], path, line, "Countries")
+        codes = _countries(countries, path, line, data, food_id)
+        nations = dict.fromkeys(n for n in (resolve_uk_nation(str(c)) for c in countries) if n)
+        data.origin_nations.extend({"dish_key": key, "nation": n} for n in nations)
         if not codes:
             data.quirks.append(
                 Quirk(
@@ -322,6 +331,9 @@ def parse_task2(path: Path, data: WorldCuisinesData, key_by_food_id: dict[int, s
             }
         )
         data.gold.append({"item_id": item_id, "country": gold})
+        nation = resolve_uk_nation(clean(record["answer"]))
+        if nation:
+            data.gold_nations.append({"item_id": item_id, "nation": nation})
         url = clean(record["image_url"])
         if url:
             data.item_images.append({"item_id": item_id, "position": 0, "image_id": _add_image(data, url, key)})
@@ -415,7 +427,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
     paths = locate_files(source)
     choice_files = [p for files in choice_item_files(paths["kb"].parent.parent).values() for p in files]
     sha = sha256_files([*paths.values(), *choice_files])
-    if not force and already_loaded(con, sha, "worldcuisines"):
+    if not force and already_loaded(con, sha, "worldcuisines", scope=INGESTER):
         return IngestResult("worldcuisines", skipped=True)
     data, paths = parse(source)
     task_ids = [TASK_ID, TASK1_ID, *(t for t in CHOICE_ITEM_FILES if any(i["task_id"] == t for i in data.items))]
@@ -428,6 +440,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         for table in (
             "core.item_images",
             "core.item_gold_countries",
+            "core.item_gold_nations",
             "core.item_gold_text",
             "core.item_prompts",
             "core.item_options",
@@ -449,11 +462,13 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.dishes", data.dishes)
         insert(con, "core.dish_names", data.names)
         insert(con, "core.dish_origins", data.origins)
+        insert(con, "core.dish_origin_nations", data.origin_nations)
         insert(con, "core.dish_regions", data.regions)
         insert(con, "core.images", list(data.images.values()))
         insert(con, "core.items", data.items)
         insert(con, "core.item_images", data.item_images)
         insert(con, "core.item_gold_countries", data.gold)
+        insert(con, "core.item_gold_nations", data.gold_nations)
         insert(con, "core.item_gold_text", data.gold_text)
         insert(con, "core.item_prompts", data.prompts)
         if data.task1 is not None:
@@ -465,7 +480,16 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_options", data.options)
         insert(con, "core.item_gold_choices", data.gold_choices)
         record_quirks(con, data.quirks, run_id, replace_files=[p.name for p in paths.values()])
-        record_source(con, sha256=sha, kind="worldcuisines", path=source, rows_loaded=len(data.dishes), run_id=run_id)
+        con.execute("DELETE FROM meta.source_files WHERE kind = 'worldcuisines'")  # an older ingester's marker too
+        record_source(
+            con,
+            sha256=sha,
+            kind="worldcuisines",
+            scope=INGESTER,
+            path=source,
+            rows_loaded=len(data.dishes),
+            run_id=run_id,
+        )
     counts = {
         "dishes": len(data.dishes),
         "dish names": len(data.names),

@@ -56,6 +56,9 @@ class Entry:
     lang: str
     kind: str
     case_sensitive: bool = False
+    # How strong the claim is (0 CLDR/pycountry name, 1 curated, 2 adjective, 3 inflected or generated
+    # from a library's list, like pycountry's subdivisions): decides between search languages too.
+    rank: int = 0
 
 
 @dataclass(frozen=True)
@@ -480,7 +483,7 @@ def _build_lang(lang: str) -> list[Entry]:
         sensitive = _is_case_sensitive(base, lang, kind)
         for surface in _forms(base, lang, kind):
             rank = priority if surface == base else _PRIORITY_INFLECTED
-            entry = Entry(surface, country, region, lang, kind, sensitive)
+            entry = Entry(surface, country, region, lang, kind, sensitive, rank)
             target = _target(country, region)
             current = claims.setdefault(surface, {}).get(target)
             if current is None or rank < current[0]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import open_page
+from tests.helpers import shown
 
 pytestmark = pytest.mark.usefixtures("warehouse_path")
 
@@ -86,7 +87,19 @@ def test_a_borsch_dish_shows_the_linked_worldcuisines_answers_against_its_own_go
 
 
 def test_borscht_says_why_no_model_answered_about_it() -> None:
+    """No question about borscht was put to any model (WorldCuisines' Borscht is in none of the answered
+    items): the page says so, shows the real answers that called another dish borscht or mentioned it,
+    and the nearest dishes that were asked about, one click away."""
     at = open_page(DISH_PAGE, dataset="borsch", dish="borsch:ru:679")
     links = next(frame.value for frame in at.dataframe if "linked_dish_key" in frame.value.columns)
     assert "worldcuisines:en:1191" in set(links["linked_dish_key"])  # Borscht
-    assert any("None of the linked records is among the questions" in text for text in texts(at.caption))
+    [warning] = [shown(text) for text in texts(at.warning) if "No model was asked about this dish" in text]
+    assert "worldcuisines:en:1191" in warning and "borsch:uk:422" in warning
+    nearest = next(frame.value for frame in at.dataframe if "relation" in frame.value.columns)
+    assert "Зелений борщ" in set(nearest["display_name"]) and (nearest["n_answers"] > 0).all()
+    assert "/dish?dataset=borsch&dish=borsch:uk:668" in set(nearest["page"])
+    called = {metric.label: metric.value for metric in at.metric}
+    assert int(called["Called it, shown another dish"]) > 100  # "Borscht" for a photo of Ukha, ...
+    assert int(called["Mentioned it, asked about another dish"]) > 10
+    per_dish = next(frame.value for frame in at.dataframe if "named_as" in frame.value.columns)
+    assert per_dish["asked_about"].iloc[0] == "Ukha"

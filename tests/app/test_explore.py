@@ -269,3 +269,36 @@ def test_each_country_inside_other_opens_its_own_answers(warehouse_path: Path):
     answers = table(cell, "origins", "response")
     assert len(answers) == n and (answers["predicted_country"] == params["pred"]).all()
     assert (answers["true_country"] == params["true"]).all()
+
+
+# --- Co-occurrence and Code mixing: a chart point or bar lists what is behind it ---------------------
+
+
+def test_a_cooccurrence_point_lists_its_dishes_and_their_answers(warehouse_path: Path):
+    from warehouse.queries import corpus
+
+    corpus_id = corpus.corpora(warehouse_path, "worldcuisines")["corpus_id"].iloc[0]
+    bins = corpus.cooccurrence_bins(warehouse_path, ALL, corpus_id, "count", "model")
+    point = bins[bins["line"] == A].sort_values("n_answers").iloc[-1]
+    at = open_page("views/cooccurrence.py", line=A, bin=str(int(point["bin"])))
+    dishes = table(at, "docs_with_true_country", "answers")
+    assert len(dishes) == point["n_dishes"]
+    counts = dishes["answers"].map(links.shown_text).str.split().str[0].str.replace(",", "").astype(int)
+    assert counts.sum() == point["n_answers"]  # the point's answers, dish by dish
+    assert dishes["name"].str.startswith("dish?").all()
+    assert dishes["answers"].str.contains(f"models={A}").all()
+
+
+def test_a_codemix_bin_lists_its_pairs_linked_to_both_dishes(warehouse_path: Path):
+    at = open_page("views/codemix.py", dataset="borsch")
+    everything = table(at, "uk_name", "ru_name", "d")
+    chosen = int(everything["bin"].mode().iloc[0])
+    at.selectbox(key="url_bin").set_value(str(chosen)).run()
+    assert at.query_params.get("bin") == str(chosen)
+    pairs = table(at, "uk_name", "ru_name", "d")
+    assert len(pairs) == (everything["bin"] == chosen).sum() and (pairs["bin"] == chosen).all()
+    for side in ("uk", "ru"):  # a dish page per name; a one-sided pair's missing name: the Dishes search
+        keyed = pairs[f"{side}_dish_key"].notna()
+        assert pairs.loc[keyed, f"{side}_name"].str.startswith(f"dish?dataset=borsch&dish=borsch%3A{side}%3A").all()
+        assert pairs.loc[~keyed, f"{side}_name"].str.startswith("dishes?dataset=borsch&q=").all()
+        assert pairs[f"{side}_name"].map(links.shown_text).notna().all()

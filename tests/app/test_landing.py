@@ -14,7 +14,9 @@ from tests.helpers import REPO, shown
 MAIN = REPO / "app" / "main.py"
 TIMEOUT = 60
 # the pages about model answers, which once told a BORSch reader to run `make demo`
-ANSWER_PAGES = ("map", "confusion", "language_pull", "cooccurrence", "language_switching", "method_audit")
+ANSWER_PAGES = ("map", "confusion", "language_switching", "method_audit")
+# the pages that show a dataset without answers of its own the linked answers of another (app/linked.py)
+LINKED_PAGES = ("language_pull", "cooccurrence")
 
 
 def texts(at: AppTest) -> list[str]:
@@ -55,13 +57,26 @@ def test_a_dataset_without_answers_points_to_the_one_with_them(warehouse_path: P
     assert "No model answers are scored for" not in " ".join(texts(at))
 
 
+@pytest.mark.parametrize("page", LINKED_PAGES)
+def test_a_dataset_without_answers_of_its_own_shows_linked_answers_labelled(warehouse_path: Path, page: str):
+    at = visit(page, dataset="borsch")
+    shown_text = " ".join(texts(at))
+    assert "borsch has no model answers of its own yet" in shown_text and "linked answers" in shown_text
+    assert "make demo" not in shown_text
+    assert at.get("plotly_chart")
+
+
 def test_code_mixing_never_sends_the_reader_in_a_circle(warehouse_path: Path):
-    """Its pairs are BORSch dishes, and no BORSch answer is in the demo: both datasets say so, and neither
-    points to the other."""
-    for dataset in ("borsch", "worldcuisines"):
-        at = visit("codemix", dataset=dataset)
-        shown_text = " ".join(texts(at))
-        assert "No answers about these BORSch dishes are scored" in shown_text
-        assert "pick the borsch dataset" not in shown_text.lower() and "make demo" not in shown_text
-        assert not [button for button in at.button if "borsch" in button.label.lower()]
-        assert at.get("plotly_chart")  # the pair counts still draw
+    """Its pairs are BORSch dishes, and no BORSch answer of its own is in the demo: BORSch shows the linked
+    WorldCuisines answers about them, and WorldCuisines points there (one click), never back."""
+    at = visit("codemix", dataset="worldcuisines")
+    shown_text = " ".join(texts(at))
+    assert "The pairs are BORSch dishes" in shown_text and "make demo" not in shown_text
+    [switch] = [button for button in at.button if "borsch" in button.label.lower()]
+    switch.click().run()
+    assert not at.exception
+    assert at.query_params.get("dataset") == "borsch"
+    shown_text = " ".join(texts(at))
+    assert "linked answers" in shown_text and "pick the borsch dataset" not in shown_text.lower()
+    assert not [button for button in at.button if "worldcuisines" in button.label.lower()]
+    assert len(at.get("plotly_chart")) == 2  # the scores per bin, and the pair counts

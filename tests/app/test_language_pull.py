@@ -53,11 +53,13 @@ def test_prompt_language_filter_and_empty_states(warehouse_path: Path):
     assert len(at.get("plotly_chart")) == 1
 
 
-def test_a_dataset_without_answers_shows_the_empty_state(warehouse_path: Path):
+def test_a_dataset_without_answers_of_its_own_shows_linked_answers_labelled(warehouse_path: Path):
+    """BORSch has no answers; its dishes linked to WorldCuisines ones borrow theirs, said plainly (the
+    empty state without any answers: tests/app/test_linked_views.py)."""
     at = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
     at.query_params["dataset"] = "borsch"
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert any("No model answers are scored for" in text for text in texts(at.info))
-    assert not at.get("plotly_chart")
+    assert any("has no model answers of its own yet" in text for text in texts(at.info))
+    assert set(at.dataframe[0].value["answers"]) == {"linked: worldcuisines origin_vqa"}

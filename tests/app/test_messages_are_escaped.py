@@ -48,6 +48,11 @@ REVIEWED = {
     ("app/views/imagined.py", "models_line(rows, tiny)"): "built with code()",
     ("app/views/imagined.py", "COMMAND"): "a constant command line",
     ("app/views/imagined.py", "spearman_text(row)"): "formatted numbers only",
+    ("app/views/compare.py", "INTERVAL"): "a constant",
+    ("app/views/compare.py", "verdict"): "built with literal()",
+    ("app/views/dish.py", "urls[c]"): "a relative link to this app built by app/links.py (urlencode()d values)",
+    ("app/views/dishes.py", "ANSWERS_HELP"): "a constant",
+    ("app/views/overview.py", "NATION_NOTE"): "a constant",
 }
 
 

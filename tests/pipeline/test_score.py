@@ -4,7 +4,7 @@ origin-scores export contract, and re-scoring without any model run."""
 from __future__ import annotations
 
 import io
-import shutil
+import itertools
 from pathlib import Path
 
 import duckdb
@@ -45,6 +45,8 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         "choice_accuracy": 180000,
         "paper_choice_accuracy": 180000,
         **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
+        # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales
+        "uk_nation_match": 10 * 30 * 12,
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
@@ -66,6 +68,35 @@ def test_scores_agree_with_the_extracted_countries(real_warehouse: Path) -> None
     ) == [(1.0, 1.0)]
 
 
+def test_uk_nation_match_tells_the_nations_apart_where_the_gold_names_one(real_warehouse: Path) -> None:
+    rows = query(
+        real_warehouse,
+        """SELECT g.generation_id, n.nation, e.regions, s.value, a.value
+        FROM core.generations g
+        JOIN core.item_gold_nations n USING (item_id)
+        JOIN core.extractions e USING (generation_id)
+        LEFT JOIN core.scores s ON s.generation_id = g.generation_id AND s.metric = 'uk_nation_match'
+        LEFT JOIN core.scores a ON a.generation_id = g.generation_id AND a.metric = 'accuracy'""",
+    )
+    assert len(rows) == 3600
+    assert all(value == float(nation in regions) for _, nation, regions, value, _ in rows)
+    # GB is right at country level for all of them; the nation level tells "England" from "Scotland"
+    country_hit_nation_miss = [r for r in rows if r[4] == 1.0 and r[3] == 0.0]
+    assert 0 < len(country_hit_nation_miss) < sum(1 for r in rows if r[4] == 1.0)
+    # the mart carries the nation gold and the score, NULL where the gold names no nation
+    assert query(
+        real_warehouse,
+        """SELECT count(*), count(uk_nation_match), count(*) FILTER (gold_nations <> '')
+        FROM marts.origin_scores WHERE dataset = 'worldcuisines'""",
+    ) == [(180000, 3600, 3600)]
+    [(n_nation,)] = query(
+        real_warehouse,
+        """SELECT DISTINCT n_uk_nation FROM marts.leaderboard
+        WHERE dataset = 'worldcuisines' AND task = 'origin_vqa' AND lang = '*'""",
+    )
+    assert n_nation == 300  # per model: 10 questions x 30 prompt languages
+
+
 def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> None:
     csv_text = run_cli(real_warehouse, "export", "origin-scores", "--format", "csv").stdout
     frame = pl.read_csv(io.StringIO(csv_text), infer_schema_length=0)
@@ -81,29 +112,24 @@ def test_origin_scores_export_contract(real_warehouse: Path, tmp_path: Path) -> 
     assert pl.read_parquet(out).columns[:12] == CONTRACT
 
 
-def test_rescoring_rewrites_only_extractions_and_scores(real_warehouse: Path, tmp_path: Path) -> None:
-    """On a copy holding one model's real answers (open-ended and multiple choice; re-extracting all
-    twelve models takes a minute and proves nothing more): `score` finds nothing to do, `score
+def test_rescoring_rewrites_only_extractions_and_scores(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """Real answers of one model, open-ended and multiple choice (the first 3,000 lines of each published
+    file: all twelve models take minutes and prove nothing more): `score` finds nothing to do, `score
     --rescore` redoes every extraction and score and leaves the answers untouched."""
-    copy = tmp_path / "warehouse.duckdb"
+    copy = worldcuisines_warehouse
     work = copy.with_name("warehouse.work.duckdb")
-    shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
-    con = duckdb.connect(str(work))
-    try:
-        kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
-        others = "(SELECT generation_id FROM core.generations WHERE model_id <> ?)"
-        tables = con.execute(
-            "SELECT DISTINCT table_name FROM duckdb_columns() WHERE schema_name = 'core' "
-            "AND column_name = 'generation_id' AND table_name <> 'generations'"
-        ).fetchall()
-        for (table,) in tables:
-            con.execute(f"DELETE FROM core.{table} WHERE generation_id IN {others}", [kept])
-        con.execute("DELETE FROM core.generations WHERE model_id <> ?", [kept])
-        [(answers,)] = con.execute("SELECT count(*) FROM core.generations").fetchall()
-        [(open_ended,)] = con.execute("SELECT count(*) FROM core.extractions").fetchall()
-    finally:
-        con.close()
-    assert answers >= 15000
+    predictions = data_dir / "worldcuisines" / "predictions"
+    kept = "Phi-3.5-vision-instruct"  # one of the twelve published WorldCuisines prediction files
+    for source in (predictions / f"task2_oe_{kept}.jsonl", predictions / "mc" / f"task2_mc_{kept}.jsonl"):
+        with open(source, encoding="utf-8") as lines:
+            (tmp_path / source.name).write_text("".join(itertools.islice(lines, 3000)), encoding="utf-8")
+        run_cli(copy, "import-responses", str(tmp_path / source.name))
+    first = run_cli(copy, "score")
+    [(answers,)] = query(work, "SELECT count(*) FROM core.generations")
+    [(open_ended,)] = query(work, "SELECT count(*) FROM core.extractions")
+    assert answers == 6000 and 0 < open_ended < answers and f"scored {answers:,} answers" in first.stderr
     fingerprint = """SELECT count(*), sum(hash(generation_id, response, created_at)) FROM core.generations"""
     before = query(work, fingerprint)
     nothing = run_cli(copy, "score")

@@ -4,12 +4,15 @@
 CREATE OR REPLACE TABLE marts.origin_scores AS
 WITH gold AS (
     SELECT item_id, string_agg(country, ',' ORDER BY country) AS gold FROM core.item_gold_countries GROUP BY item_id
+), nations AS (
+    SELECT item_id, string_agg(nation, ',' ORDER BY nation) AS gold_nations FROM core.item_gold_nations GROUP BY item_id
 ), metric AS (
     SELECT generation_id,
            max(value) FILTER (metric = 'jaccard') AS jaccard,
            max(value) FILTER (metric = 'dice') AS dice,
            max(value) FILTER (metric = 'overlap') AS overlap,
-           max(value) FILTER (metric = 'accuracy') AS accuracy
+           max(value) FILTER (metric = 'accuracy') AS accuracy,
+           max(value) FILTER (metric = 'uk_nation_match') AS uk_nation_match
     FROM core.scores GROUP BY generation_id
 )
 SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.lang, i.source_ref AS item_id,
@@ -20,13 +23,18 @@ SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.
        -- The one definition of "no country" (every page's no-country share is the mean of this): the
        -- extraction found no country in the answer, whatever the reason (status no_country, refusal or
        -- empty; a broad region alone is no country).
-       e.status IN ('no_country', 'refusal', 'empty') AS no_country
+       e.status IN ('no_country', 'refusal', 'empty') AS no_country,
+       -- The UK nation the dataset names as gold (GB-SCT...; empty otherwise) and whether the answer
+       -- named that nation (NULL where the gold names none): a Scottish dish credited to England is
+       -- 0 here while the country-level scores see GB = GB.
+       coalesce(nations.gold_nations, '') AS gold_nations, m.uk_nation_match
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.tasks t USING (task_id)
 JOIN core.extractions e USING (generation_id)
 JOIN metric m USING (generation_id)
 LEFT JOIN gold ON gold.item_id = g.item_id
+LEFT JOIN nations ON nations.item_id = g.item_id
 WHERE t.answer_kind = 'countries'
 ORDER BY t.dataset, model, task, g.lang, try_cast(i.source_ref AS BIGINT) NULLS LAST, i.source_ref, g.variant;
 

@@ -56,7 +56,11 @@ SELECT corpus_id, corpus_lang, dish_key, dataset, name, origins, docs_with_dish,
 FROM scaled
 ORDER BY corpus_id, docs_with_true_country DESC, dish_key;
 
--- Mean origin-QA Jaccard per corpus x measure x bin x dataset x task x model x prompt language.
+-- Mean origin-QA Jaccard per corpus x measure x bin x dataset x task x model x prompt language, and
+-- where the answers come from (LINKED_COLUMNS in warehouse/marts/__init__.py): a dataset's own answers
+-- ('own', scored against its gold), or answers borrowed from a linked record of another dataset
+-- (marts.linked_origin_answers: 'linked', with `answer_dataset` the dataset that asked and `task` its
+-- task), each twice: scored against the dish's own dataset's gold and against the asking dataset's.
 CREATE OR REPLACE TABLE marts.cooccurrence_bins AS
 WITH binned AS (
     SELECT corpus_id, corpus_lang, dish_key, name, docs_with_true_country AS value, 'count' AS measure,
@@ -68,17 +72,30 @@ WITH binned AS (
     SELECT corpus_id, corpus_lang, dish_key, name, ratio, 'ratio', ratio_bin, (ratio_bin - 1) / 10, ratio_bin / 10
     FROM marts.cooccurrence_dishes WHERE ratio_bin IS NOT NULL
 ), answers AS (
-    SELECT b.*, s.dataset, s.task, s.model, s.lang, s.jaccard
+    SELECT b.*, s.dataset, s.task, s.model, s.lang, s.jaccard,
+           'own' AS answers_from, s.dataset AS answer_dataset, s.dataset AS gold
     FROM binned b
     JOIN marts.origin_scores s USING (dish_key)
     WHERE s.task IN ('origin_qa', 'origin_vqa') AND s.jaccard IS NOT NULL
+    UNION ALL
+    SELECT b.*, l.dataset, l.task, l.model, l.lang, l.jaccard_dish_gold, 'linked', l.answer_dataset, l.dataset
+    FROM binned b
+    JOIN marts.linked_origin_answers l USING (dish_key)
+    WHERE l.task IN ('origin_qa', 'origin_vqa') AND l.jaccard_dish_gold IS NOT NULL
+    UNION ALL
+    SELECT b.*, l.dataset, l.task, l.model, l.lang, l.jaccard_answer_gold, 'linked', l.answer_dataset,
+           l.answer_dataset
+    FROM binned b
+    JOIN marts.linked_origin_answers l USING (dish_key)
+    WHERE l.task IN ('origin_qa', 'origin_vqa') AND l.jaccard_answer_gold IS NOT NULL
 ), per_dish AS (
-    SELECT corpus_id, corpus_lang, measure, bin, dataset, task, model, lang, dish_key, any_value(name) AS name,
+    SELECT corpus_id, corpus_lang, measure, bin, dataset, task, model, lang, answers_from, answer_dataset, gold,
+           dish_key, any_value(name) AS name,
            any_value(value) AS value, any_value(bin_low) AS bin_low, any_value(bin_high) AS bin_high,
            count(*) AS n, sum(jaccard) AS s, sum(jaccard * jaccard) AS ss
     FROM answers GROUP BY ALL
 ), per_bin AS (
-    SELECT corpus_id, corpus_lang, measure, bin, dataset, task, model, lang,
+    SELECT corpus_id, corpus_lang, measure, bin, dataset, task, model, lang, answers_from, answer_dataset, gold,
            any_value(bin_low) AS bin_low, any_value(bin_high) AS bin_high,
            count(*) AS n_dishes, sum(n) AS n_answers, sum(s) AS jaccard_sum, sum(ss) AS jaccard_sumsq,
            list(name ORDER BY value DESC, name) AS names
@@ -88,9 +105,9 @@ SELECT corpus_id, corpus_lang, measure, bin, bin_low, bin_high, dataset, task, m
        n_dishes, n_answers::BIGINT AS n_answers, jaccard_sum / n_answers AS jaccard,
        mean_low(jaccard_sum, jaccard_sumsq, n_answers) AS jaccard_low,
        mean_high(jaccard_sum, jaccard_sumsq, n_answers) AS jaccard_high,
-       jaccard_sum, jaccard_sumsq, names_preview(names) AS dishes
+       jaccard_sum, jaccard_sumsq, names_preview(names) AS dishes, answers_from, answer_dataset, gold
 FROM per_bin
-ORDER BY corpus_id, measure, dataset, task, model, lang, bin;
+ORDER BY corpus_id, measure, dataset, answers_from, gold, task, model, lang, bin;
 
 -- Dish-name VQA answers (name_match: within one edit of a gold name) are in marts.name_scores,
 -- built with the other dish-name marts in 085_dish_identity.sql.
@@ -142,27 +159,66 @@ GROUP BY c.corpus_id, c.corpus_lang
 ORDER BY c.corpus_id;
 
 -- Per bin: mean origin-QA Jaccard (answers about the pair's Ukrainian dish; metric 'jaccard') and
--- mean dish-name VQA match (metric 'name_match'), per dataset x task x model x prompt language.
+-- mean dish-name VQA match (metric 'name_match'), per dataset x task x model x prompt language, and
+-- where the answers come from (LINKED_COLUMNS): 'own', or 'linked' answers asked about a record of
+-- `answer_dataset` linked to either dish of the pair (each answer once per pair), their Jaccard against
+-- the pair's gold (the dish's dataset) and against the asking dataset's, their name match against the
+-- asking dataset's names of the dish (the only names a linked dish-name answer was scored with).
 CREATE OR REPLACE TABLE marts.codemix_bins AS
-WITH answers AS (
+WITH linked AS (
+    SELECT DISTINCT ON (p.corpus_id, p.pair_id, l.generation_id)
+           p.corpus_id, p.corpus_lang, p.bin, p.d_low, p.d_high, p.pair_id, p.d, p.uk_name, p.dataset,
+           l.answer_dataset, l.task, l.model, l.lang, l.countries, l.jaccard_answer_gold,
+           coalesce((SELECT list(o.country ORDER BY o.country) FROM core.dish_origins o
+                     WHERE o.dish_key = p.uk_dish_key), list_sort(string_split(p.origins, ','))) AS pair_gold
+    FROM marts.codemix_pairs p
+    JOIN marts.linked_origin_answers l ON l.dish_key IN (p.uk_dish_key, p.ru_dish_key)
+    WHERE l.task IN ('origin_qa', 'origin_vqa')
+    ORDER BY p.corpus_id, p.pair_id, l.generation_id, l.dish_key = p.uk_dish_key DESC
+), linked_names AS (
+    SELECT DISTINCT ON (p.corpus_id, p.pair_id, a.generation_id)
+           p.corpus_id, p.corpus_lang, p.bin, p.d_low, p.d_high, p.pair_id, p.d, p.uk_name, p.dataset,
+           a.dataset AS answer_dataset, a.task, a.model, a.lang, a.score_own_gold AS value
+    FROM marts.codemix_pairs p
+    JOIN marts.linked_answers a ON a.dish_key IN (p.uk_dish_key, p.ru_dish_key)
+    WHERE a.kind = 'name' AND a.task = 'dish_name_vqa' AND a.score_own_gold IS NOT NULL
+    ORDER BY p.corpus_id, p.pair_id, a.generation_id
+), answers AS (
     SELECT p.corpus_id, p.corpus_lang, p.bin, p.d_low, p.d_high, p.pair_id, p.d, p.uk_name, 'jaccard' AS metric,
-           s.dataset, s.task, s.model, s.lang, s.jaccard AS value
+           s.dataset, s.task, s.model, s.lang, s.jaccard AS value,
+           'own' AS answers_from, s.dataset AS answer_dataset, s.dataset AS gold
     FROM marts.codemix_pairs p
     JOIN marts.origin_scores s ON s.dish_key = p.uk_dish_key
     WHERE s.task IN ('origin_qa', 'origin_vqa') AND s.jaccard IS NOT NULL
     UNION ALL
     SELECT p.corpus_id, p.corpus_lang, p.bin, p.d_low, p.d_high, p.pair_id, p.d, p.uk_name, 'name_match',
-           s.dataset, s.task, s.model, s.lang, s.name_match
+           s.dataset, s.task, s.model, s.lang, s.name_match, 'own', s.dataset, s.dataset
     FROM marts.codemix_pairs p
     JOIN marts.name_scores s ON s.dish_key = p.uk_dish_key
     WHERE s.task = 'dish_name_vqa' AND s.name_match IS NOT NULL
+    UNION ALL
+    SELECT corpus_id, corpus_lang, bin, d_low, d_high, pair_id, d, uk_name, 'jaccard', dataset, task, model, lang,
+           CASE WHEN len(countries) = 0 THEN 0.0
+                ELSE len(list_intersect(countries, pair_gold))
+                     / len(list_distinct(list_concat(countries, pair_gold))) END,
+           'linked', answer_dataset, dataset
+    FROM linked WHERE len(coalesce(pair_gold, [])) > 0
+    UNION ALL
+    SELECT corpus_id, corpus_lang, bin, d_low, d_high, pair_id, d, uk_name, 'jaccard', dataset, task, model, lang,
+           jaccard_answer_gold, 'linked', answer_dataset, answer_dataset
+    FROM linked WHERE jaccard_answer_gold IS NOT NULL
+    UNION ALL
+    SELECT corpus_id, corpus_lang, bin, d_low, d_high, pair_id, d, uk_name, 'name_match', dataset, task, model,
+           lang, value, 'linked', answer_dataset, answer_dataset
+    FROM linked_names
 ), per_pair AS (
-    SELECT corpus_id, corpus_lang, metric, bin, dataset, task, model, lang, pair_id,
+    SELECT corpus_id, corpus_lang, metric, bin, dataset, task, model, lang, answers_from, answer_dataset, gold,
+           pair_id,
            any_value(d) AS d, any_value(uk_name) AS name, any_value(d_low) AS d_low, any_value(d_high) AS d_high,
            count(*) AS n, sum(value) AS s, sum(value * value) AS ss
     FROM answers GROUP BY ALL
 ), per_bin AS (
-    SELECT corpus_id, corpus_lang, metric, bin, dataset, task, model, lang,
+    SELECT corpus_id, corpus_lang, metric, bin, dataset, task, model, lang, answers_from, answer_dataset, gold,
            any_value(d_low) AS d_low, any_value(d_high) AS d_high,
            count(*) AS n_pairs, sum(n) AS n_answers, sum(s) AS value_sum, sum(ss) AS value_sumsq,
            list(name ORDER BY d DESC, name) AS names
@@ -172,9 +228,9 @@ SELECT corpus_id, corpus_lang, metric, bin, d_low, d_high, dataset, task, model,
        n_answers::BIGINT AS n_answers, value_sum / n_answers AS mean,
        mean_low(value_sum, value_sumsq, n_answers) AS mean_low,
        mean_high(value_sum, value_sumsq, n_answers) AS mean_high,
-       value_sum, value_sumsq, names_preview(names) AS dishes
+       value_sum, value_sumsq, names_preview(names) AS dishes, answers_from, answer_dataset, gold
 FROM per_bin
-ORDER BY corpus_id, metric, dataset, task, model, lang, bin;
+ORDER BY corpus_id, metric, dataset, answers_from, gold, task, model, lang, bin;
 
 -- Sampled sentences where a dish appears next to a country that is NOT one of its origins, for
 -- human review (BORSch Fig. 7). sample_id is a stable hash of what the sample says.

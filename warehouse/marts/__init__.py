@@ -78,7 +78,14 @@ ORIGIN_SCORE_COLUMNS = (
     "generation_id",
     "extractor",
     "no_country",  # the one definition of "no country" (030_origin_scores.sql)
+    "gold_nations",  # the UK nation a dataset names as gold (GB-SCT...), '' otherwise
+    "uk_nation_match",  # 1/0 where gold_nations is set, NULL otherwise
 )
+
+# Where the answers of an analysis row come from, added at the end of the corpus and language-pull
+# marts: `answers_from` 'own' (asked about the dataset's own dish) or 'linked' (asked about a linked
+# record of `answer_dataset`, marts.linked_origin_answers), and `gold`, the dataset whose gold scored them.
+LINKED_COLUMNS = ("answers_from", "answer_dataset", "gold")
 
 MARTS: tuple[Mart, ...] = (
     Mart(
@@ -143,6 +150,33 @@ MARTS: tuple[Mart, ...] = (
         },
     ),
     Mart(
+        "035_linked_origin_answers.sql",
+        columns={
+            "marts.linked_origin_answers": (
+                "dish_key",
+                "dataset",
+                "answer_dish_key",
+                "answer_dataset",
+                "via",
+                "link_score",
+                "task",
+                "model",
+                "lang",
+                "item_id",
+                "variant",
+                "generation_id",
+                "status",
+                "predicted",
+                "dish_gold",
+                "answer_gold",
+                "jaccard_dish_gold",
+                "jaccard_answer_gold",
+                "accuracy_dish_gold",
+                "accuracy_answer_gold",
+            ),
+        },
+    ),
+    Mart(
         "leaderboard.py",
         build=leaderboard.build,
         columns={
@@ -159,6 +193,10 @@ MARTS: tuple[Mart, ...] = (
                 "accuracy_low",
                 "accuracy_high",
                 "no_country_share",
+                "n_uk_nation",
+                "uk_nation_match",
+                "uk_nation_match_low",
+                "uk_nation_match_high",
             ),
         },
     ),
@@ -281,8 +319,19 @@ MARTS: tuple[Mart, ...] = (
                 "pull_share",
                 "base_share",
                 "language_countries",
+                *LINKED_COLUMNS,
             ),
-            "marts.ru_ua_pull": ("dataset", "task", "model", "lang", "n_answers", "n_ru", "n_ua", "ru_share"),
+            "marts.ru_ua_pull": (
+                "dataset",
+                "task",
+                "model",
+                "lang",
+                "n_answers",
+                "n_ru",
+                "n_ua",
+                "ru_share",
+                *LINKED_COLUMNS,
+            ),
         },
     ),
     Mart(
@@ -452,6 +501,7 @@ MARTS: tuple[Mart, ...] = (
                 "jaccard_sum",
                 "jaccard_sumsq",
                 "dishes",
+                *LINKED_COLUMNS,
             ),
             "marts.codemix_pairs": (
                 "corpus_id",
@@ -501,6 +551,7 @@ MARTS: tuple[Mart, ...] = (
                 "value_sum",
                 "value_sumsq",
                 "dishes",
+                *LINKED_COLUMNS,
             ),
             "marts.corpus_samples": (
                 "sample_id",

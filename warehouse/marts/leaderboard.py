@@ -1,5 +1,6 @@
 """marts.leaderboard: mean Jaccard and accuracy per model and prompt language (and over all
-languages, lang = '*'), each with a percentile-bootstrap 95% interval over answers.
+languages, lang = '*'), each with a percentile-bootstrap 95% interval over answers; and the
+nation-level match (`uk_nation_match`) over the answers whose gold names a UK nation.
 
 Bootstrap in numpy rather than SQL: 1,000 resamples of each group's scores, fixed seed so a
 republish gives the same intervals. Scores take few distinct values (accuracy is 0/1, Jaccard
@@ -28,7 +29,9 @@ def bootstrap_interval(values: np.ndarray, rng: np.random.Generator) -> tuple[fl
 
 
 def build(con: duckdb.DuckDBPyConnection) -> None:
-    scores = con.sql("SELECT dataset, task, model, lang, jaccard, accuracy, no_country FROM marts.origin_scores").pl()
+    scores = con.sql(
+        "SELECT dataset, task, model, lang, jaccard, accuracy, no_country, uk_nation_match FROM marts.origin_scores"
+    ).pl()
     rows = []
     rng = np.random.default_rng(SEED)
     if scores.height:
@@ -40,6 +43,9 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
             accuracy = group["accuracy"].fill_null(0.0).to_numpy()
             j_low, j_high = bootstrap_interval(jaccard, rng)
             a_low, a_high = bootstrap_interval(accuracy, rng)
+            # only the answers whose gold names a UK nation have a nation-level score
+            nation = group["uk_nation_match"].drop_nulls().to_numpy()
+            n_low, n_high = bootstrap_interval(nation, rng)
             rows.append(
                 {
                     "dataset": keys[0],
@@ -54,6 +60,10 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
                     "accuracy_low": a_low,
                     "accuracy_high": a_high,
                     "no_country_share": float(group["no_country"].mean()),  # see marts.origin_scores.no_country
+                    "n_uk_nation": len(nation),
+                    "uk_nation_match": float(nation.mean()) if len(nation) else None,
+                    "uk_nation_match_low": n_low if len(nation) else None,
+                    "uk_nation_match_high": n_high if len(nation) else None,
                 }
             )
     frame = pl.DataFrame(rows, schema=SCHEMA)
@@ -78,4 +88,8 @@ SCHEMA = {
     "accuracy_low": pl.Float64,
     "accuracy_high": pl.Float64,
     "no_country_share": pl.Float64,
+    "n_uk_nation": pl.Int64,
+    "uk_nation_match": pl.Float64,
+    "uk_nation_match_low": pl.Float64,
+    "uk_nation_match_high": pl.Float64,
 }

@@ -11,6 +11,7 @@ import pandas as pd
 
 from warehouse.queries import Source, _frame
 from warehouse.queries.answers import Filters
+from warehouse.queries.linked import OWN, AnswerSource
 
 MEASURES = ("count", "ratio")
 LINES = ("model", "lang")  # one line per model (pooled over prompt languages) or per prompt language
@@ -38,14 +39,19 @@ def corpora(source: Source, dataset: str | None = None) -> pd.DataFrame:
     )
 
 
-def cooccurrence_bins(source: Source, filters: Filters, corpus_id: str, measure: str, by: str) -> pd.DataFrame:
-    """Mean origin-QA Jaccard per bin and line (`by` = model or lang), pooled over the other.
+def cooccurrence_bins(
+    source: Source, filters: Filters, corpus_id: str, measure: str, by: str, answers: AnswerSource = OWN
+) -> pd.DataFrame:
+    """Mean origin-QA Jaccard per bin and line (`by` = model or lang), pooled over the other, of the
+    dataset's own answers or (`answers`) the linked ones scored against one dataset's gold.
 
     `n_dishes` is the most dishes any pooled row had answers about (all of them when every model
     answered every dish); `dishes` lists that row's dishes (at most 30 names)."""
     if measure not in MEASURES or by not in LINES:
         raise ValueError(f"measure must be one of {MEASURES} and by one of {LINES}")
     where, params = filters.where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     pooled = _POOLED.format(s="jaccard_sum", ss="jaccard_sumsq", m="jaccard")
     return _frame(
         source,
@@ -95,11 +101,14 @@ def codemix_corpora(source: Source) -> pd.DataFrame:
     )
 
 
-def codemix_bins(source: Source, filters: Filters, corpus_id: str) -> pd.DataFrame:
+def codemix_bins(source: Source, filters: Filters, corpus_id: str, answers: AnswerSource = OWN) -> pd.DataFrame:
     """Per bin and metric, pooled over the selected models and prompt languages: mean origin-QA
     Jaccard (answers of the selected task about the pair's Ukrainian dish) and mean dish-name VQA
-    match (dish_name_vqa answers, whatever the selected task)."""
+    match (dish_name_vqa answers, whatever the selected task); the dataset's own answers or
+    (`answers`) the linked ones scored against one dataset's gold."""
     where, params = Filters(dataset=filters.dataset, models=filters.models, langs=filters.langs).where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     pooled = _POOLED.format(s="value_sum", ss="value_sumsq", m="mean")
     return _frame(
         source,
@@ -159,4 +168,52 @@ def corpus_samples(source: Source, lang: str, search: str | None = None) -> pd.D
         ORDER BY name, dish_key, country, sample_id
         """,
         {"lang": lang, "search": search},
+    )
+
+
+def cooccurrence_bin_dishes(
+    source: Source,
+    filters: Filters,
+    corpus_id: str,
+    measure: str,
+    bin: int,
+    by: str | None = None,
+    line: str | None = None,
+    answers: AnswerSource = OWN,
+) -> pd.DataFrame:
+    """The dishes behind one point of the co-occurrence chart: the corpus's dishes in `bin` of
+    `measure` with the origin-QA answers the point pools (the selection, and `by` = `line`, e.g. one
+    model), as marts.cooccurrence_bins counts them: per dish its counts, n_answers and mean jaccard;
+    most documents with a true origin first. Their n_answers add up to the point's. With linked
+    `answers`, the answers borrowed from linked records, their Jaccard against `answers.gold`."""
+    if measure not in MEASURES or (by is not None and by not in LINES):
+        raise ValueError(f"measure must be one of {MEASURES} and by one of {LINES}")
+    where, params = filters.where("s")
+    if by is not None and line is not None:
+        where += f" AND s.{by} = $line"
+        params = params | {"line": line}
+    table, score = "marts.origin_scores", "s.jaccard"
+    if answers.answers_from == "linked":
+        table = "marts.linked_origin_answers"
+        score = (
+            "CASE WHEN s.dataset = $gold THEN s.jaccard_dish_gold "
+            "WHEN s.answer_dataset = $gold THEN s.jaccard_answer_gold END"
+        )
+        params = params | {"gold": answers.gold}
+    return _frame(
+        source,
+        f"""
+        SELECT d.dish_key, any_value(d.name) AS name, any_value(d.origins) AS origins,
+               any_value(d.docs_with_dish) AS docs_with_dish,
+               any_value(d.docs_with_true_country) AS docs_with_true_country,
+               any_value(d.docs_with_any_country) AS docs_with_any_country, any_value(d.ratio) AS ratio,
+               count(*)::BIGINT AS n_answers, avg({score}) AS jaccard
+        FROM marts.cooccurrence_dishes d
+        JOIN {table} s ON s.dish_key = d.dish_key
+        WHERE d.corpus_id = $corpus_id AND d.{measure}_bin = $bin AND {where}
+          AND s.task IN ('origin_qa', 'origin_vqa') AND {score} IS NOT NULL
+        GROUP BY d.dish_key
+        ORDER BY docs_with_true_country DESC, d.dish_key
+        """,
+        params | {"corpus_id": corpus_id, "bin": int(bin)},
     )

@@ -15,16 +15,20 @@ import pandas as pd
 
 from warehouse.queries import Source, _frame
 from warehouse.queries.answers import Filters
+from warehouse.queries.linked import OWN, AnswerSource
 
 
-def language_pull(source: Source, filters: Filters) -> pd.DataFrame:
+def language_pull(source: Source, filters: Filters, answers: AnswerSource = OWN) -> pd.DataFrame:
     """One row per prompt language: n_wrong, n_pulled, pull_share = n_pulled / n_wrong, the English
     base (n_base_wrong wrong answers to English prompts, n_base_pulled of them naming one of the
     language's countries, base_share) and lift = pull_share - base_share; largest lift first.
 
     The selected prompt languages filter the rows; the base always comes from English prompts.
+    `answers`: the dataset's own answers, or the linked ones wrong against one dataset's gold.
     """
     where, params = dataclasses.replace(filters, langs=()).where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     return _frame(
         source,
         f"""
@@ -48,10 +52,13 @@ def language_pull(source: Source, filters: Filters) -> pd.DataFrame:
     )
 
 
-def ru_ua_pull(source: Source, filters: Filters) -> pd.DataFrame:
+def ru_ua_pull(source: Source, filters: Filters, answers: AnswerSource = OWN) -> pd.DataFrame:
     """Per prompt language, for dishes from both Russia and Ukraine: n_answers, n_ru, n_ua, n_either
-    (answers naming Russia or Ukraine) and ru_share = n_ru / n_either."""
+    (answers naming Russia or Ukraine) and ru_share = n_ru / n_either. Linked answers (`answers`)
+    exist only with the dish's own dataset's gold, which decides the dishes "of both"."""
     where, params = filters.where()
+    kind, kind_params = answers.where()
+    where, params = f"{where} AND {kind}", params | kind_params
     return _frame(
         source,
         f"""
@@ -67,10 +74,24 @@ def ru_ua_pull(source: Source, filters: Filters) -> pd.DataFrame:
     )
 
 
-def ru_ua_dishes(source: Source, filters: Filters) -> pd.DataFrame:
+def ru_ua_dishes(source: Source, filters: Filters, answers: AnswerSource = OWN) -> pd.DataFrame:
     """How many dishes with both RU and UA among their origins (as in marts.ru_ua_pull), and how many of
-    their items, the selection answered."""
+    their items, the selection answered (with linked answers: the dataset's dishes, and the asking
+    dataset's questions about them)."""
     where, params = filters.where()
+    if answers.answers_from == "linked":
+        return _frame(
+            source,
+            f"""
+            SELECT count(DISTINCT dish_key) AS n_dishes, count(DISTINCT answer_dataset || ':' || item_id) AS n_items
+            FROM marts.linked_origin_answers
+            WHERE {where} AND dish_key IN (
+                SELECT dish_key FROM marts.dishes
+                WHERE list_contains(string_split(origins, ','), 'RU')
+                  AND list_contains(string_split(origins, ','), 'UA'))
+            """,
+            params,
+        )
     return _frame(
         source,
         f"""

@@ -264,8 +264,8 @@ def test_the_pattern_cache_key_is_the_same_in_every_process(borsch_work: Path) -
     import sys
 
     code = (
-        "import duckdb, sys; from pipeline.corpus.patterns import _pattern_inputs; "
-        f"print(_pattern_inputs(duckdb.connect({str(borsch_work)!r}, read_only=True), 'uk')[0])"
+        "import duckdb, sys; from pipeline.corpus.patterns import pattern_inputs; "
+        f"print(pattern_inputs(duckdb.connect({str(borsch_work)!r}, read_only=True), 'uk')[0])"
     )
     keys = {
         subprocess.run(

@@ -55,6 +55,32 @@ def test_uk_nations_are_gb_and_global_is_not_a_country(real_warehouse: Path) -> 
     assert reported > 0
 
 
+def test_uk_nations_are_also_kept_as_their_own_gold(real_warehouse: Path) -> None:
+    """WorldCuisines names England, Scotland and Wales: GB at country level, the nation beside it."""
+    items = query(
+        real_warehouse,
+        """SELECT t.answer, n.nation, count(*) FROM raw.worldcuisines_task2 t
+        JOIN core.item_gold_nations n ON n.item_id = 'worldcuisines.origin_vqa:' || t.qa_id
+        GROUP BY ALL ORDER BY ALL""",
+    )
+    assert items == [("England", "GB-ENG", 7), ("Scotland", "GB-SCT", 2), ("Wales", "GB-WLS", 1)]
+    dishes = dict(
+        query(
+            real_warehouse,
+            """SELECT d.name, list(n.nation ORDER BY n.nation) FROM core.dish_origin_nations n
+            JOIN core.dishes d USING (dish_key) WHERE d.name IN ('Haggis', 'Tatws Pum Munud', 'Pottage')
+            GROUP BY d.name""",
+        )
+    )
+    assert dishes == {"Haggis": ["GB-SCT"], "Tatws Pum Munud": ["GB-WLS"], "Pottage": ["GB-ENG", "GB-WLS"]}
+    # every dish with a nation keeps GB as its country-level origin
+    assert query(
+        real_warehouse,
+        """SELECT count(*) FROM core.dish_origin_nations n
+        WHERE NOT EXISTS (SELECT 1 FROM core.dish_origins o WHERE o.dish_key = n.dish_key AND o.country = 'GB')""",
+    ) == [(0,)]
+
+
 def test_gold_text_per_language_is_the_correct_option(real_warehouse: Path) -> None:
     """answer_<lang> cells are five options; the stored gold is the one at correct_index."""
     gold = dict(

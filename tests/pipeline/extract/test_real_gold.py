@@ -1,6 +1,8 @@
 """The extractor against real answers of the 12 public WorldCuisines models, labelled by hand
 (tests/data/country_gold_real.tsv: 21 answers per prompt language, sampled at random with a fixed
-seed), and against every Russian and Ukrainian case form of every country name."""
+seed, and a second sample of 21 for az and id_formal, the two languages below the goal then, drawn
+with seed 20261201 from the answers not yet labelled), and against every Russian and Ukrainian case
+form of every country name."""
 
 from __future__ import annotations
 
@@ -18,8 +20,8 @@ from tests.helpers import REPO
 REAL_GOLD = REPO / "tests" / "data" / "country_gold_real.tsv"
 # The floor reached per language with >= 20 labelled answers (bench/countries.py --only real prints
 # the table); raise it when the extractor improves, never lower it silently.
-F1_FLOOR = 0.90
-MICRO_F1_FLOOR = 0.98
+F1_FLOOR = 0.97  # issue 18's goal, met in every language since countries@4
+MICRO_F1_FLOOR = 0.99
 
 
 def test_file_has_600_real_answers_in_20_languages_with_valid_labels() -> None:

@@ -1,0 +1,36 @@
+"""Executors: who runs the heavy stages' work. The steps (pipeline/steps.py) stay the same; only the loop that
+asks the model (`generate`) or reads the shards (`corpus scan`) changes.
+
+* `local` (default): this process, as pipeline/generate.py and pipeline/corpus/scan.py do it.
+* `ray`: Ray Data on a local Ray or an existing cluster (`--ray-address` / `RAY_ADDRESS`):
+  pipeline/executors/ray_generate.py and ray_corpus.py. Cache keys, shard checksums, the one-writer warehouse
+  and its transactions stay on the driver, so both executors write the same rows and resume alike.
+
+Ray is imported only here, when `--executor ray` is asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """Where and how wide the Ray executor runs."""
+
+    address: str | None = None  # None: RAY_ADDRESS, else a local Ray on this machine
+    workers: int | None = None  # model or scanner actors (None: one per CPU the cluster has, capped by the work)
+    work_dir: Path | None = None  # corpus: per-shard Parquet counts (None: beside the working database)
+
+
+def endpoint_settings(backend: str, settings: dict) -> list[dict]:
+    """The backend settings once per endpoint: an `openai` backend's `base_url` may list several OpenAI-compatible
+    servers of one model, comma-separated (the Ray executor fans out over them); anything else is one endpoint."""
+    url = settings.get("base_url")
+    if backend != "openai" or not isinstance(url, str) or "," not in url:
+        return [dict(settings)]
+    urls = [u.strip() for u in url.split(",") if u.strip()]
+    return [{**settings, "base_url": u} for u in urls]

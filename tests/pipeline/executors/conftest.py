@@ -1,0 +1,26 @@
+"""One local Ray for the whole session (starting one takes ~15 s on this machine): the executor joins it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[str]:
+    """A local Ray with 2 CPUs and no dashboard; yields its address for commands run as subprocesses."""
+    import ray
+
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        log_to_driver=False,
+        object_store_memory=256 * 2**20,
+    )
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
