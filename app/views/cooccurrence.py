@@ -83,7 +83,7 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
     table = table.drop(columns=["n_answers"])
     fmt.dataframe(
         table,
-        {"name": links.dish_column("dish"), "answers": "answers" if answers.linked else links.answers_column()},
+        {"name": links.dish_column(), "answers": "Answers" if answers.linked else links.answers_column()},
         key="cooc_point_dishes",
     )
     ui.downloads(links.as_shown(table, ["name", "answers"]), f"{selected.dataset}_cooccurrence_bin_{chosen}",
@@ -173,7 +173,7 @@ else:
 
 with st.expander(f"Counts per dish ({len(dishes):,})"):
     counted = links.with_dish_links(dishes, selected.dataset, name="name", column="name", filters=filters)
-    fmt.dataframe(counted, {"name": links.dish_column("Dish")})
+    fmt.dataframe(counted, {"name": links.dish_column()})
     ui.downloads(
         links.as_shown(counted, ["name"]), f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table"
     )
