@@ -6,6 +6,7 @@ keeps a file's tests on one worker)."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.backends import Message, Request
+from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
 from pipeline.executors import RayOptions, endpoint_settings
@@ -77,6 +78,19 @@ def test_the_tiny_transformers_model_answers_on_ray_exactly_as_locally_and_a_rer
     runs = query(work(on_ray), "SELECT count(*) FROM core.generation_runs")
     generate(on_ray, spec, "ray")  # nothing left to ask: no run is recorded
     assert query(work(on_ray), "SELECT count(*) FROM core.generation_runs") == runs
+
+
+def test_a_model_that_fails_on_a_worker_fails_the_command_with_its_own_message(
+    local_ray: str, borsch_warehouse: Path, tiny_text_model: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "no-weights"
+    broken.mkdir()
+    shutil.copyfile(tiny_text_model / "config.json", broken / "config.json")  # the driver reads only the config
+    spec = GenerationSpec("borsch.origin_qa", "ru", "transformers", str(broken), limit=1)
+    with pytest.raises(BackendError, match=r"^cannot load model") as failed:
+        generate(borsch_warehouse, spec, "ray")
+    assert "Traceback" not in str(failed.value) and "ray::" not in str(failed.value)
+    assert query(work(borsch_warehouse), "SELECT count(*) FROM core.generations") == [(0,)]
 
 
 def answer(messages: list[dict], max_tokens: int) -> str:
