@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.metrics import metric, name_match, paper_substring, tokenize
+from pipeline.morph import MORPH_LANGS
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
@@ -40,7 +41,6 @@ SNOWBALL = {
     "pt": "portuguese", "ro": "romanian", "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish",
     "ga": "irish", "et": "estonian",
 }  # fmt: skip
-MORPH_LANGS = ("ru", "uk")
 
 
 def base_lang(lang: str) -> str:
@@ -85,11 +85,10 @@ class NameScore:
 # --- stems -----------------------------------------------------------------------------------
 
 
-@functools.cache
 def _morph(lang: str):
-    import pymorphy3  # dictionaries load only when Russian/Ukrainian names are scored
+    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
 
-    return pymorphy3.MorphAnalyzer(lang=lang)
+    return analyzer(lang)
 
 
 @functools.cache

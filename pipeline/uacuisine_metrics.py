@@ -47,11 +47,10 @@ TEMPERATURE_CLASSES = {
 CLASSES = {"taste": TASTE_CLASSES, "temperature": TEMPERATURE_CLASSES}
 
 
-@functools.cache
 def _analyzer(lang: str):
-    import pymorphy3
+    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
 
-    return pymorphy3.MorphAnalyzer(lang=lang)
+    return analyzer(lang)
 
 
 _PROPER = ("Surn", "Name", "Patr", "Geox")
