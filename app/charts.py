@@ -42,7 +42,12 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
         },
         height=max(320, 22 * len(shown) + 80),
     )
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0}, legend={"orientation": "h", "y": 1.02, "x": 0})
+    # the legend above the plot area, not over the first bar
+    fig.update_layout(
+        margin={"l": 0, "r": 0, "t": 36, "b": 0},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+        xaxis={"tickformat": ","},
+    )
     st.plotly_chart(fig, config={"displayModeBar": False})
 
 
@@ -106,7 +111,7 @@ def binned_means(
                     "arrayminus": (rows["mean"] - rows["mean_low"]).fillna(0).tolist(),
                 },
                 customdata=custom,
-                hovertemplate=f"<b>{_plain(name)}</b><br>bin %{{x}}: %{{customdata[0]}}<br>mean %{{y:.3f}}<br>"
+                hovertemplate=f"<b>{_plain(name)}</b><br>bin %{{x}}: %{{customdata[0]}}<br>mean %{{y:.2f}}<br>"
                 f"%{{customdata[1]}} {unit}, %{{customdata[2]:,}} answers<br><i>%{{customdata[3]}}</i><extra></extra>",
             )
         )

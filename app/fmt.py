@@ -145,6 +145,9 @@ def country(code: Any, name: Any = None) -> str:
 # --- labels ---------------------------------------------------------------------------------------
 
 
+KNOWN_CORPORA = {"ua-gec": "UA-GEC", "uagec": "UA-GEC"}  # file stems of the corpora the pipeline ships
+
+
 def corpus(corpus_id: Any, lang: Any = None, n_dishes: Any = None) -> str:
     """A corpus by its name, never its path: "/data/ua-gec/train.jsonl.gz" → "train (uk — Ukrainian)"."""
     text = "" if _missing(corpus_id) else str(corpus_id)
@@ -152,6 +155,7 @@ def corpus(corpus_id: Any, lang: Any = None, n_dishes: Any = None) -> str:
         name = PurePath(text.replace("\\", "/")).name
         text = re.sub(r"(\.(gz|bz2|xz|zst|zstd))?$", "", name)
         text = re.sub(r"\.(jsonl|json|parquet|txt|csv|tsv)$", "", text) or name
+    text = KNOWN_CORPORA.get(text.lower(), text)
     details = [language(lang)] if not _missing(lang) and str(lang) else []
     if not _missing(n_dishes):
         details.append(f"{count(n_dishes)} dishes")
@@ -224,6 +228,35 @@ HEADERS: dict[str, str] = {
     "metric": "Measure",
     "source": "Source",
     "origins": "Origins",
+    "alpha3": "ISO alpha-3",
+    "file": "File",
+    "kind": "Quirk",
+    "severity": "Severity",
+    "first_line": "First line",
+    "example": "Example",
+    "task_id": "Task",
+    "model_id": "Model",
+    "n_empty": "Empty answers",
+    "corpus_id": "Corpus",
+    "corpus_lang": "Corpus language",
+    "mean_gap": "Mean gap (points)",
+    "reason": "Commonest reason",
+    "names_gold": "Gold string names the gold country",
+    "names_other": "… another country",
+    "names_none": "… no country",
+    "uk_name": "Ukrainian name",
+    "ru_name": "Russian name",
+    "docs_uk_name": "Documents with the Ukrainian name",
+    "docs_ru_name": "Documents with the Russian name",
+    "d": "d (UK − RU documents)",
+    "d_low": "d from",
+    "d_high": "d to",
+    "bin": "Bin",
+    "line": "Line",
+    "pair_id": "Pair",
+    "uk_dish_key": "Ukrainian dish key",
+    "ru_dish_key": "Russian dish key",
+    "prediction": "Answer",
 }
 
 # Columns holding a share 0–1, shown as a percentage; those holding a 0–1 score, with two decimals.

@@ -96,19 +96,19 @@ def with_dish_links(
 
 
 def dish_column(
-    label: str = "dish", help: str | None = "Opens the dish's page in a new tab."
+    label: str = "Dish", help: str | None = "Opens the dish's page in a new tab."
 ) -> st.column_config.Column:
     """The column config of a `with_dish_links` column: the dish's name, linked to its page."""
     return st.column_config.LinkColumn(label, display_text=SHOWN, help=help)
 
 
 def country_column(
-    label: str = "country", help: str | None = "Opens the country on the Map."
+    label: str = "Country", help: str | None = "Opens the country on the Map."
 ) -> st.column_config.Column:
     return st.column_config.LinkColumn(label, display_text=SHOWN, help=help)
 
 
-def answers_column(label: str = "answers", help: str | None = "Lists these answers.") -> st.column_config.Column:
+def answers_column(label: str = "Answers", help: str | None = "Lists these answers.") -> st.column_config.Column:
     return st.column_config.LinkColumn(label, display_text=SHOWN, help=help)
 
 

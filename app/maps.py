@@ -2,11 +2,15 @@
 
 Shared by the Map page (choropleth + error arcs) and the Dish and Live probe pages (`origins_map`).
 
-Countries are drawn as one flat polygon per ring group (`SolidPolygonLayer`, one row per polygon of a
-country's MultiPolygon) with their borders as a separate, non-pickable `PathLayer`. Not a
-`GeoJsonLayer`: Streamlit's click selection (`on_select="rerun"`) does not reach the server for
-deck.gl's composite layers (GeoJSON, Polygon): the hover tooltip shows but a click sends nothing.
-A primitive layer's click does (tests/e2e/test_map_click.py clicks one in Chromium).
+Countries are drawn as flat polygons (`SolidPolygonLayer`, one row per polygon of a country's
+MultiPolygon), each shrunk by a hair (`GAP`) so the white page shows between neighbours as their
+border; the selected country sits on a dark, slightly grown copy of itself (its outline). One layer
+type for all of it, on purpose: in the headless Chromium of the tests and benches (software WebGL)
+every further layer type costs seconds of shader compiling before the first frame (a `PathLayer` for
+the borders doubled the Map page's first draw; bench/pages.py). And not a `GeoJsonLayer`:
+Streamlit's click selection (`on_select="rerun"`) does not reach the server for deck.gl's composite
+layers (GeoJSON, Polygon): the hover tooltip shows but a click sends nothing, while a primitive
+layer's click does (tests/e2e/test_map_click.py clicks one in Chromium).
 
 The outlines are parsed once per snapshot (`st.cache_resource`: read-only, shared, never copied);
 each chart builds new small row dicts that only point at those coordinates.
@@ -45,35 +49,44 @@ ARC_TO = [213, 94, 0, 170]  # the country the model named instead (orange end)
 
 # The whole world across the page's column (~950 px: the wide layout on a 1,400 px screen, sidebar
 # open), 500 px high: from northern Canada to Tierra del Fuego, no empty margins.
-VIEW = pdk.ViewState(latitude=22, longitude=10, zoom=0.9)
+VIEW = pdk.ViewState(latitude=22, longitude=10, zoom=0.9, max_zoom=4)
 HEIGHT = 500
 COUNTRY_LAYER = "countries"
-OUTLINE_LAYER = "outlines"
 SELECTED_LAYER = "selected"
 ARC_LAYER = "arcs"
 CRIMEA_NOTE = "Crimea is drawn as part of Ukraine, as in ISO 3166 and the UN's view (Natural Earth outlines)."
 
-# The tooltip box is drawn by the inner <div>, shifted per object (`tip`) so that it opens towards the
-# middle of the map: left of the cursor in the east, above it in the south. deck.gl places the outer
-# element at the cursor and the map's frame cuts whatever sticks out, so a fixed offset would be cut
-# at the edges. The outer element stays transparent.
-TIP_BOX = "background:#29323c;color:#f0f0f0;padding:6px 8px;border-radius:4px;max-width:260px;white-space:normal"
-TOOLTIP = {
-    "html": '<div style="{tip}"><b>{name}</b><br/>{label}</div>',
-    "style": {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"},
-}
-NAME_TOOLTIP = {
-    "html": '<div style="{tip}"><b>{name}</b></div>',
-    "style": {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"},
-}
+# The tooltip box is drawn by the inner <div>, shifted by its CSS class (`tip`: "ne", "nw", "se", "sw",
+# the direction it opens in) so that it opens towards the middle of the map: left of the cursor in the
+# east, above it in the south. deck.gl places the outer element at the cursor and the map's frame
+# cuts whatever sticks out, so a fixed offset would be cut at the edges. The outer element stays
+# transparent; the <style> travels inside the tooltip's own HTML (nothing else is added to the page).
+TIP_CSS = (
+    "<style>.dish-atlas-tip{background:#29323c;color:#f0f0f0;padding:6px 8px;border-radius:4px;"
+    "width:max-content;max-width:260px;white-space:normal;line-height:1.35}"
+    ".dish-atlas-tip.se{transform:translate(12px,12px)}"
+    ".dish-atlas-tip.sw{transform:translate(calc(-100% - 12px),12px)}"
+    ".dish-atlas-tip.ne{transform:translate(12px,calc(-100% - 12px))}"
+    ".dish-atlas-tip.nw{transform:translate(calc(-100% - 12px),calc(-100% - 12px))}</style>"
+)
+_TIP_ROOT = {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"}
+TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b><br/>{label}</div>', "style": _TIP_ROOT}
+NAME_TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b></div>', "style": _TIP_ROOT}
+# Islands smaller than this (square degrees, ~1/4 of a pixel at the world view) are left out, unless
+# they are a country's largest polygon: they cannot be seen or clicked, and there are thousands.
+MIN_AREA = 0.05
+# Each polygon is shrunk by GAP degrees (mitred corners), so neighbours show a thin white border
+# (~1/3 px at the world view; views stop at zoom 4, where it is ~3 px); the selected country's halo is
+# grown by HALO degrees.
+GAP = 0.06
+HALO = 0.8
 
 
-def tip_style(lon: float | None, lat: float | None, view: pdk.ViewState = VIEW) -> str:
-    """The tooltip box's style for an object whose label point is (lon, lat): shifted to open
-    towards the map's middle."""
-    dx = "calc(-100% - 12px)" if lon is not None and lon > (view.longitude or 0) + 30 else "12px"
-    dy = "calc(-100% - 12px)" if lat is not None and lat < (view.latitude or 0) - 25 else "12px"
-    return f"{TIP_BOX};transform:translate({dx},{dy})"
+def tip_direction(lon: float | None, lat: float | None, view: pdk.ViewState = VIEW) -> str:
+    """Which way the tooltip of an object at (lon, lat) opens: towards the map's middle."""
+    east = lon is not None and lon > (view.longitude or 0) + 30
+    south = lat is not None and lat < (view.latitude or 0) - 25
+    return ("n" if south else "s") + ("w" if east else "e")
 
 
 def load_shapes() -> pd.DataFrame:
@@ -83,33 +96,58 @@ def load_shapes() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Outlines:
-    """Parsed outlines: each country's polygons (lists of rings) and its label point."""
+    """Parsed outlines: each country's polygons (lists of rings) as drawn (shrunk by GAP), the same
+    grown by HALO (its selected outline), and its label point."""
 
     polygons: Mapping[str, tuple[list, ...]]
+    halos: Mapping[str, tuple[list, ...]]
     points: Mapping[str, tuple[float | None, float | None]]
     names: Mapping[str, str]
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _outlines(snap: data.Snapshot) -> Outlines:
-    """The GeoJSON geometries of marts.country_shapes parsed once per snapshot (the slow part);
-    shared read-only by every session, never changed."""
+    """The GeoJSON geometries of marts.country_shapes parsed once per snapshot (the slow part), islands
+    under MIN_AREA left out; shared read-only by every session, never changed."""
+    from shapely.geometry import shape
+
     shapes = load_shapes()
     polygons: dict[str, tuple[list, ...]] = {}
+    halos: dict[str, tuple[list, ...]] = {}
     for row in shapes.itertuples(index=False):
         if not isinstance(row.geojson, str) or not row.geojson:
             continue
-        geometry = json.loads(row.geojson)
-        if geometry["type"] == "Polygon":
-            polygons[row.country] = (geometry["coordinates"],)
-        elif geometry["type"] == "MultiPolygon":
-            polygons[row.country] = tuple(geometry["coordinates"])
+        geometry = shape(json.loads(row.geojson))
+        if geometry.geom_type not in ("Polygon", "MultiPolygon"):
+            continue
+        parts = list(getattr(geometry, "geoms", [geometry]))
+        largest = max(parts, key=lambda part: part.area)
+        parts = [part for part in parts if part.area >= MIN_AREA or part is largest]
+        drawn = []
+        for part in parts:
+            shrunk = part.buffer(-GAP, join_style="mitre")
+            drawn.extend(_rings(part if shrunk.is_empty else shrunk))
+        polygons[row.country] = tuple(drawn)
+        halos[row.country] = tuple(_rings(geometry.buffer(HALO, join_style="round", quad_segs=2)))
     points = {
         row.country: (None if pd.isna(row.lon) else float(row.lon), None if pd.isna(row.lat) else float(row.lat))
         for row in shapes.itertuples(index=False)
     }
     names = {row.country: str(row.name_en or row.country) for row in shapes.itertuples(index=False)}
-    return Outlines(polygons, points, names)
+    return Outlines(polygons, halos, points, names)
+
+
+def _rings(geometry) -> list[list]:
+    """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
+    polygons = getattr(geometry, "geoms", [geometry])
+    return [
+        [
+            [[round(x, 2), round(y, 2)] for x, y in ring.coords]
+            for ring in (polygon.exterior, *polygon.interiors)
+        ]
+        for polygon in polygons
+        if not polygon.is_empty
+    ]
 
 
 def outlines() -> Outlines:
@@ -136,14 +174,14 @@ def country_rows(
             "name": fmt.country(code, shapes.names.get(code)),
             "fill": list(fills.get(code, default_fill)),
             "label": labels.get(code, default_label),
-            "tip": tip_style(lon, lat, view),
+            "tip": tip_direction(lon, lat, view),
         }
         rows.extend({"polygon": polygon, **shared} for polygon in polygons)
     return rows
 
 
 def country_layer(rows: list[dict], *, pickable: bool = True) -> pdk.Layer:
-    """Flat filled countries (no borders: see `outline_layer`); clicking one selects its row."""
+    """Flat filled countries (their borders are the gaps between them); clicking one selects its row."""
     return pdk.Layer(
         "SolidPolygonLayer",
         data=rows,
@@ -157,24 +195,19 @@ def country_layer(rows: list[dict], *, pickable: bool = True) -> pdk.Layer:
     )
 
 
-def outline_layer(countries: Sequence[str] | None = None, *, selected: bool = False) -> pdk.Layer | None:
-    """Country borders as paths (every ring of `countries`, all countries when None): thin and white,
-    or thick and dark for the `selected` country. Not pickable: clicks go to the countries below."""
-    shapes = outlines()
-    codes = list(shapes.polygons) if countries is None else [c for c in countries if c in shapes.polygons]
-    paths = [{"path": ring} for code in codes for polygon in shapes.polygons[code] for ring in polygon]
-    if not paths:
+def selected_layer(country: str | None) -> pdk.Layer | None:
+    """The selected country's outline: a dark copy of it, grown by HALO, drawn under the countries
+    (the same layer type as theirs, see the module docstring). Not pickable."""
+    halo = outlines().halos.get(country or "")
+    if not halo:
         return None
     return pdk.Layer(
-        "PathLayer",
-        data=paths,
-        id=SELECTED_LAYER if selected else OUTLINE_LAYER,
+        "SolidPolygonLayer",
+        data=[{"polygon": polygon} for polygon in halo],
+        id=SELECTED_LAYER,
         pickable=False,
-        get_path="path",
-        get_color=SELECTED if selected else OUTLINE,
-        get_width=2.5 if selected else 0.5,
-        width_units="pixels",
-        joint_rounded=selected,
+        get_polygon="polygon",
+        get_fill_color=SELECTED,
     )
 
 
@@ -199,7 +232,7 @@ def arc_layer(arcs: pd.DataFrame, view: pdk.ViewState = VIEW) -> pdk.Layer | Non
                 "width": 0.5 + 3.5 * math.sqrt(row.n / top),
                 "name": f"{source} → {target}",
                 "label": f"{fmt.count(row.n)} answers named {target} for a dish from {source}",
-                "tip": tip_style(*end, view),
+                "tip": tip_direction(*end, view),
             }
         )
     if not records:
@@ -276,8 +309,13 @@ class Scale:
                 if value < self.top:
                     continue
                 ticks.pop()
-            ticks.append((position, f"{round(value * 100, 4):g}%"))
+            ticks.append((position, self.label(value)))
         return ticks
+
+    @staticmethod
+    def label(value: float) -> str:
+        """A round share as a short percentage: 0.5 → "50%", 0.025 → "2.5%"."""
+        return f"{round(value * 100, 4):g}%"
 
 
 def sequential(value: float | None, vmin: float = 0.0, vmax: float = 1.0) -> list[int]:
@@ -317,13 +355,18 @@ def legend(label: str, scale: Scale) -> None:
     )
 
 
+def show(chart: CompactDeck, *, height: int = HEIGHT, key: str, **selection: object) -> object:
+    """Draw a map; `selection`: on_select and selection_mode for a map that is clicked."""
+    return st.pydeck_chart(chart, height=height, key=key, **selection)
+
+
 def origins_map(shapes: pd.DataFrame, highlight: dict[str, list[int]], key: str, height: int = 300) -> None:
     """A small world map: the countries in `highlight` filled with their RGBA colour, the rest
     light grey; hovering shows the country name. `shapes` = the rows of marts.country_shapes."""
     view = centred_view(shapes, highlight)
     rows = country_rows(highlight, default_fill=BACKGROUND, view=view)
-    chart = deck([country_layer(rows), outline_layer()], tooltip=NAME_TOOLTIP, view=view)
-    st.pydeck_chart(chart, height=height, key=key)
+    chart = deck([country_layer(rows)], tooltip=NAME_TOOLTIP, view=view)
+    show(chart, height=height, key=key)
 
 
 def centred_view(shapes: pd.DataFrame, countries: Sequence[str]) -> pdk.ViewState:
@@ -334,4 +377,6 @@ def centred_view(shapes: pd.DataFrame, countries: Sequence[str]) -> pdk.ViewStat
         return VIEW
     spread = max(points["lon"].max() - points["lon"].min(), (points["lat"].max() - points["lat"].min()) * 2)
     zoom = 1.6 if spread < 20 else 1.0 if spread < 90 else 0.5
-    return pdk.ViewState(latitude=float(points["lat"].mean()), longitude=float(points["lon"].mean()), zoom=zoom)
+    return pdk.ViewState(
+        latitude=float(points["lat"].mean()), longitude=float(points["lon"].mean()), zoom=zoom, max_zoom=4
+    )

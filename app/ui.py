@@ -112,7 +112,9 @@ def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple
     all_models = tuple(data.query(answers.models, dataset, task))
     all_langs = tuple(data.query(answers.prompt_langs, dataset, task))
     models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
-    langs = url_multiselect("Prompt languages", all_langs, param="langs", help="None selected: all languages.")
+    langs = url_multiselect(
+        "Prompt languages", all_langs, param="langs", format_func=fmt.language, help="None selected: all languages."
+    )
     return Filters(dataset=dataset, task=task, models=models, langs=langs), all_models, all_langs
 
 
@@ -142,7 +144,7 @@ def sidebar() -> Selection | None:
             "Dish list language",
             [ALL, *langs],
             param="lang",
-            format_func=lambda lang: "All languages" if lang == ALL else lang,
+            format_func=lambda lang: "All languages" if lang == ALL else fmt.language(lang),
             what="language",
         )
         lang = chosen or None

@@ -482,7 +482,11 @@ def run_config(
         steps = tuple(named.get(stage, stage) for stage in plan.stages if stage != "publish")
         steps += ("culturemix_parse",) if "score" in steps else ()
         options = Options(
-            generations=tuple(plan.generations), imagines=tuple(plan.imagines), imagine_steps=plan.imagine_steps
+            generations=tuple(plan.generations),
+            imagines=tuple(plan.imagines),
+            imagine_steps=plan.imagine_steps,
+            executor=plan.executor,
+            ray=plan.ray,
         )
         run_pipeline("run", ctx.obj.warehouse, options, steps=steps)
 

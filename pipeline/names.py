@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.metrics import metric, paper_substring, tokenize, within_edits
+from pipeline.morph import MORPH_LANGS
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
@@ -40,7 +41,6 @@ SNOWBALL = {
     "pt": "portuguese", "ro": "romanian", "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish",
     "ga": "irish", "et": "estonian",
 }  # fmt: skip
-MORPH_LANGS = ("ru", "uk")
 
 
 def base_lang(lang: str) -> str:
@@ -86,9 +86,9 @@ class NameScore:
 
 
 def _morph(lang: str):
-    from pipeline.extract.gazetteer import morph_analyzer  # dictionaries load only when ru/uk names are scored
+    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
 
-    return morph_analyzer(lang)
+    return analyzer(lang)
 
 
 @functools.cache

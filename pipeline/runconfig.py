@@ -1,6 +1,8 @@
 """`python -m pipeline run CONFIG.toml`: several models, tasks and languages from one file.
 
 stages = ["generate", "score", "publish"]      # default: all three
+executor = "ray"                               # optional: local (default) or ray (README "Scaling out on Ray")
+ray = { address = "head:6379", workers = 8 }   # optional, with executor = "ray" (default: $RAY_ADDRESS or local)
 
 [models.tiny]                                  # a name used below
 backend = "transformers"
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import DataError
+from pipeline.executors import EXECUTORS, RayOptions
 
 IMAGINE_STAGES = ("dish_description", "translate", "imagine", "embed", "similarity")
 STAGES = ("generate", "score", *IMAGINE_STAGES, "publish")
@@ -62,6 +65,8 @@ class RunPlan:
     generations: list[GenerationSpec]
     stages: tuple[str, ...]
     imagines: list = field(default_factory=list)  # pipeline.imagine.ImagineSpec, for the imagine stages
+    executor: str = "local"  # who runs the generate stage: local | ray
+    ray: RayOptions = field(default_factory=RayOptions)
 
     @property
     def imagine_steps(self) -> tuple[str, ...]:
@@ -109,4 +114,15 @@ def load(path: Path) -> RunPlan:
     from pipeline.imagine import specs_from_config
 
     imagines = specs_from_config(path, config.get("imagine", []), models)
-    return RunPlan(specs, stages, imagines)
+    return RunPlan(specs, stages, imagines, *_executor(path, config))
+
+
+def _executor(path: Path, config: dict) -> tuple[str, RayOptions]:
+    executor = config.get("executor", "local")
+    if executor not in EXECUTORS:
+        raise DataError(path, f"unknown executor {executor!r}; known: {', '.join(EXECUTORS)}")
+    ray = config.get("ray", {})
+    unknown = sorted(set(ray) - {"address", "workers"})
+    if unknown or not isinstance(ray.get("workers", 1), int):
+        raise DataError(path, f"[ray] takes address (text) and workers (a whole number), not {unknown or ray}")
+    return executor, RayOptions(ray.get("address"), ray.get("workers"))

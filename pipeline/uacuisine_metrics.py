@@ -48,9 +48,9 @@ CLASSES = {"taste": TASTE_CLASSES, "temperature": TEMPERATURE_CLASSES}
 
 
 def _analyzer(lang: str):
-    from pipeline.extract.gazetteer import morph_analyzer
+    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
 
-    return morph_analyzer(lang)
+    return analyzer(lang)
 
 
 _PROPER = ("Surn", "Name", "Patr", "Geox")

@@ -209,6 +209,62 @@ def _size(n: int) -> str:
     return f"{n / 2**20:,.1f} MB" if n >= 2**20 else f"{n:,} bytes"
 
 
+# Larger than any WAL a session writes: no checkpoint happens before the session's own last one.
+SESSION_CHECKPOINT_THRESHOLD = "1TB"
+_HEADER_BYTES = 3 * 4096  # DuckDB's main header and its two alternating database headers
+
+
+@dataclass
+class _Session:
+    """One writer session's undo record, for storage failures.
+
+    DuckDB never overwrites blocks in use: a checkpoint writes new blocks, then switches the header.
+    With automatic checkpoints off, the file's header therefore stays as it was at the session's
+    start (its bytes prove it), and every commit of the session lives in the WAL or in blocks the WAL
+    points to (DuckDB writes large inserts straight to unused blocks), which that header does not
+    use. Dropping the WAL and the blocks appended after the old end undoes the session as a whole."""
+
+    path: Path
+    size: int
+    header: bytes
+
+    @classmethod
+    def start(cls, con: duckdb.DuckDBPyConnection, path: Path) -> _Session:
+        con.execute(f"SET checkpoint_threshold = '{SESSION_CHECKPOINT_THRESHOLD}'")
+        with open(path, "rb") as handle:
+            header = handle.read(_HEADER_BYTES)
+        return cls(path, path.stat().st_size, header)
+
+    @property
+    def wal(self) -> Path:
+        return self.path.with_name(self.path.name + ".wal")
+
+    def wal_size(self) -> int | None:
+        """What the final checkpoint had to fold in (an upper bound of the space it needed)."""
+        try:
+            return self.wal.stat().st_size or None
+        except OSError:
+            return None
+
+    def discard(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Close `con` without a checkpoint and drop the session's commits. Left alone when the header
+        changed (a checkpoint did complete: the file then holds a committed state of its own, never a
+        partial one) or the folder refuses the change."""
+        with contextlib.suppress(duckdb.Error):
+            con.execute("PRAGMA disable_checkpoint_on_shutdown")
+        with contextlib.suppress(duckdb.Error):
+            con.close()
+        try:
+            with open(self.path, "rb") as handle:
+                if handle.read(_HEADER_BYTES) != self.header:
+                    return
+            self.wal.unlink(missing_ok=True)
+            if self.path.stat().st_size > self.size:
+                os.truncate(self.path, self.size)
+        except OSError:
+            pass  # a folder that became read-only: the WAL stays, and the next writer folds it in
+
+
 @dataclass(frozen=True)
 class Recovery:
     """What `recover` put back and what it could not (never published, or unreadable)."""
@@ -276,24 +332,35 @@ class Warehouse:
         """The one writable connection, to the working database, migrated to the latest schema.
 
         Opening reads every table once (a fraction of a second on the demo), so a damaged file is
-        reported before anything is written to it."""
+        reported before anything is written to it. The session's commits are not checkpointed until
+        its end (`_Session`): a killed command keeps them (the rerun resumes), while a full disk or a
+        file size limit anywhere in the session, its final checkpoint included, discards them, so the
+        working database is left as it was before the command. (A folder read-only from the start
+        stops the command before it writes; one that turns read-only midway cannot have the WAL
+        removed, and the next writer folds it in.)"""
         with self._exclusive(
             f"{self.working_path}: another pipeline command is writing it (lock {self.lock_path}) — "
             "wait for it to finish"
         ):
             state = _file_state(self.working_path, settled=True)
             con = self._open_working()
+            session: _Session | None = None
             try:
                 try:
                     digests = _table_digests(con, scalar(con, "SELECT current_database()"), self.working_path)
                     self._seen.pop("working", None)
                     if state is not None:
                         self._seen["working"] = _Seen(state, digests)
+                    con.execute("CHECKPOINT")  # a killed writer's WAL is folded in before this session starts
+                    session = _Session.start(con, self.working_path)
                     migrate(con)
                     yield con
                     con.execute("CHECKPOINT")
                 except duckdb.Error as exc:
-                    failure = storage_failure(exc, self.working_path)
+                    needed = session.wal_size() if session is not None else None
+                    failure = storage_failure(exc, self.working_path, needed)
+                    if isinstance(failure, WarehouseStorageError) and session is not None:
+                        session.discard(con)
                     if failure is not None:
                         raise failure from exc
                     raise

@@ -82,7 +82,10 @@ st.caption(
     + (f" Answers containing “{literal(text)}”." if text else "")
 )
 table = links.with_dish_links(found.drop(columns=["n_total"]), selected.dataset, name="dish_name", filters=filters)
-table = table.drop(columns=["dish_name"])
+table = table[  # the answer beside its dish first: what a search is for
+    ["dish", "response", "model", "lang", "predicted", "gold", "accuracy", "jaccard", "status", "item_id", "variant",
+     "dish_key"]
+]  # fmt: skip
 fmt.dataframe(
     table,
     {

@@ -11,7 +11,7 @@ dataset is drawn with the real answers to linked records of another dataset, lab
 
 import streamlit as st
 
-from app import bin_labels, charts, data, linked, links, ui, widgets
+from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import corpus as queries
 from warehouse.queries import linked as linked_queries
@@ -77,7 +77,7 @@ if corpora.empty:
     )
     st.stop()
 
-names = {row.corpus_id: f"{row.corpus_id} ({row.corpus_lang})" for row in corpora.itertuples()}
+names = {row.corpus_id: fmt.corpus(row.corpus_id, row.corpus_lang) for row in corpora.itertuples()}
 corpus_id = widgets.url_select("Corpus", list(names), param="corpus", format_func=names.get, container=st)
 counts = corpora.set_index("corpus_id").loc[corpus_id]
 pairs = data.query(queries.codemix_pairs, corpus_id)
@@ -123,7 +123,7 @@ else:
     ]
     if answers.linked:  # every row says whose answers and whose gold, in the download too
         table = table.assign(answers=answers.column, gold=answers.source.gold)
-    st.dataframe(table, hide_index=True)
+    fmt.dataframe(table)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
 event = st.plotly_chart(
@@ -160,9 +160,8 @@ pair_table = links.with_dish_links(
 pair_table = links.with_dish_links(pair_table, "dataset", key="ru_dish_key", name="ru_name", column="ru_name")
 pair_table = pair_table.drop(columns=["dataset"])
 st.caption(f"{len(pair_table):,} pairs. Click a name for the dish's page (with the answers about it).")
-st.dataframe(
+fmt.dataframe(
     pair_table,
-    hide_index=True,
-    column_config={"uk_name": links.dish_column("Ukrainian name"), "ru_name": links.dish_column("Russian name")},
+    {"uk_name": links.dish_column("Ukrainian name"), "ru_name": links.dish_column("Russian name")},
 )
 ui.downloads(links.as_shown(pair_table, ["uk_name", "ru_name"]), f"{corpus_id}_codemix_pairs", key="codemix_pairs")

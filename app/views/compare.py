@@ -66,12 +66,12 @@ def differences_chart(frame, by: str, labels: dict[str, str], metric: str) -> go
 
 
 def group_table(frame, by: str, metric: str, name_a: str, name_b: str):
-    """The per-group rows as the page shows them: the group, n, A, B, A − B and its interval."""
+    """The per-group rows as the page shows them: the group, n, A, B, A − B (in percentage points for
+    accuracy) and its interval."""
+    scale = 100 if metric == "accuracy" else 1
     return frame.assign(
-        interval=[
-            f"[{literal(signed(metric, lo))}, {literal(signed(metric, hi))}]"
-            for lo, hi in frame[["low", "high"]].to_numpy()
-        ]
+        difference=frame["difference"] * scale,
+        interval=[f"[{signed(metric, lo)}, {signed(metric, hi)}]" for lo, hi in frame[["low", "high"]].to_numpy()],
     )[[by, "n", "a", "b", "difference", "interval", "only_a_right", "only_b_right"]].rename(
         columns={"a": f"A: {name_a}", "b": f"B: {name_b}"}
     )
@@ -132,6 +132,10 @@ st.markdown(
     f"only B on {literal(fmt.count(overall['only_b_right']))}."
 )
 
+value_format = "percent" if metric == "accuracy" else "%.3f"
+difference_column = st.column_config.NumberColumn(
+    "A − B (points)" if metric == "accuracy" else "A − B", format="%+.1f" if metric == "accuracy" else "%+.3f"
+)
 by_lang, by_country = st.tabs(["Per prompt language", "Per gold country"])
 with by_lang:
     langs = result.languages
@@ -152,11 +156,11 @@ with by_lang:
     fmt.dataframe(
         lang_table,
         {
-            "difference": st.column_config.NumberColumn("A − B", format="%+.3f"),
+            "difference": difference_column,
             "interval": "95% interval",
             "answers": links.answers_column(),
-            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format="%.3f"),
-            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format="%.3f"),
+            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
+            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
         },
         key="compare_langs",
     )
@@ -183,10 +187,10 @@ with by_country:
         country_table,
         {
             "country": links.country_column(),
-            "difference": st.column_config.NumberColumn("A − B", format="%+.3f"),
+            "difference": difference_column,
             "interval": "95% interval",
-            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format="%.3f"),
-            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format="%.3f"),
+            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
+            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
         },
         key="compare_countries",
     )

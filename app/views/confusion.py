@@ -230,7 +230,9 @@ table = shown.assign(
     predicted_name=shown["predicted"].map(lambda code: LABELS.get(code) or names.get(code, code)),
 )
 with st.expander("The matrix as a table"):
-    st.dataframe(table, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
+    st.dataframe(
+        table, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent", step=0.001)}
+    )
 ui.downloads(table, f"{selected.dataset}_confusion", key="confusion_matrix")
 
 st.subheader("Inside “other”")
@@ -262,11 +264,11 @@ else:
         unpacked,
         hide_index=True,
         column_config={
-            "true_origin": st.column_config.TextColumn("true origin"),
-            "named": links.country_column("named instead (outside the set)"),
-            "share": st.column_config.NumberColumn("share of the row", format="percent"),
-            "answers": links.answers_column("answers"),
-            "rank": st.column_config.NumberColumn("rank in the row"),
+            "true_origin": st.column_config.TextColumn("True origin"),
+            "named": links.country_column("Named instead (outside the set)"),
+            "share": st.column_config.NumberColumn("Share of the row", format="percent", step=0.001),
+            "answers": links.answers_column(),
+            "rank": st.column_config.NumberColumn("Rank in the row"),
         },
     )
     ui.downloads(

@@ -65,9 +65,9 @@ fmt.dataframe(
     models,
     {
         "n_items": st.column_config.NumberColumn("Questions", format="localized"),
-        "pair_agreement": st.column_config.NumberColumn("Pair agreement", format="percent"),
-        "modal_share": st.column_config.NumberColumn("Modal share", format="percent"),
-        "all_agree": st.column_config.NumberColumn("All agree", format="percent"),
+        "pair_agreement": st.column_config.NumberColumn("Pair agreement", format="percent", step=0.001),
+        "modal_share": st.column_config.NumberColumn("Modal share", format="percent", step=0.001),
+        "all_agree": st.column_config.NumberColumn("All agree", format="percent", step=0.001),
         "mean_langs": st.column_config.NumberColumn("Languages per question", format="%.1f"),
     },
     key="consistency_models",
@@ -95,7 +95,7 @@ with left:
         lang_table,
         {
             "n_items": st.column_config.NumberColumn("Questions", format="localized"),
-            "agrees": st.column_config.NumberColumn("Gives the common answer", format="percent"),
+            "agrees": st.column_config.NumberColumn("Gives the common answer", format="percent", step=0.001),
             "answers": links.answers_column(),
         },
         key="consistency_langs",
@@ -122,8 +122,8 @@ with right:
         {
             "dish": links.dish_column(),
             "flips": st.column_config.NumberColumn("Flips", help="Distinct answers − 1."),
-            "pair_agreement": st.column_config.NumberColumn("Pair agreement", format="percent"),
-            "modal_share": st.column_config.NumberColumn("Modal share", format="percent"),
+            "pair_agreement": st.column_config.NumberColumn("Pair agreement", format="percent", step=0.001),
+            "modal_share": st.column_config.NumberColumn("Modal share", format="percent", step=0.001),
             "modal_set": "Most common answer",
             "answer_sets": "Answers (× languages)",
             "answers": links.answers_column(),

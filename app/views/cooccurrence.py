@@ -83,7 +83,7 @@ def behind_a_point(bins, event, labels: dict[int, str]) -> None:
     table = table.drop(columns=["n_answers"])
     fmt.dataframe(
         table,
-        {"name": links.dish_column("dish"), "answers": "answers" if answers.linked else links.answers_column()},
+        {"name": links.dish_column(), "answers": "Answers" if answers.linked else links.answers_column()},
         key="cooc_point_dishes",
     )
     ui.downloads(links.as_shown(table, ["name", "answers"]), f"{selected.dataset}_cooccurrence_bin_{chosen}",
@@ -113,9 +113,7 @@ if corpora.empty:
     )
     st.stop()
 
-names = {
-    row.corpus_id: f"{row.corpus_id} ({row.lang}, {row.n_dishes_counted:,} dishes)" for row in corpora.itertuples()
-}
+names = {row.corpus_id: fmt.corpus(row.corpus_id, row.lang, row.n_dishes_counted) for row in corpora.itertuples()}
 columns = st.columns(3)
 corpus_id = widgets.url_select("Corpus", list(names), param="corpus", format_func=names.get, container=columns[0])
 measure = widgets.url_select("Measure", list(MEASURES), param="measure", container=columns[1],
@@ -169,17 +167,13 @@ else:
     ].rename(columns={"line": by})
     if answers.linked:  # every row says whose answers and whose gold, in the download too
         table = table.assign(answers=answers.column, gold=answers.source.gold)
-    st.dataframe(table, hide_index=True)
+    fmt.dataframe(table, {by: "Model" if by == "model" else "Prompt language"})
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
     behind_a_point(bins, event, labels)
 
 with st.expander(f"Counts per dish ({len(dishes):,})"):
     counted = links.with_dish_links(dishes, selected.dataset, name="name", column="name", filters=filters)
-    st.dataframe(
-        counted,
-        hide_index=True,
-        column_config={"name": links.dish_column("dish"), "ratio": st.column_config.NumberColumn(format="%.3f")},
-    )
+    fmt.dataframe(counted, {"name": links.dish_column()})
     ui.downloads(
         links.as_shown(counted, ["name"]), f"{selected.dataset}_{corpus_id}_dish_counts", key="cooc_dishes_table"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import plotly.express as px
 import streamlit as st
 
-from app import data, widgets
+from app import data, fmt, widgets
 from app.safe import code, literal
 from warehouse.queries import culturemix as q
 
@@ -179,5 +179,5 @@ for start in range(0, len(images), per_row):
                 missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
                 marks = mine["shift"].map(lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none)
                 shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
-                st.dataframe(shown, hide_index=True, width="stretch")
+                fmt.dataframe(shown, width="stretch")
 st.caption(f"Images of food {code(food)}; answers with the {literal(prompt)} prompt.")

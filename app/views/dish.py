@@ -236,7 +236,7 @@ def render() -> None:
         "struck through = negated (\u201cnot from Italy\u201d). Hover a mark for its code."
     )
     st.html(answers_html(shown, spans, set(gold)))
-    ui.downloads(answers.drop(columns=["generation_id"]), f"{dish_key}_answers", key="dish_answers")
+    ui.downloads(shown.drop(columns=["generation_id"]), f"{dish_key}_answers", key="dish_answers")  # as shown
 
     st.subheader("Scores per prompt variant")
     scores = data.query(queries.scores, dish_key, filters)

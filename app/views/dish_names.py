@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from app import data, ui, widgets
+from app import data, fmt, ui, widgets
 from app.safe import literal
 from warehouse.queries import names as queries
 
@@ -37,10 +37,17 @@ def heatmap(frame: pd.DataFrame, models: list[str]) -> None:
         zmin=0,
         zmax=max(0.05, float(pivot.max().max())),
         aspect="auto",
-        text_auto=".0%",
         labels={"color": "accuracy", "x": "prompt language", "y": ""},
         height=max(320, 28 * len(pivot) + 120),
     )
+    # each cell's text by app/fmt.py: a non-zero share under 0.5% reads "<1%", never "0%"
+    fig.update_traces(
+        text=pivot.map(lambda share: fmt.pct(share, 0)).to_numpy(),
+        texttemplate="%{text}",
+        customdata=[[fmt.language(lang) for lang in pivot.columns] for _ in pivot.index],
+        hovertemplate="%{y}<br>%{customdata}<br>accuracy %{text}<extra></extra>",
+    )
+    fig.update_coloraxes(colorbar_tickformat=fmt.D3_PCT_AXIS)
     fig.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0})
     st.plotly_chart(fig, config={"displayModeBar": False}, key="dish_names_heatmap")
 
@@ -114,8 +121,10 @@ def render() -> None:
     st.dataframe(
         table.reset_index(),
         hide_index=True,
-        column_config={key: st.column_config.ProgressColumn(label, min_value=0, max_value=1, format="percent")
-                       for key, label in queries.RULES.items()},
+        column_config={"model": "Model"} | {
+            key: st.column_config.ProgressColumn(label, min_value=0, max_value=1, format="percent")
+            for key, label in queries.RULES.items()
+        },
     )  # fmt: skip
     ui.downloads(table.reset_index(), f"{selected.dataset}_{task}_name_accuracy", key="dish_names_rules")
 
@@ -140,7 +149,7 @@ def render() -> None:
         f"{row.dish_key}|{row.named_dish_key}": f"{row.dish_name} → {row.named_dish_name} ({row.n})"
         for row in confusions.itertuples(index=False)
     }
-    st.dataframe(confusions.drop(columns=["image_url", "named_image_url"]), hide_index=True)
+    fmt.dataframe(confusions.drop(columns=["image_url", "named_image_url"]))
     pair = widgets.url_select(
         "Show the answers of",
         list(labels),
@@ -151,7 +160,7 @@ def render() -> None:
     )
     true_key, named_key = pair.split("|", 1)
     answers = data.query(queries.answers, selected.dataset, task, true_key, named_key, tuple(models), tuple(langs))
-    st.dataframe(answers.drop(columns=["generation_id"]), hide_index=True)
+    fmt.dataframe(answers.drop(columns=["generation_id"]))
     st.page_link(
         "views/dish.py",
         label=f"Open {literal(answers['dish_name'].iloc[0] if not answers.empty else true_key)} on the Dish page",

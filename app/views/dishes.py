@@ -66,9 +66,11 @@ fmt.dataframe(
     {
         "dish": links.dish_column(),
         "n_answers": st.column_config.NumberColumn("Answers", format="localized", help=ANSWERS_HELP),
-        "accuracy": st.column_config.NumberColumn("Accuracy", format="percent", help=ANSWERS_HELP),
+        "accuracy": st.column_config.NumberColumn("Accuracy", format="percent", step=0.001, help=ANSWERS_HELP),
         "n_linked_answers": st.column_config.NumberColumn("Linked answers", format="localized", help=ANSWERS_HELP),
-        "linked_accuracy": st.column_config.NumberColumn("Linked accuracy", format="percent", help=ANSWERS_HELP),
+        "linked_accuracy": st.column_config.NumberColumn(
+            "Linked accuracy", format="percent", step=0.001, help=ANSWERS_HELP
+        ),
         "answers": links.answers_column("List"),
     },
     key="dishes_table",

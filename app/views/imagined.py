@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui, widgets
+from app import data, fmt, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import imagined as queries
 
@@ -136,12 +136,11 @@ if tiny & ({model} | set(rows["translator"].dropna()) | set(rows["generator"]) |
     )
 
 st.subheader("Similarity to real photos")
-st.dataframe(
+fmt.dataframe(
     model_summary[["lang", "generator", "encoder", "n_dishes", "n_images", "intra_mean", "inter_mean",
                    "n_dishes_with_qa", "spearman", "spearman_low", "spearman_high"]],
-    hide_index=True,
-    column_config={c: st.column_config.NumberColumn(format="%.3f")
-                   for c in ("intra_mean", "inter_mean", "spearman", "spearman_low", "spearman_high")},
+    {c: st.column_config.NumberColumn(fmt.header(c), format=f"%.{fmt.SCORE_DIGITS}f")
+     for c in ("intra_mean", "inter_mean", "spearman", "spearman_low", "spearman_high")},
 )  # fmt: skip
 if rows[["intra_cosine", "inter_cosine"]].notna().any().any():
     st.plotly_chart(distributions(rows), config={"displayModeBar": False}, key="imagined_distributions")
@@ -189,5 +188,5 @@ if real.empty:
 else:
     show_images(real["image"].tolist(), [f"photo {i + 1}" for i in range(len(real))])
 with st.expander(f"Every generated image of this model ({len(rows):,})"):
-    st.dataframe(rows.drop(columns=["image_id"]), hide_index=True)
+    fmt.dataframe(rows.drop(columns=["image_id"]))
     ui.downloads(rows, f"{selected.dataset}_imagined", key="imagined_rows")

@@ -11,7 +11,7 @@ gold to pick the dishes of both.
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, linked, ui
+from app import data, fmt, linked, ui
 from app.safe import literal
 from warehouse.queries import language as queries
 
@@ -29,7 +29,7 @@ def clip_countries(codes: str | None, limit: int = 12) -> str:
 
 def dumbbell(frame) -> go.Figure:
     """One line per prompt language from the English base to the pull share, largest lift on top."""
-    langs = frame["lang"].tolist()
+    langs = [fmt.language(lang) for lang in frame["lang"]]
     custom = [
         [
             row.language,
@@ -43,15 +43,16 @@ def dumbbell(frame) -> go.Figure:
         for row in frame.itertuples()
     ]
     hover = (
-        "<b>%{y}</b> (language %{customdata[0]})<br>countries: %{customdata[1]}<br>"
+        "<b>%{y}</b><br>countries: %{customdata[1]}<br>"
         "pull: %{customdata[2]:,} of %{customdata[3]:,} wrong answers<br>"
-        "English base: %{customdata[4]:,} of %{customdata[5]:,}<br>lift: %{customdata[6]:+.1%}<extra></extra>"
+        "English base: %{customdata[4]:,} of %{customdata[5]:,}<br>lift: %{customdata[6]:+.1%}<br>"
+        "pull %{x:.1%}<extra></extra>"
     )
     segments_x, segments_y = [], []
-    for row in frame.itertuples():
+    for row, lang in zip(frame.itertuples(), langs, strict=True):
         if row.base_share == row.base_share and row.pull_share == row.pull_share:
             segments_x += [row.base_share, row.pull_share, None]
-            segments_y += [row.lang, row.lang, None]
+            segments_y += [lang, lang, None]
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -88,10 +89,12 @@ def ru_share_bars(frame) -> go.Figure:
             x=frame["lang"],
             y=frame["ru_share"],
             marker={"color": ["#d62728" if flag else "#1f77b4" for flag in russian]},
-            text=[f"n={n}" for n in frame["n_either"]],
+            text=[f"n={fmt.count(n)}" for n in frame["n_either"]],
+            hovertext=[fmt.language(lang) for lang in frame["lang"]],
             textposition="outside",
             customdata=frame[["n_ru", "n_ua", "n_either", "n_answers"]].to_numpy(),
-            hovertemplate="<b>%{x}</b><br>Russia: %{y:.0%} of %{customdata[2]:,} answers naming Russia or Ukraine"
+            hovertemplate="<b>%{hovertext}</b><br>Russia: %{y:.1%} of %{customdata[2]:,} answers naming Russia or "
+            "Ukraine"
             "<br>naming Russia: %{customdata[0]:,}, Ukraine: %{customdata[1]:,}"
             "<br>all answers about these dishes: %{customdata[3]:,}<extra></extra>",
         )
@@ -146,8 +149,7 @@ else:
     ]  # fmt: skip
     if answers.linked:  # every row says whose answers and whose gold, in the download too
         table = table.assign(answers=answers.column, gold=answers.source.gold)
-    percent = st.column_config.NumberColumn(format="percent")
-    st.dataframe(table, hide_index=True, column_config={"pull_share": percent, "base_share": percent, "lift": percent})
+    fmt.dataframe(table, {"language": "Language name"})
     ui.downloads(table, f"{selected.dataset}_language_pull", key="language_pull")
 
 st.subheader("Russia vs Ukraine")
@@ -196,5 +198,5 @@ else:
     st.caption(caption)
     if answers.linked:
         ru_ua = ru_ua.assign(answers=answers.column, gold=selected.dataset)
-    st.dataframe(ru_ua, hide_index=True, column_config={"ru_share": st.column_config.NumberColumn(format="percent")})
+    fmt.dataframe(ru_ua)
     ui.downloads(ru_ua, f"{selected.dataset}_ru_ua_pull", key="ru_ua_pull")

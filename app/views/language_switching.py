@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import data, ui
+from app import data, fmt, ui
 from app.safe import code
 from warehouse.queries import methods
 
@@ -29,7 +29,13 @@ if summary.empty:
 
 pivot = summary.pivot_table(index="model", columns="lang", values="share_in_prompt_lang")
 st.subheader("Share of answers in the prompt's language")
-st.dataframe(pivot.style.format("{:.0%}"), column_config={"model": st.column_config.TextColumn(pinned=True)})
+st.dataframe(
+    pivot.style.format(lambda share: fmt.pct(share, 0)),  # a share under 0.5% reads "<1%", never "0%"
+    column_config={
+        "model": st.column_config.TextColumn("Model", pinned=True),
+        **{lang: st.column_config.Column(lang, help=fmt.language(lang)) for lang in pivot.columns},
+    },
+)
 
 st.subheader("Per model and prompt language")
 table = summary.rename(
@@ -42,11 +48,10 @@ table = summary.rename(
         "accuracy_not_switched": "accuracy, not switched",
     }
 )
-st.dataframe(
+fmt.dataframe(
     table,
-    hide_index=True,
-    column_config={
-        name: st.column_config.NumberColumn(format="percent")
+    {
+        name: st.column_config.NumberColumn(name[:1].upper() + name[1:], format="percent", step=0.001)
         for name in ("in prompt language", "mixed", "other language", "accuracy, switched", "accuracy, not switched")
     },
 )
@@ -56,7 +61,7 @@ st.subheader("Examples")
 columns = st.columns(2)
 model = columns[0].selectbox("Model", sorted(summary["model"].unique()), key="switching_model")
 langs = sorted(summary.loc[summary["model"] == model, "lang"].unique())
-lang = columns[1].selectbox("Prompt language", langs, key="switching_lang")
+lang = columns[1].selectbox("Prompt language", langs, key="switching_lang", format_func=fmt.language)
 examples = data.query(methods.switching_examples, filters, model, lang)
 if examples.empty:
     st.caption("Every answer of this model in this language stays in the prompt's language.")

@@ -5,7 +5,7 @@ fared, then every answer."""
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, maps, ui, widgets
+from app import data, fmt, links, maps, ui, widgets
 from app.safe import literal
 from warehouse.queries import geo
 
@@ -115,14 +115,11 @@ elif arcs_for == "country" and country:
 else:
     arcs = None
 layers = [
+    maps.selected_layer(country),
     maps.country_layer(maps.country_rows(fills, labels, default_label=empty_label)),
-    maps.outline_layer(),
-    maps.outline_layer([country], selected=True) if country else None,
     maps.arc_layer(arcs) if arcs is not None and not arcs.empty else None,
 ]
-st.pydeck_chart(
-    maps.deck(layers), height=maps.HEIGHT, on_select="rerun", selection_mode="single-object", key=map_key(country)
-)
+maps.show(maps.deck(layers), key=map_key(country), on_select="rerun", selection_mode="single-object")
 maps.legend(scale_label, scale)
 if arcs_for == "all":
     arc_note = f"Arcs: the {n_arcs} most frequent errors of all countries, "
@@ -131,7 +128,7 @@ elif arcs_for == "country" and country:
     arc_note = f"Arcs: {about} (the {COUNTRY_ARCS} most frequent), "
 else:
     arc_note = ""
-caption = f"Grey: {empty_label}. Colours on a square-root scale from 0 to {fmt.pct(scale.top, 1)}. "
+caption = f"Grey: {empty_label}. Colours on a square-root scale from 0% to {scale.label(scale.top)}. "
 if arc_note:
     caption += f"{arc_note}from a dish's true origin (blue end) to the country a model named instead (orange end). "
 elif arcs_for == "country":
@@ -147,7 +144,7 @@ if not country:
     st.stop()
 
 name = names.get(country) or country
-st.subheader(fmt.country(country, name))
+st.subheader(literal(fmt.country(country, name)))
 hit = recall[recall["country"] == country]
 wrong = over[over["country"] == country]
 metrics = st.columns(4)
@@ -182,7 +179,7 @@ with left:
     if instead.empty:
         st.caption("Every answer about its dishes named it.")
     else:
-        shown = pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "country": [
                     "no country named" if c == "-" else fmt.country(c, names.get(c)) for c in instead["country"]
@@ -192,7 +189,7 @@ with left:
             }
         )
         st.dataframe(
-            shown.head(INSTEAD_SHOWN),
+            table.head(INSTEAD_SHOWN),
             hide_index=True,
             column_config={
                 "country": "Named instead",
@@ -221,14 +218,15 @@ with right:
         named_instead=[
             fmt.country(c, names.get(c)) if isinstance(c, str) else fmt.DASH for c in per_dish["named_instead"]
         ],
-        page=[f"/dish?dataset={filters.dataset}&dish={key}" for key in per_dish["dish_key"]],
         accuracy=100 * per_dish["accuracy"],
-    )[["dish", "n_answers", "accuracy", "named_instead", "n_no_country", "page"]]
+    )
+    per_dish = links.with_dish_links(per_dish, filters.dataset, filters=filters)
+    per_dish = per_dish[["dish", "n_answers", "accuracy", "named_instead", "n_no_country"]]
     st.dataframe(
         per_dish,
         hide_index=True,
         column_config={
-            "dish": "Dish",
+            "dish": links.dish_column("Dish"),
             "n_answers": st.column_config.NumberColumn("Answers", format="localized"),
             "accuracy": st.column_config.ProgressColumn(
                 "Named it", format="%.1f%%", min_value=0.0, max_value=100.0,
@@ -236,7 +234,6 @@ with right:
             ),
             "named_instead": st.column_config.TextColumn("Most named instead"),
             "n_no_country": st.column_config.NumberColumn("No country", format="localized", help=ui.NO_COUNTRY),
-            "page": st.column_config.LinkColumn("Dish page", display_text="open"),
         },
     )  # fmt: skip
     ui.downloads(dishes, f"{filters.dataset}_{filters.task}_{country}_dishes", key="map_dishes")
@@ -251,12 +248,12 @@ answers = answers[columns]
 shown = (
     f"{fmt.count(len(answers))} answers"
     if total <= len(answers)
-    else (f"the first {fmt.count(len(answers))} of {fmt.count(total)} answers")
+    else (f"The first {fmt.count(len(answers))} of {fmt.count(total)} answers")
 )
-with st.expander(f"Every answer about its dishes ({shown})"):
+with st.expander(f"Every answer about its dishes ({shown[:1].lower() + shown[1:]})"):
     fmt.dataframe(answers, {"response": st.column_config.TextColumn("Answer", width="large")})
     st.caption(
-        f"{shown[:1].upper() + shown[1:]} about {fmt.count(answers['dish_key'].nunique())} dishes whose gold origins "
+        f"{shown} about {fmt.count(answers['dish_key'].nunique())} dishes whose gold origins "
         f"include {literal(country)}."
     )
     ui.downloads(answers, f"{filters.dataset}_{filters.task}_{country}_answers", key="map_answers")

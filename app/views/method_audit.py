@@ -4,9 +4,8 @@ language computed from those reasons and from what the gold strings of that lang
 
 import pandas as pd
 import streamlit as st
-from babel import Locale
 
-from app import data, ui
+from app import data, fmt, ui
 from app.safe import code, literal
 from warehouse.queries import methods
 
@@ -25,11 +24,8 @@ REASON_HELP = {
 
 
 def language_label(code: str) -> str:
-    """'yue' -> 'Cantonese (yue)', 'ru_formal' -> 'Russian, formal (ru_formal)'."""
-    base, _, variant = code.partition("_")
-    name = Locale("en").languages.get(base, base)
-    extra = {"formal_spoken": "formal spoken", "loma": "loma", "cn": "China"}.get(variant, variant)
-    return f"{name}{', ' + extra if extra else ''} ({code})"
+    """'yue' -> 'yue — Cantonese' (app/fmt.py, the one rule)."""
+    return fmt.language(code)
 
 
 def headline(row: pd.Series) -> str:
@@ -83,12 +79,19 @@ table = audit.rename(
     }
 )
 picked = st.dataframe(
-    table,
+    fmt.display(table),
     hide_index=True,
     on_select="rerun",
     selection_mode="single-row",
     key="audit_table",
-    column_config={"gap (points)": st.column_config.NumberColumn(format="%+.1f")},
+    column_config=fmt.columns(
+        table,
+        {
+            "gap (points)": st.column_config.NumberColumn("Gap (points)", format="%+.1f"),
+            "paper %": st.column_config.NumberColumn("Paper", format="%.1f%%"),
+            "ours %": st.column_config.NumberColumn("Ours", format="%.1f%%"),
+        },
+    ),
 )
 ui.downloads(audit, f"{filters.dataset}_{filters.task}_method_audit", key="audit")
 st.caption("Sorted by the size of the gap. Select a row to see the answers behind it.")
@@ -102,12 +105,11 @@ if answers.empty:
 else:
     counts = answers.groupby(["direction", "reason"]).size().reset_index(name="answers")
     counts["why"] = counts["reason"].map(REASON_HELP)
-    st.dataframe(counts, hide_index=True)
+    fmt.dataframe(counts)
     reason = st.selectbox("Reason", ["all", *counts["reason"].tolist()], key="audit_reason")
     shown = answers if reason == "all" else answers[answers["reason"] == reason]
-    st.dataframe(
-        shown.rename(columns={"gold_text": "gold string", "gold_countries": "gold", "predicted": "ours read"}),
-        hide_index=True,
+    fmt.dataframe(
+        shown.rename(columns={"gold_text": "gold string", "gold_countries": "gold", "predicted": "ours read"})
     )
     st.caption(
         "Answers are shown as plain text. Up to 500 per model and language; the download holds them all "
@@ -115,7 +117,7 @@ else:
     )
 
 with st.expander("What the gold strings of each language name"):
-    st.dataframe(
+    fmt.dataframe(
         by_lang[
             [
                 "lang",
@@ -129,5 +131,5 @@ with st.expander("What the gold strings of each language name"):
                 "names_none",
             ]
         ],
-        hide_index=True,
+        {"mean_gap": st.column_config.NumberColumn("Mean gap (points)", format="%+.1f")},
     )

@@ -8,7 +8,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, links, ui
+from app import charts, data, fmt, links, ui
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -22,9 +22,10 @@ NATION_NOTE = (
 )
 
 
-def interval(low: pd.Series, high: pd.Series) -> pd.Series:
-    """Bootstrap 95% interval as text: "[0.41, 0.45]"."""
-    return "[" + low.map("{:.2f}".format) + ", " + high.map("{:.2f}".format) + "]"
+def interval(low: pd.Series, high: pd.Series, percent: bool = False) -> pd.Series:
+    """Bootstrap 95% interval as text: "[0.41, 0.45]", or "[41.2%, 45.0%]" for a share."""
+    show = fmt.pct if percent else fmt.score
+    return "[" + low.map(show) + ", " + high.map(show) + "]"
 
 
 def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -33,12 +34,12 @@ def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
         {
             "model": board["model"],
             "prompt language": board["lang"].where(board["lang"] != ALL_LANGS, "all"),
-            "jaccard": board["jaccard"].round(3),
+            "jaccard": board["jaccard"],
             "jaccard 95% CI": interval(board["jaccard_low"], board["jaccard_high"]),
-            "accuracy": board["accuracy"].round(3),
-            "accuracy 95% CI": interval(board["accuracy_low"], board["accuracy_high"]),
+            "accuracy": board["accuracy"],
+            "accuracy 95% CI": interval(board["accuracy_low"], board["accuracy_high"], percent=True),
             "n": board["n"],
-            "no-country share": board["no_country_share"].round(3),
+            "no-country share": board["no_country_share"],
         }
     )
     if "uk_nation_match" in board and board["uk_nation_match"].notna().any():
@@ -66,25 +67,37 @@ def leaderboard_bars(pooled: pd.DataFrame, metric: str, label: str) -> None:
                 "arrayminus": shown[metric] - shown[f"{metric}_low"],
                 "color": "#555",
             },
-            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+            hovertemplate="%{y}: %{x:" + (fmt.D3_PCT if metric == "accuracy" else fmt.D3_SCORE) + "}<extra></extra>",
         )
     )
     fig.update_layout(
         height=max(260, 28 * len(shown) + 60),
         margin={"l": 0, "r": 0, "t": 10, "b": 0},
         xaxis_title=f"mean {label}, all prompt languages (95% bootstrap interval)",
+        xaxis_tickformat=fmt.D3_PCT_AXIS if metric == "accuracy" else None,
     )
     st.plotly_chart(fig, config={"displayModeBar": False})
 
 
-def leaderboard_heatmap(pivot: pd.DataFrame, label: str) -> None:
+def leaderboard_heatmap(pivot: pd.DataFrame, label: str, metric: str) -> None:
+    """Models × prompt languages; each cell's text as the tables write it (a share never reads "0%"
+    unless it is 0); the hover names the language."""
+    share = metric == "accuracy"
+    text = pivot.map(lambda v: fmt.pct(v, 0) if share else fmt.score(v))
     fig = px.imshow(
         pivot,
         color_continuous_scale="Viridis",
         aspect="auto",
-        text_auto=".2f",
         labels={"x": "prompt language", "y": "model", "color": label},
     )
+    fig.update_traces(
+        text=text.to_numpy(),
+        texttemplate="%{text}",
+        customdata=[[fmt.language(lang) for lang in pivot.columns] for _ in pivot.index],
+        hovertemplate="%{y}<br>%{customdata}<br>" + label + ": %{text}<extra></extra>",
+    )
+    if share:
+        fig.update_coloraxes(colorbar_tickformat=fmt.D3_PCT_AXIS)
     fig.update_layout(height=max(300, 30 * len(pivot) + 120), margin={"l": 0, "r": 0, "t": 10, "b": 0})
     fig.update_xaxes(side="top", tickangle=-45)
     st.plotly_chart(fig, config={"displayModeBar": False})
@@ -118,7 +131,7 @@ def leaderboard(filters) -> None:
     lang = controls[1].selectbox(
         "Prompt language",
         langs,
-        format_func=lambda code: "All languages (pooled)" if code == ALL_LANGS else code,
+        format_func=lambda code: "All languages (pooled)" if code == ALL_LANGS else fmt.language(code),
         key="overview_leaderboard_lang",
     )
     table = leaderboard_table(board[board["lang"] == lang], metric)
@@ -129,25 +142,33 @@ def leaderboard(filters) -> None:
         )
         for model, n in table[["model", "n"]].itertuples(index=False)
     ]
+    shown = table.assign(
+        **{
+            "prompt language": table["prompt language"].map(lambda c: c if c == "all" else fmt.language(c)),
+            "accuracy": 100 * table["accuracy"],
+            "no-country share": 100 * table["no-country share"],
+        }
+    )
     st.dataframe(
-        table,
+        shown,
         hide_index=True,
         height=35 * (min(len(table), 20) + 1) + 3,  # every model visible without scrolling (up to 20)
         column_config={
-            "rank": st.column_config.NumberColumn("rank", width=50),
-            "prompt language": st.column_config.TextColumn("language", width=80),
+            "rank": st.column_config.NumberColumn("Rank", width=50),
+            "model": "Model",
+            "prompt language": st.column_config.TextColumn("Language", width=110),
             "jaccard": st.column_config.ProgressColumn(
-                "jaccard", format="%.3f", min_value=0.0, max_value=1.0, width=130
+                "Jaccard", format=f"%.{fmt.SCORE_DIGITS}f", min_value=0.0, max_value=1.0, width=130
             ),
-            "jaccard 95% CI": st.column_config.TextColumn("jaccard 95% CI", width=105),
+            "jaccard 95% CI": st.column_config.TextColumn("Jaccard, 95% CI", width=105),
             "accuracy": st.column_config.ProgressColumn(
-                "accuracy", format="%.3f", min_value=0.0, max_value=1.0, width=130
+                "Accuracy", format="%.1f%%", min_value=0.0, max_value=100.0, width=130
             ),
-            "accuracy 95% CI": st.column_config.TextColumn("accuracy 95% CI", width=115),
-            "n": st.column_config.NumberColumn("n", format="%d", width=60),
+            "accuracy 95% CI": st.column_config.TextColumn("Accuracy, 95% CI", width=125),
+            "n": st.column_config.NumberColumn("Answers", format="localized", width=70),
             "answers": links.answers_column(help="This model's answers in this prompt language."),
             "no-country share": st.column_config.NumberColumn(
-                "no-country share", format="percent", width=115, help=ui.NO_COUNTRY
+                "No country", format="%.1f%%", width=90, help=ui.NO_COUNTRY
             ),
             "UK nation match": st.column_config.NumberColumn("UK nation match", format="%.3f", help=NATION_NOTE),
         },
@@ -168,7 +189,7 @@ def leaderboard(filters) -> None:
     with heat:
         order = pooled.sort_values(metric, ascending=False)["model"].tolist()
         pivot = per_lang.pivot_table(index="model", columns="lang", values=metric).reindex(order)
-        leaderboard_heatmap(pivot, label)
+        leaderboard_heatmap(pivot, label, metric)
         ui.downloads(pivot.reset_index(), f"{filters.dataset}_{filters.task}_{metric}_by_language", key="pivot")
 
 
@@ -195,7 +216,7 @@ for column, (label, field, help_text) in zip(
     ],
     strict=True,
 ):
-    column.metric(label, f"{int(summary[field]):,}", help=help_text, border=True)
+    column.metric(label, fmt.count(summary[field]), help=help_text, border=True)
 
 st.subheader("Dishes per origin country")
 origin = data.dishes_per_origin(selected.dataset, selected.lang)
@@ -208,12 +229,12 @@ else:
         note += " Language lists are added up, so a dish listed in both counts twice."
     st.caption(note)
     with st.expander(f"All {len(origin)} countries as a table"):
-        st.dataframe(origin, hide_index=True)
+        fmt.dataframe(origin)
     ui.downloads(origin, f"{selected.dataset}_{selected.lang or 'all'}_dishes_per_origin", key="origin")
 
 st.subheader("Dishes per collection round")
 per_source = data.dishes_per_source(selected.dataset, selected.lang)
-st.dataframe(per_source, hide_index=True)
+fmt.dataframe(per_source)
 ui.downloads(per_source, f"{selected.dataset}_{selected.lang or 'all'}_dishes_per_source", key="source")
 
 st.subheader("Data quirks handled at ingest")
@@ -221,9 +242,9 @@ quirks = data.ingest_report(selected.dataset)
 if quirks.empty:
     st.caption("The ingest recorded no data quirks for this dataset.")
 else:
-    st.dataframe(quirks, hide_index=True)
+    fmt.dataframe(quirks)
 
 answers = data.answers_per_model(selected.dataset)
 if not answers.empty:
     st.subheader("Answers per model")
-    st.dataframe(answers, hide_index=True)
+    fmt.dataframe(answers)

@@ -23,7 +23,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from app import data, maps, ui, widgets
+from app import data, fmt, maps, ui, widgets
 from app import probe as helpers
 from app.safe import code, literal
 from pipeline.backends import BackendError, create_backend
@@ -291,7 +291,7 @@ def show_context(result: helpers.ProbeResult) -> None:
             f"{len(stored)} stored answers (at most {probe_queries.STORED_ANSWER_LIMIT}); "
             f"{same} named exactly the countries of this probe."
         )
-        st.dataframe(stored, hide_index=True, height=260)
+        fmt.dataframe(stored, height=260)
         ui.downloads(stored, f"probe_{result.match_key}_answers", key="probe_stored")
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, ui, widgets
+from app import data, fmt, ui, widgets
 from app.safe import code, literal
 from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
@@ -147,5 +147,5 @@ else:
     st.caption(
         f"{len(saved):,} labels by {saved['annotator'].nunique():,} annotator(s); each annotator's label counts once."
     )
-    st.dataframe(shares, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
+    fmt.dataframe(shares)
     ui.downloads(saved, "corpus_review_annotations", key="review_annotations")

@@ -8,12 +8,15 @@ sees under the same path (see README "Scaling out on Ray").
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pipeline.backends.base import BackendError
+from pipeline.errors import CorpusError
 from pipeline.executors import RayOptions
 
 ADDRESS_ENV = "RAY_ADDRESS"
@@ -63,6 +66,10 @@ def _quiet() -> None:
     context.print_on_execution_start = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)  # "progress bars disabled", as asked
+    # A worker's expected failure comes back as data and ends the command with one line (`raise_failure`); Ray Data
+    # would log a failed block first, with its stack trace.
+    for name in ("ray.data.exceptions", "ray.data._internal.execution.streaming_executor_state"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def actor_pool(size: int):
@@ -82,3 +89,24 @@ def cluster_gpus() -> int:
     import ray
 
     return int(ray.cluster_resources().get("GPU", 0))
+
+
+# What a worker reports back as its failure instead of raising it: Ray hands the driver only the text of a UDF's
+# exception (wrapped twice, with the remote traceback), never the exception itself.
+EXPECTED = (BackendError, CorpusError, OSError, ValueError)
+
+
+def failure_text(exc: BaseException) -> str:
+    """An expected failure on a worker, as a column value the driver turns back into it (`raise_failure`)."""
+    kind = next((k for k in EXPECTED if isinstance(exc, k)), ValueError)
+    return json.dumps({"type": kind.__name__, "message": str(exc)}, ensure_ascii=False)
+
+
+def raise_failure(text: str) -> None:
+    """On the driver: raise the worker's failure as the exception the local executor would have raised, so the
+    command ends with the same one line (and leaves every unit committed before it)."""
+    if not text:
+        return
+    failure = json.loads(text)
+    kind = {k.__name__: k for k in EXPECTED}.get(failure["type"], ValueError)
+    raise kind(failure["message"])

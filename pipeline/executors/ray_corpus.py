@@ -37,7 +37,7 @@ from pipeline.corpus.scan import (
     write_shard,
 )
 from pipeline.executors import RayOptions
-from pipeline.executors.ray_cluster import actor_pool, cluster_cpus, ray_cluster
+from pipeline.executors.ray_cluster import EXPECTED, actor_pool, cluster_cpus, failure_text, raise_failure, ray_cluster
 from warehouse.io import transaction
 
 _FILES = ("marker", "dish", "names", "samples")
@@ -97,11 +97,14 @@ class ShardScanner:
     def __call__(self, batch: dict) -> dict:
         out: dict[str, list] = {}
         for index, path in zip(batch["index"], batch["path"], strict=True):
-            checksum = checksum_file(str(path))
-            if self.plan.done.get(checksum) == "ok":  # scanned before with these patterns: the rerun skips it
-                row = {"status": "skipped", "n_docs": 0, "reason": "", **dict.fromkeys(_FILES, "")}
-            else:
-                row = self.scan(str(path), checksum)
+            row = {"status": "skipped", "n_docs": 0, "reason": "", "failure": "", **dict.fromkeys(_FILES, "")}
+            try:
+                checksum = checksum_file(str(path))
+                if self.plan.done.get(checksum) != "ok":  # else scanned before with these patterns: skipped
+                    row = {**self.scan(str(path), checksum), "failure": ""}
+            except EXPECTED as exc:  # an unreadable file (a corrupt one is a result, not a failure)
+                checksum = ""
+                row["failure"] = failure_text(exc)
             for name, value in {"index": int(index), "path": str(path), "checksum": str(checksum), **row}.items():
                 out.setdefault(name, []).append(value)
         return out
@@ -183,6 +186,7 @@ def scan_corpus_on_ray(
             num_cpus=1,
         )
         for row in dataset.iter_rows():
+            raise_failure(row["failure"])
             if row["status"] == "skipped":
                 continue
             path, size = row["path"], sizes[row["path"]]

@@ -23,7 +23,15 @@ from typing import Any
 
 from pipeline.backends.base import Backend, Message, Request, Response
 from pipeline.executors import RayOptions
-from pipeline.executors.ray_cluster import actor_pool, cluster_cpus, cluster_gpus, ray_cluster
+from pipeline.executors.ray_cluster import (
+    EXPECTED,
+    actor_pool,
+    cluster_cpus,
+    cluster_gpus,
+    failure_text,
+    raise_failure,
+    ray_cluster,
+)
 from pipeline.generate import Answers
 from pipeline.runconfig import GenerationSpec
 
@@ -76,11 +84,16 @@ class ModelWorker:
         return self.built[endpoint]
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
-        answers = []
+        answers, failures = [], []
         for endpoint, requests in zip(batch["endpoint"], batch["requests"], strict=True):
             asked = [request_from_dict(row) for row in json.loads(requests)]
-            answers.append(responses_to_json(list(self.engine(int(endpoint)).generate(asked))))
-        return {"chunk": list(batch["chunk"]), "responses": answers}
+            try:
+                answers.append(responses_to_json(list(self.engine(int(endpoint)).generate(asked))))
+                failures.append("")
+            except EXPECTED as exc:  # a model that cannot load, a server refusing the key: the driver stops
+                answers.append("[]")
+                failures.append(failure_text(exc))
+        return {"chunk": list(batch["chunk"]), "responses": answers, "failure": failures}
 
 
 def worker_resources(spec: GenerationSpec, gpus: int) -> dict:
@@ -136,6 +149,7 @@ def _worker_answers(
         **worker_resources(spec, gpus),
     )
     for row in dataset.iter_rows():
+        raise_failure(row["failure"])
         yield chunks[int(row["chunk"])], responses_from_json(row["responses"])
 
 

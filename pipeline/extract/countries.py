@@ -20,13 +20,14 @@ text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from operator import itemgetter
 
 import ahocorasick
+import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -81,6 +82,8 @@ def _is_latin(char: str) -> bool:
 _ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
 _NEAR_MISS_MIN = 6
 
+# Neighbours of a match that end a word in every script: ASCII spaces and punctuation, not the apostrophe.
+_PLAIN_EDGES = frozenset(' \t\n\r\f\v!"#$%&()*+,-./:;<=>?@[\\]^`{|}~')
 _NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
 # Languages whose case endings or particles attach to the name: only the left edge is a boundary.
 _SUFFIXING = frozenset({"ko", "az", "tr", "mr", "bn", "hi", "si", "ja", "ta", "te", "kn", "ml", "fi", "hu", "et"})
@@ -242,26 +245,33 @@ class Matcher:
     def find(self, text: str) -> list[tuple[int, int, Entry]]:
         """Non-overlapping mentions, longest first, as (start, end, entry)."""
         folded, positions = fold_with_offsets(text)
+        size = len(folded)
         candidates = []
         for last, (length, entry) in self.automaton.iter(folded):
             start, end = last - length + 1, last + 1
+            # Most names stand between spaces or ASCII punctuation: bounded, no per-script rules to ask.
+            plain = (start == 0 or folded[start - 1] in _PLAIN_EDGES) and (end == size or folded[end] in _PLAIN_EDGES)
+            if not plain and not self._bounded(folded, start, end):
+                continue
             if positions is not None:  # back to offsets in the original text
                 start, end = positions[start], positions[end - 1] + 1
-                if not self._bounded(folded, last - length + 1, last + 1):
-                    continue
-            elif not self._bounded(folded, start, end):
-                continue
-            if self._case_ok(text[start:end], entry):
+            if not entry.case_sensitive or self._case_ok(text[start:end], entry):
                 candidates.append((start, end, entry))
-        # Longest first, then leftmost; a mark per character keeps the overlap test O(match length).
-        candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
-        occupied = bytearray(len(text))
+        # Overlapping mentions are settled longest first, then leftmost. Only mentions that overlap
+        # compete, so each run of overlapping candidates (most are a single mention) is settled alone.
+        candidates.sort(key=itemgetter(0))  # stable: ties keep the automaton's order, as the settling does
         taken: list[tuple[int, int, Entry]] = []
-        for start, end, entry in candidates:
-            if occupied.find(1, start, end) == -1:
-                occupied[start:end] = b"\x01" * (end - start)
-                taken.append((start, end, entry))
-        return sorted(taken, key=lambda c: c[0])
+        run: list[tuple[int, int, Entry]] = []
+        run_end = -1
+        for candidate in candidates:
+            if candidate[0] >= run_end:
+                taken += _longest_first(run)
+                run, run_end = [candidate], candidate[1]
+            else:
+                run.append(candidate)
+                run_end = max(run_end, candidate[1])
+        taken += _longest_first(run)
+        return taken
 
     def near_miss(self, text: str) -> Span | None:
         """A bare one-word answer one edit (insertion, deletion, substitution or swap of two
@@ -321,6 +331,18 @@ class Matcher:
         return written[:1].isupper()
 
 
+def _longest_first(run: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+    """Non-overlapping mentions of one run of overlapping candidates: longest first, then leftmost;
+    returned in text order."""
+    if len(run) < 2:
+        return run
+    kept: list[tuple[int, int, Entry]] = []
+    for candidate in sorted(run, key=lambda c: (c[0] - c[1], c[0])):
+        if all(candidate[1] <= start or end <= candidate[0] for start, end, _ in kept):
+            kept.append(candidate)
+    return sorted(kept, key=lambda c: c[0])
+
+
 def _overrides(entry: Entry, current: Entry) -> bool:
     """Does a later search language's claim on a surface beat an earlier one's? Only a name or a
     curated entry over a subdivision generated from pycountry's list in the earlier language:
@@ -373,9 +395,10 @@ def extract_countries(text: str | None, lang: str) -> Extraction:
     ]
     lowered = _lowered(text)
     layout = _Layout(text, lowered) if found else None
+    negated = layout.negations([start for start, _, _ in found]) if layout else []
     spans = [
-        Span(start, end, text[start:end], entry.country, entry.region, layout.negated(start))
-        for start, end, entry in found
+        Span(start, end, text[start:end], entry.country, entry.region, negation)
+        for (start, end, entry), negation in zip(found, negated, strict=True)
     ]
     affirmed = _origin_claims([s for s in spans if not s.negated], text, layout) if layout else []
     if not any(s.country for s in affirmed):
@@ -400,33 +423,44 @@ _NEGATION_WINDOW = 120
 
 class _Layout:
     """Clause and sentence boundaries of one answer, found in one pass each, so that every rule
-    asks about a mention in O(log n) instead of rescanning the text before it."""
+    asks about a mention with a binary search (numpy's, for all mentions at once) instead of
+    rescanning the text before it."""
 
     def __init__(self, text: str, lowered: str | None) -> None:
         self.text = text
         self.lowered = lowered
-        self.clause_starts = [match.end() for match in _CLAUSE_BREAK.finditer(text)]
+        self.clause_starts = _positions(match.end() for match in _CLAUSE_BREAK.finditer(text))
         cues = _NEGATION_CUE.finditer(lowered) if lowered is not None else _NEGATION_CUE_ANY_CASE.finditer(text)
-        self.cues = [match.start() for match in cues]
-        sentences = [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
-        self.sentence_starts = [start for start, _ in sentences]
-        self.sentences = sentences
+        self.cues = _positions(match.start() for match in cues)
+        bounds = _positions(i for m in _SENTENCE.finditer(text) for i in m.span())
+        self.sentence_starts, self.sentence_ends = bounds[0::2], bounds[1::2]
         # Sentences (by index; -1 = outside any) holding a spread cue, from one pass over the text.
-        spread = {self._sentence(match.start()) for match in _finditer(_SPREAD, text, lowered)}
-        origin = {self._sentence(match.start()) for match in _finditer(_ORIGIN_CUE, text, lowered)}
+        spread = self._sentences_of(_finditer(_SPREAD, text, lowered))
+        origin = self._sentences_of(_finditer(_ORIGIN_CUE, text, lowered))
         self.spread = spread - origin
-        self.many = {self._sentence(match.start()) for match in _finditer(_MANY, text, lowered)} & self.spread
+        self.many = self._sentences_of(_finditer(_MANY, text, lowered)) & self.spread
 
-    def clause_start(self, index: int) -> int:
-        position = bisect.bisect_right(self.clause_starts, index) - 1
-        return self.clause_starts[position] if position >= 0 else 0
+    def negations(self, starts: list[int]) -> list[bool]:
+        """For each mention start: a negation cue among the last three words before it, in its clause.
 
-    def negated(self, start: int) -> bool:
-        """A negation cue among the last three words before the mention, within its clause."""
-        left = max(self.clause_start(start), start - _NEGATION_WINDOW)
-        cue = bisect.bisect_left(self.cues, left)
-        if cue >= len(self.cues) or self.cues[cue] >= start:
-            return False  # no cue in reach: the common case, decided without tokenising
+        The windows with no cue at all (the common case) are ruled out for every mention at once;
+        only the rest are tokenised."""
+        if not starts or not len(self.cues):
+            return [False] * len(starts)
+        at = np.asarray(starts, dtype=np.int64)
+        clause_starts = np.concatenate(([0], self.clause_starts))  # 0: the answer's first clause
+        clause_start = clause_starts[np.searchsorted(clause_starts, at, side="right") - 1]
+        left = np.maximum(clause_start, at - _NEGATION_WINDOW)
+        cue = np.searchsorted(self.cues, left, side="left")
+        reach = cue < len(self.cues)
+        reach[reach] = self.cues[cue[reach]] < at[reach]
+        result = [False] * len(starts)
+        for index in np.flatnonzero(reach).tolist():
+            result[index] = self._negated(int(left[index]), starts[index])
+        return result
+
+    def _negated(self, left: int, start: int) -> bool:
+        """A negation word among the last three words of text[left:start] (not "not only")."""
         window = self.text[left:start].lower()
         words = _TOKEN.findall(window)
         if left > 0 and words and window[:1].isalnum() and _is_word_char(self.text[left - 1]):
@@ -439,19 +473,29 @@ class _Layout:
                     return True
         return False
 
-    def _sentence(self, index: int) -> int:
-        position = bisect.bisect_right(self.sentence_starts, index) - 1
-        if position < 0 or index >= self.sentences[position][1]:
-            return -1
-        return position
+    def sentences(self, indices: list[int]) -> np.ndarray:
+        """The sentence holding each text index (-1: between sentences)."""
+        at = np.asarray(indices, dtype=np.int64)
+        if not len(self.sentence_starts):
+            return np.full(len(at), -1)
+        position = np.searchsorted(self.sentence_starts, at, side="right") - 1
+        inside = (position >= 0) & (at < self.sentence_ends[np.maximum(position, 0)])
+        return np.where(inside, position, -1)
 
-    def about_spread(self, index: int) -> bool:
-        """Is the sentence holding `index` about where a dish spread to or is popular?"""
-        return self._sentence(index) in self.spread
+    def _sentences_of(self, matches) -> set[int]:
+        return set(self.sentences([match.start() for match in matches]).tolist())
 
-    def about_many(self, index: int) -> bool:
+    def about_spread(self, indices: list[int]) -> list[bool]:
+        """Is the sentence holding each index about where a dish spread to or is popular?"""
+        return [sentence in self.spread for sentence in self.sentences(indices).tolist()]
+
+    def about_many(self, indices: list[int]) -> list[bool]:
         """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
-        return self._sentence(index) in self.many
+        return [sentence in self.many for sentence in self.sentences(indices).tolist()]
+
+
+def _positions(values) -> np.ndarray:
+    return np.fromiter(values, dtype=np.int64)
 
 
 def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
@@ -460,11 +504,12 @@ def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
     correction = _search(_CORRECTION, text, layout.lowered)
     if correction and any(s.start >= correction.end() and s.country for s in spans):
         spans = [s for s in spans if s.start >= correction.start()]
-    origin = [s for s in spans if s.country and not layout.about_spread(s.start)]
+    spread = layout.about_spread([s.start for s in spans])
+    origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
     if not origin:
         # Only spread sentences: a list of places a dish is eaten in is no origin claim; one or two
         # countries answer "which country made it popular?" (a WorldCuisines question).
-        if len({s.country for s in spans if s.country}) >= 3 or any(layout.about_many(s.start) for s in spans):
+        if len({s.country for s in spans if s.country}) >= 3 or any(layout.about_many([s.start for s in spans])):
             return [s for s in spans if s.country is None]
         return spans
     stated = {s.country for s in origin}
@@ -473,12 +518,13 @@ def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
 
 def _names_a_language(text: str, start: int, end: int) -> bool:
     """ "in English", "на русском (языке)", "українською (мовою)": a language, not a cuisine."""
+    after = _TOKEN.search(text, end, end + 20)  # the first word within 20 characters after the name
+    if after is not None:
+        if after.group().lower() in _LANGUAGE_NOUNS:
+            return True
+        if not _PUNCT_AFTER.match(text, end):
+            return False
     before = _TOKEN.findall(text[max(0, start - 20) : start].lower())[-1:]
-    after = _TOKEN.findall(text[end : end + 20].lower())[:1]
-    if after and after[0] in _LANGUAGE_NOUNS:
-        return True
-    if after and after[0] not in _LANGUAGE_NOUNS and not _PUNCT_AFTER.match(text, end):
-        return False
     return (bool(before) and before[0] in _LANGUAGE_PREPOSITIONS) or text[start:end].lower().endswith("ською")
 
 

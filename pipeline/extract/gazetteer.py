@@ -29,10 +29,10 @@ from babel import Locale
 
 from pipeline.extract import aliases, czech, demonyms
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
+from pipeline.morph import MORPH_LANGS
 from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
-MORPH_LANGS = frozenset({"ru", "uk"})
 KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
 
 # Lower number = stronger claim on a surface.
@@ -83,27 +83,11 @@ def normalise(text: str) -> str:
 # --- Morphology -----------------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def _analyzers() -> dict:
-    """Both analyzers, Ukrainian loaded first. pymorphy3 shares one tag class between languages and
-    the dictionary loaded last defines its grammemes: loaded after Russian, Ukrainian would drop
-    Russian-only ones ("loc2": "в Крыму") and inflecting a Russian word would fail. Russian's set
-    covers Ukrainian's cases, so Russian goes last."""
-    import pymorphy3
+def _analyzer(lang: str):
+    from pipeline.morph import analyzer
 
-    ukrainian = pymorphy3.MorphAnalyzer(lang="uk")
-    russian = pymorphy3.MorphAnalyzer(lang="ru")
-    return {"uk": ukrainian, "ru": russian}
+    return analyzer(lang)
 
-
-def morph_analyzer(lang: str):
-    """The pymorphy3 analyzer of `lang` (ru or uk): the one pair every module shares, loaded in the order that
-    keeps both languages' grammemes (see `_analyzers`); an analyzer made elsewhere would reload a dictionary
-    last and break the other language."""
-    return _analyzers()[lang]
-
-
-_analyzer = morph_analyzer
 
 
 def _inflect_part(lang: str, part: str, case: str) -> str:

@@ -59,7 +59,8 @@ def test_sidebar_models_and_languages_apply() -> None:
     rules = next(frame.value for frame in at.dataframe if "paper" in frame.value.columns)
     assert rules["model"].tolist() == ["gpt-4o-2024-08-06"]
     answers = next(frame.value for frame in at.dataframe if "prediction" in frame.value.columns)
-    assert set(answers["model"]) == {"gpt-4o-2024-08-06"} and set(answers["lang"]) <= {"en", "ru_formal"}
+    assert set(answers["model"]) == {"gpt-4o-2024-08-06"}
+    assert set(answers["lang"]) <= {"en — English", "ru_formal — Russian (formal)"}  # codes with their names
 
 
 def test_dataset_without_name_answers_says_so_and_offers_the_one_with_them() -> None:

@@ -109,7 +109,7 @@ def test_compare_shows_the_paired_difference_with_its_interval(warehouse_path: P
         [(group[A].lang, group[A].right - group[B].right) for group in by_model], columns=["lang", "d"]
     ).groupby("lang"):
         row = per_lang[per_lang["lang"] == fmt.language(lang)].iloc[0]
-        assert row["difference"] == pytest.approx(rows["d"].mean())
+        assert row["difference"] == pytest.approx(rows["d"].mean() * 100)  # percentage points
         assert row["n"] == len(rows)
     assert per_lang["answers"].str.startswith("answers?").all()
 

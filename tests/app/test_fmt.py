@@ -58,7 +58,8 @@ def test_counts_scores_and_countries() -> None:
 
 def test_a_corpus_is_labelled_by_name_not_by_its_path() -> None:
     assert fmt.corpus("/data/ua-gec/train.jsonl.gz", "uk", 1234) == "train (uk — Ukrainian, 1,234 dishes)"
-    assert fmt.corpus("uagec") == "uagec"
+    assert fmt.corpus("uk:/root/.cache/dish-atlas/data/corpora/ua-gec.jsonl", "uk") == "UA-GEC (uk — Ukrainian)"
+    assert fmt.corpus("my-web-crawl") == "my-web-crawl"
 
 
 def test_headers_are_plain_words() -> None:

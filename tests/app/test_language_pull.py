@@ -46,7 +46,7 @@ def test_russia_vs_ukraine_per_prompt_language(warehouse_path: Path):
 
 def test_prompt_language_filter_and_empty_states(warehouse_path: Path):
     at = open_page(langs="ru_formal,en")
-    assert set(at.dataframe[0].value["lang"]) == {"ru_formal", "en"}
+    assert set(at.dataframe[0].value["lang"]) == {"ru_formal — Russian (formal)", "en — English"}
 
     at = open_page(langs="nan_spoken")  # no answer in this language names Russia or Ukraine for these dishes
     assert any("names Russia or Ukraine" in text for text in texts(at.info))

@@ -139,7 +139,7 @@ def test_language_pull_shows_linked_answers_and_russia_vs_ukraine_by_borschs_gol
     assert any("whose borsch gold names both Russia and Ukraine" in text for text in texts(at.caption))
 
     at = open_page(linked_warehouse, monkeypatch, "language_pull", llangs="ru_formal,en", gold="worldcuisines")
-    assert set(at.dataframe[0].value["lang"]) == {"ru_formal", "en"}
+    assert set(at.dataframe[0].value["lang"]) == {"ru_formal — Russian (formal)", "en — English"}  # app/fmt.py
     assert set(at.dataframe[0].value["gold"]) == {"worldcuisines"}
 
 

@@ -66,12 +66,12 @@ def test_the_map_needs_no_network(open_map):
     assert spec["mapStyle"] == "__MAP_STYLE__"  # pydeck's "no basemap": Streamlit then loads no tiles
     assert "mapProvider" not in spec
     assert "http" not in json.dumps(spec)
-    # flat polygons (a primitive layer: clicks on it reach the server) under their borders; no arcs
-    # until a country is picked
-    assert [layer["@@type"] for layer in spec["layers"]] == ["SolidPolygonLayer", "PathLayer"]
+    # one flat polygon layer (a primitive layer: clicks on it reach the server; the gaps between the
+    # polygons are the borders); no arcs and no selected outline until a country is picked
+    assert [layer["@@type"] for layer in spec["layers"]] == ["SolidPolygonLayer"]
     countries = {row["country"]: row for row in spec["layers"][0]["data"]}
     assert "recall" in countries["UA"]["label"] and countries["UA"]["name"] == "Ukraine (UA)"
-    assert spec["layers"][0]["pickable"] and not spec["layers"][1]["pickable"]
+    assert spec["layers"][0]["pickable"] and countries["UA"]["tip"] == "se" and countries["JP"]["tip"] == "sw"
 
 
 def test_the_colour_scale_is_fitted_to_the_data(open_map):
@@ -94,7 +94,9 @@ def test_the_colour_scale_is_fitted_to_the_data(open_map):
 
 def test_arcs_only_for_the_selected_country_unless_all_are_asked_for(open_map):
     at = open_map(country="UA")
-    arcs = deck_spec(at)["layers"][-1]
+    layers = deck_spec(at)["layers"]
+    assert [layer["id"] for layer in layers] == ["selected", "countries", "arcs"]  # its outline under it
+    arcs = layers[-1]
     assert arcs["@@type"] == "ArcLayer"
     assert {row["true_country"] for row in arcs["data"]} == {"UA"}  # recall view: what its dishes were called
     at.radio(key="url_arcs").set_value("all").run()
@@ -127,11 +129,11 @@ def test_a_country_shows_summaries_first_then_every_answer(open_map):
     assert instead["n_answers"].is_monotonic_decreasing and "Ukraine (UA)" not in set(instead["country"])
     assert "Russia (RU)" in set(instead["country"]) and "no country named" in set(instead["country"])
     assert instead["share"].iloc[0] == pytest.approx(100 * instead["n_answers"].iloc[0] / about)
-    # then one row per dish: answers, the share naming Ukraine, what was named instead, a link to its page
-    assert list(dishes.columns) == ["dish", "n_answers", "accuracy", "named_instead", "n_no_country", "page"]
+    # then one row per dish (its name linked to its page): answers, the share naming Ukraine, what was named instead
+    assert list(dishes.columns) == ["dish", "n_answers", "accuracy", "named_instead", "n_no_country"]
     assert dishes["n_answers"].sum() == about
     assert dishes["accuracy"].is_monotonic_increasing  # hardest first
-    assert all(page.startswith("/dish?dataset=worldcuisines&dish=") for page in dishes["page"])
+    assert all(url.startswith("dish?dataset=worldcuisines&") and "&dish=worldcuisines" in url for url in dishes["dish"])
     # last: every answer (up to 2,000), in an expander
     assert {"dish", "model", "lang", "response", "predicted", "status"} <= set(answers.columns)
     assert all("UA" in gold.split(",") for gold in answers["gold"])

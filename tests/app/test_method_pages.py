@@ -14,7 +14,7 @@ SWITCHING = "views/language_switching.py"
 def test_the_audit_headline_explains_cantonese_from_the_data(warehouse_path: Path):
     at = open_page(AUDIT, 120)
     headlines = [str(info.value).replace("\\", "") for info in at.info]  # shown through safe.literal
-    cantonese = [h for h in headlines if h.startswith("**Cantonese (yue)** is undercounted by about")]
+    cantonese = [h for h in headlines if h.startswith("**yue — Cantonese** is undercounted by about")]
     assert cantonese, headlines
     assert "because most gold strings name another country" in cantonese[0]
     assert "of 500 gold strings of this language name another country" in cantonese[0]

@@ -50,7 +50,7 @@ def test_rank_by_accuracy_and_one_prompt_language(app: AppTest):
     at.selectbox(key="overview_leaderboard_lang").select("ru_formal").run()
     assert not at.exception
     board = leaderboard(at)
-    assert len(board) == 12 and set(board["prompt language"]) == {"ru_formal"}
+    assert len(board) == 12 and set(board["prompt language"]) == {"ru_formal — Russian (formal)"}
     assert board["accuracy"].is_monotonic_decreasing
     assert board["rank"].tolist() == list(range(1, 13))
 

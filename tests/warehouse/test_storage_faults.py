@@ -1,6 +1,10 @@
 """Damaged files, a full disk, a read-only folder, a path under a file, a locked warehouse: each
-stops with one line naming the path and the fix, and leaves both databases as they were;
-`recover` rebuilds a damaged working copy from the snapshot and says what it cannot restore."""
+stops with one line naming the path and the fix, and leaves both databases as they were, even when
+the disk fills at the working database's final checkpoint, after the command's writes committed;
+`recover` rebuilds a damaged working copy from the snapshot and says what it cannot restore.
+
+The faults are real: a small tmpfs mount (ENOSPC), RLIMIT_FSIZE on the command's process (EFBIG),
+a read-only bind mount (EROFS), bytes overwritten in the file."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import pytest
 
 from bench.faults import summary
 from tests.helpers import REPO, run_cli
-from warehouse.db import Warehouse
+from warehouse.db import Warehouse, WarehouseStorageError
 
 
 def cli(warehouse: Path, *args: str, file_limit: int | None = None):
@@ -168,7 +172,7 @@ def test_a_file_size_limit_keeps_the_snapshot_and_imports_all_or_nothing(
     line = one_error_line(cli(warehouse, "import-responses", str(answers), file_limit=room), str(tmp_path))
     assert "file size limit" in line and "nothing was published" in line
     assert summary(warehouse) == snapshot and not Warehouse(warehouse).leftovers()
-    assert summary(Warehouse(warehouse).working_path)["core.generations"][0] in (0, 15000)
+    assert summary(Warehouse(warehouse).working_path)["core.generations"][0] == 0
 
     rerun = run_cli(warehouse, "import-responses", str(answers))  # with room, the same command completes
     assert "published" in rerun.stderr
@@ -178,6 +182,63 @@ def test_a_file_size_limit_keeps_the_snapshot_and_imports_all_or_nothing(
     limit = Warehouse(warehouse).working_path.stat().st_size // 4  # the snapshot's copy cannot be written
     one_error_line(cli(warehouse, "publish", "--force", file_limit=limit), str(warehouse), "needs about")
     assert summary(warehouse) == snapshot and not Warehouse(warehouse).leftovers()
+
+
+def test_a_file_size_limit_at_the_final_checkpoint_leaves_the_working_database_as_it_was(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """The limit is the working file's own size: the answers commit (to the WAL, which fits), and
+    only the checkpoint that folds them into the file fails. The command's commits are undone."""
+    for path in worldcuisines_warehouse.parent.glob("w.*"):
+        shutil.copyfile(path, tmp_path / path.name)
+    warehouse = tmp_path / "w.duckdb"
+    working = Warehouse(warehouse).working_path
+    before, size = state(warehouse), working.stat().st_size
+    answers = data_dir / "worldcuisines" / "predictions" / "task2_oe_llava-1.6-7b.jsonl"
+
+    result = cli(warehouse, "import-responses", str(answers), file_limit=size)
+    assert "15000 answers of llava-1.6-7b" in result.stderr  # the import itself committed
+    line = one_error_line(result, str(working), "file size limit", "needs about", "nothing was published")
+    assert state(warehouse) == before and working.stat().st_size == size
+    assert not working.with_name(working.name + ".wal").exists() and not Warehouse(warehouse).leftovers()
+    assert "MB" in line.split("needs about", 1)[1].split(",")[0]  # the WAL it had to fold in, in MB
+
+    assert "published" in run_cli(warehouse, "import-responses", str(answers)).stderr  # with room: all of it
+    assert summary(warehouse)["core.generations"][0] == 15000
+
+
+def test_a_disk_that_fills_before_the_final_checkpoint_leaves_both_databases_as_they_were(
+    sample_warehouse: Path,
+) -> None:
+    """A real full disk: the writes commit, then the tmpfs fills, and the writer's last checkpoint
+    fails with ENOSPC. The working database is as it was before the session; nothing is left behind."""
+    files = sorted(sample_warehouse.parent.glob("w.*"))
+    with tmpfs(sum(f.stat().st_size for f in files) + 24 * 2**20) as disk:
+        for path in files:
+            shutil.copyfile(path, disk / path.name)
+        warehouse = Warehouse(disk / "w.duckdb")
+        before, size = state(warehouse.path), warehouse.working_path.stat().st_size
+        filler = disk / "filler"
+        wal = warehouse.working_path.with_name(warehouse.working_path.name + ".wal")
+        with pytest.raises(WarehouseStorageError) as raised, warehouse.writer() as con:
+            con.execute("CREATE TABLE core.session_rows (i BIGINT, s VARCHAR)")
+            for start in range(0, 200_000, 10_000):  # small commits go to the WAL, as a command's chunks do
+                con.execute(
+                    "INSERT INTO core.session_rows SELECT range, md5(range::VARCHAR) FROM range(?, ?)",
+                    [start, start + 10_000],
+                )
+            assert wal.stat().st_size > 2**20  # committed, waiting for the checkpoint
+            filler.write_bytes(b"\0" * (shutil.disk_usage(disk).free - 16 * 1024))  # the disk fills meanwhile
+        message = str(raised.value)
+        assert str(warehouse.working_path) in message and "no space left on device" in message
+        assert "needs about" in message and "\n" not in message
+        filler.unlink()
+        assert state(warehouse.path) == before and warehouse.working_path.stat().st_size == size
+        assert not wal.exists() and not warehouse.leftovers()
+
+        with warehouse.writer() as con:  # with room again, the same session commits
+            con.execute("CREATE TABLE core.session_rows AS SELECT range AS i FROM range(10)")
+        assert state(warehouse.path)[1]["core.session_rows"][0] == 10
 
 
 @contextmanager

@@ -6,6 +6,11 @@ SELECT n.dish_key FROM core.dish_names n ANTI JOIN core.dishes d USING (dish_key
 -- every origin is a known ISO 3166-1 country
 SELECT o.country FROM core.dish_origins o ANTI JOIN core.countries c USING (country);
 SELECT g.country FROM core.item_gold_countries g ANTI JOIN core.countries c USING (country);
+-- a UK nation is gold only beside GB, its country (the country-level gold stays whole)
+SELECT n.dish_key FROM core.dish_origin_nations n
+WHERE NOT EXISTS (SELECT 1 FROM core.dish_origins o WHERE o.dish_key = n.dish_key AND o.country = 'GB');
+SELECT n.item_id FROM core.item_gold_nations n
+WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g WHERE g.item_id = n.item_id AND g.country = 'GB');
 -- every dish has at least one origin (BORSch and the sample always give one)
 SELECT d.dish_key FROM core.dishes d ANTI JOIN core.dish_origins o USING (dish_key) WHERE d.dataset IN ('borsch', 'sample');
 -- parallel pairs point at existing dishes of the right language

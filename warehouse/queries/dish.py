@@ -219,7 +219,9 @@ def scores(source: Source, dish_key: str, filters: Filters) -> pd.DataFrame:
 
 
 def wrong_countries(source: Source, dish_key: str, filters: Filters, limit: int = 5) -> pd.DataFrame:
-    """Countries the answers name that are not among the gold origins, most often named first."""
+    """Countries the answers name that are not among the dish's origins (the question's gold, and every
+    origin the dataset gives the dish: naming Russia for Paskha, from Russia and Ukraine, is not wrong
+    here, as on the Confusion page), most often named first."""
     where, params = filters.where()
     return _frame(
         source,
@@ -228,6 +230,8 @@ def wrong_countries(source: Source, dish_key: str, filters: Filters, limit: int 
         FROM (SELECT unnest(string_split(predicted, ',')) AS country, string_split(gold, ',') AS gold
               FROM marts.dish_answers WHERE dish_key = $dish_key AND {where})
         WHERE country <> '' AND NOT list_contains(gold, country)
+          AND NOT list_contains(coalesce((SELECT string_split(origins, ',') FROM marts.dishes
+                                          WHERE dish_key = $dish_key), []), country)
         GROUP BY country
         ORDER BY n_answers DESC, country
         LIMIT $limit

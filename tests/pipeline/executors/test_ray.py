@@ -6,6 +6,7 @@ keeps a file's tests on one worker)."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -14,9 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.backends import Message, Request
+from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
+from pipeline.errors import DataError
 from pipeline.executors import RayOptions, endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
@@ -28,6 +30,7 @@ from pipeline.executors.ray_generate import (
     vllm_response,
 )
 from pipeline.runconfig import GenerationSpec
+from pipeline.runconfig import load as load_run_config
 from pipeline.steps import Options, run_pipeline
 from tests.helpers import copy_warehouse, query, run_cli
 from tests.local_server import LocalServer, message_text
@@ -79,6 +82,19 @@ def test_the_tiny_transformers_model_answers_on_ray_exactly_as_locally_and_a_rer
     assert query(work(on_ray), "SELECT count(*) FROM core.generation_runs") == runs
 
 
+def test_a_model_that_fails_on_a_worker_fails_the_command_with_its_own_message(
+    local_ray: str, borsch_warehouse: Path, tiny_text_model: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "no-weights"
+    broken.mkdir()
+    shutil.copyfile(tiny_text_model / "config.json", broken / "config.json")  # the driver reads only the config
+    spec = GenerationSpec("borsch.origin_qa", "ru", "transformers", str(broken), limit=1)
+    with pytest.raises(BackendError, match=r"^cannot load model") as failed:
+        generate(borsch_warehouse, spec, "ray")
+    assert "Traceback" not in str(failed.value) and "ray::" not in str(failed.value)
+    assert query(work(borsch_warehouse), "SELECT count(*) FROM core.generations") == [(0,)]
+
+
 def answer(messages: list[dict], max_tokens: int) -> str:
     """A deterministic served 'model': the question turned into an answer."""
     return f"{message_text(messages[-1])[: max_tokens * 4]} Україна"
@@ -110,6 +126,16 @@ def test_several_servers_need_the_ray_executor(borsch_warehouse: Path) -> None:
     spec = GenerationSpec("borsch.origin_qa", "uk", "openai", "local", limit=1, settings=settings)
     with pytest.raises(ValueError, match="fanning out over several needs --executor ray"):
         generate(borsch_warehouse, spec)
+
+
+def test_a_run_configuration_names_its_executor(tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text('executor = "ray"\nray = { address = "head:6379", workers = 8 }\n', encoding="utf-8")
+    plan = load_run_config(config)
+    assert (plan.executor, plan.ray) == ("ray", RayOptions("head:6379", 8))
+    config.write_text('executor = "spark"\n', encoding="utf-8")
+    with pytest.raises(DataError, match="unknown executor 'spark'; known: local, ray"):
+        load_run_config(config)
 
 
 def test_requests_cross_to_the_workers_unchanged() -> None:
