@@ -26,6 +26,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import pydeck as pdk
@@ -80,6 +81,9 @@ MIN_AREA = 0.05
 # grown by HALO degrees.
 GAP = 0.06
 HALO = 0.8
+# A halo is grown from the country simplified by this much (degrees): its outline is HALO wide and
+# rounded, so finer detail cannot show, and growing Canada's or Chile's full coastline costs ~0.2 s.
+HALO_DETAIL = 0.05
 
 
 def tip_direction(lon: float | None, lat: float | None, view: pdk.ViewState = VIEW) -> str:
@@ -96,11 +100,11 @@ def load_shapes() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Outlines:
-    """Parsed outlines: each country's polygons (lists of rings) as drawn (shrunk by GAP), the same
-    grown by HALO (its selected outline), and its label point."""
+    """Parsed outlines: each country's polygons (lists of rings) as drawn (shrunk by GAP), its
+    geometry (to grow a selected country's halo from, `halo()`), and its label point."""
 
     polygons: Mapping[str, tuple[list, ...]]
-    halos: Mapping[str, tuple[list, ...]]
+    geometries: Mapping[str, Any]  # shapely geometries: immutable, shared read-only
     points: Mapping[str, tuple[float | None, float | None]]
     names: Mapping[str, str]
 
@@ -108,12 +112,13 @@ class Outlines:
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _outlines(snap: data.Snapshot) -> Outlines:
     """The GeoJSON geometries of marts.country_shapes parsed once per snapshot (the slow part), islands
-    under MIN_AREA left out; shared read-only by every session, never changed."""
+    under MIN_AREA left out; shared read-only by every session, never changed. Halos are grown only
+    for a country that is selected (`halo()`): growing all 238 took 1.7 s of a cold page's draw."""
     from shapely.geometry import shape
 
     shapes = load_shapes()
     polygons: dict[str, tuple[list, ...]] = {}
-    halos: dict[str, tuple[list, ...]] = {}
+    geometries: dict[str, Any] = {}
     for row in shapes.itertuples(index=False):
         if not isinstance(row.geojson, str) or not row.geojson:
             continue
@@ -128,13 +133,27 @@ def _outlines(snap: data.Snapshot) -> Outlines:
             shrunk = part.buffer(-GAP, join_style="mitre")
             drawn.extend(_rings(part if shrunk.is_empty else shrunk))
         polygons[row.country] = tuple(drawn)
-        halos[row.country] = tuple(_rings(geometry.buffer(HALO, join_style="round", quad_segs=2)))
+        geometries[row.country] = geometry
     points = {
         row.country: (None if pd.isna(row.lon) else float(row.lon), None if pd.isna(row.lat) else float(row.lat))
         for row in shapes.itertuples(index=False)
     }
     names = {row.country: str(row.name_en or row.country) for row in shapes.itertuples(index=False)}
-    return Outlines(polygons, halos, points, names)
+    return Outlines(polygons, geometries, points, names)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _halo(snap: data.Snapshot, country: str) -> tuple[list, ...]:
+    """`country` grown by HALO (rounded corners): its outline when selected; () when not on the map."""
+    geometry = _outlines(snap).geometries.get(country)
+    if geometry is None:
+        return ()
+    grown = geometry.simplify(HALO_DETAIL, preserve_topology=True).buffer(HALO, join_style="round", quad_segs=2)
+    return tuple(_rings(grown))
+
+
+def halo(country: str | None) -> tuple[list, ...]:
+    return _halo(data.snapshot(), country) if country else ()
 
 
 def _rings(geometry) -> list[list]:
@@ -198,12 +217,12 @@ def country_layer(rows: list[dict], *, pickable: bool = True) -> pdk.Layer:
 def selected_layer(country: str | None) -> pdk.Layer | None:
     """The selected country's outline: a dark copy of it, grown by HALO, drawn under the countries
     (the same layer type as theirs, see the module docstring). Not pickable."""
-    halo = outlines().halos.get(country or "")
-    if not halo:
+    grown = halo(country)
+    if not grown:
         return None
     return pdk.Layer(
         "SolidPolygonLayer",
-        data=[{"polygon": polygon} for polygon in halo],
+        data=[{"polygon": polygon} for polygon in grown],
         id=SELECTED_LAYER,
         pickable=False,
         get_polygon="polygon",

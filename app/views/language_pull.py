@@ -11,7 +11,7 @@ gold to pick the dishes of both.
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, linked, ui
+from app import data, fmt, linked, links, ui
 from app.safe import literal
 from warehouse.queries import language as queries
 
@@ -200,3 +200,12 @@ else:
         ru_ua = ru_ua.assign(answers=answers.column, gold=selected.dataset)
     fmt.dataframe(ru_ua)
     ui.downloads(ru_ua, f"{selected.dataset}_ru_ua_pull", key="ru_ua_pull")
+
+    st.markdown("**Per dish**: each dish opens its page.")
+    by_dish = data.query(queries.ru_ua_by_dish, filters, ru_ua_source)
+    # linked answers were asked under another dataset's task: the Dish page opens without that task
+    dish_table = links.with_dish_links(
+        by_dish, selected.dataset, name="dish_name", filters=None if answers.linked else filters
+    ).drop(columns=["dish_name"])
+    fmt.dataframe(dish_table, {"dish": links.dish_column()}, key="ru_ua_dishes")
+    ui.downloads(links.as_shown(dish_table, ["dish"]), f"{selected.dataset}_ru_ua_dishes", key="ru_ua_dishes_dl")

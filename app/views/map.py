@@ -130,7 +130,10 @@ else:
     arc_note = ""
 caption = f"Grey: {empty_label}. Colours on a square-root scale from 0% to {scale.label(scale.top)}. "
 if arc_note:
-    caption += f"{arc_note}from a dish's true origin (blue end) to the country a model named instead (orange end). "
+    caption += (
+        f"{arc_note}from a dish's true origin (blue end) to the country a model named instead (orange end); "
+        "naming another of the dish's origins is a hit, not an arc (the Confusion page's rule). "
+    )
 elif arcs_for == "country":
     caption += "Pick a country for its error arcs, or show the arcs of all countries. "
 st.caption(caption + maps.CRIMEA_NOTE)

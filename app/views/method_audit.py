@@ -5,7 +5,7 @@ language computed from those reasons and from what the gold strings of that lang
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, ui
+from app import data, fmt, links, ui
 from app.safe import code, literal
 from warehouse.queries import methods
 
@@ -108,9 +108,11 @@ else:
     fmt.dataframe(counts)
     reason = st.selectbox("Reason", ["all", *counts["reason"].tolist()], key="audit_reason")
     shown = answers if reason == "all" else answers[answers["reason"] == reason]
-    fmt.dataframe(
-        shown.rename(columns={"gold_text": "gold string", "gold_countries": "gold", "predicted": "ours read"})
-    )
+    shown = links.with_dish_links(shown, filters.dataset, name="dish_name", filters=filters).drop(
+        columns=["dish_name"]
+    )  # each dish name opens its Dish page
+    shown = shown.rename(columns={"gold_text": "gold string", "gold_countries": "gold", "predicted": "ours read"})
+    fmt.dataframe(shown, {"dish": links.dish_column()}, key="audit_answers")
     st.caption(
         "Answers are shown as plain text. Up to 500 per model and language; the download holds them all "
         "through `python -m pipeline export origin-scores`."

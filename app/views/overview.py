@@ -8,7 +8,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, fmt, links, ui
+from app import charts, data, fmt, links, ui, widgets
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -125,13 +125,19 @@ def leaderboard(filters) -> None:
     method = ui.scoring_method()  # in the sidebar, shared with the Map
     if method != "atlas":
         board = with_method_accuracy(board, filters, method)
-    label = controls[0].selectbox("Rank by", list(METRICS), key="overview_rank_by")
+    # both kept in the link (?rank=accuracy&board_lang=ru_formal), like every page's controls
+    label = widgets.url_select(
+        "Rank by", list(METRICS), param="rank", what="ranking", container=controls[0], key="overview_rank_by"
+    )
     metric = METRICS[label]
     langs = [ALL_LANGS, *sorted(lang for lang in board["lang"].unique() if lang != ALL_LANGS)]
-    lang = controls[1].selectbox(
+    lang = widgets.url_select(
         "Prompt language",
         langs,
+        param="board_lang",
         format_func=lambda code: "All languages (pooled)" if code == ALL_LANGS else fmt.language(code),
+        what="prompt language",
+        container=controls[1],
         key="overview_leaderboard_lang",
     )
     table = leaderboard_table(board[board["lang"] == lang], metric)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote
 
+import duckdb
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page as open_app_page
@@ -42,6 +44,39 @@ def test_russia_vs_ukraine_per_prompt_language(warehouse_path: Path):
     named = ru_ua[ru_ua["n_either"] > 0]
     assert ((named["ru_share"] - named["n_ru"] / named["n_either"]).abs() < 1e-12).all()
     assert any("dishes from both countries" in text and "Few dishes" in text for text in texts(at.caption))
+
+
+def link_parts(url: str) -> tuple[str, dict[str, str], str]:
+    """(page, query parameters, shown text) of a table link (app/links.py)."""
+    address, text = url.split("#", 1)
+    page, query = address.split("?", 1)
+    return page, dict(parse_qsl(query)), unquote(text)
+
+
+def test_russia_vs_ukraine_per_dish_links_each_dish(warehouse_path: Path):
+    """The dishes behind the per-language shares, each name a link to its Dish page; they add up to
+    the per-language table (a different mart) and to the caption's number of dishes."""
+    at = open_page()
+    ru_ua = at.dataframe[1].value
+    dishes = at.dataframe[2].value
+    assert {"dish", "n_answers", "n_ru", "n_ua", "n_either", "ru_share"} <= set(dishes.columns)
+    assert (int(dishes["n_ru"].sum()), int(dishes["n_ua"].sum())) == (
+        int(ru_ua["n_ru"].sum()),
+        int(ru_ua["n_ua"].sum()),
+    )
+    assert any(text.startswith(f"{len(dishes)} dishes from both countries") for text in texts(at.caption))
+    assert list(dishes["n_either"]) == sorted(dishes["n_either"], reverse=True)
+    with duckdb.connect(str(warehouse_path), read_only=True) as con:
+        names = dict(con.execute("SELECT dish_key, display_name FROM marts.dishes").fetchall())
+    for url in dishes["dish"]:
+        page, params, text = link_parts(url)
+        assert page == "dish" and params["dataset"] == "worldcuisines"
+        assert text == names[params["dish"]]  # the dish's own name, linked to its own page
+    paskha = [link_parts(url)[1]["dish"] for url in dishes["dish"] if link_parts(url)[2] == "Paskha"]
+    assert len(paskha) == 1
+    dish_page = open_app_page("views/dish.py", TIMEOUT, dish=paskha[0])  # the link opens the dish
+    assert not dish_page.exception
+    assert any("Paskha" in shown(str(header.value)) for header in dish_page.header)
 
 
 def test_prompt_language_filter_and_empty_states(warehouse_path: Path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -105,6 +106,30 @@ def test_arcs_only_for_the_selected_country_unless_all_are_asked_for(open_map):
     assert len(arcs["data"]) == 150 and len({row["true_country"] for row in arcs["data"]}) > 10
     at.radio(key="url_arcs").set_value("none").run()
     assert all(layer["@@type"] != "ArcLayer" for layer in deck_spec(at)["layers"])
+
+
+def test_arcs_follow_the_confusion_rule(open_map, real_warehouse: Path):
+    """A country's arcs are its confusions as the Confusion page counts them (marts.answer_pairs'
+    `confusion_label`): an answer naming another origin of the dish (Russia for Paskha, asked about as
+    Ukrainian) is a hit, so it draws no UA -> RU arc, and no arc ends at a '+' label."""
+    at = open_map(country="UA")
+    arcs = {(row["true_country"], row["predicted_country"]): row["n"] for row in deck_spec(at)["layers"][-1]["data"]}
+    with duckdb.connect(str(real_warehouse), read_only=True) as con:
+        by_label = dict(
+            con.sql(
+                """SELECT confusion_label, count(*) FROM marts.answer_pairs
+                   WHERE dataset = 'worldcuisines' AND true_country = 'UA' GROUP BY ALL"""
+            ).fetchall()
+        )
+        first_named_ru = con.execute(
+            """SELECT count(*) FROM marts.answer_pairs
+               WHERE dataset = 'worldcuisines' AND true_country = 'UA' AND predicted_country = 'RU'"""
+        ).fetchone()[0]
+    assert by_label.get("+", 0) > 0  # the demo has co-origin answers: the rule is exercised
+    assert arcs[("UA", "RU")] == by_label["RU"] < first_named_ru
+    assert all("+" not in named and named not in ("UA", "-") for _, named in arcs)
+    for (_, named), n in arcs.items():
+        assert by_label[named] == n
 
 
 def test_over_prediction_view_from_the_link(open_map):

@@ -4,6 +4,9 @@ the map, run headless with AppTest against the real demo warehouse."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote
+
+import duckdb
 
 from tests.app.conftest import open_page
 
@@ -34,6 +37,30 @@ def test_the_audit_table_puts_paper_and_ours_side_by_side_largest_gap_first(ware
     answers = at.dataframe[2].value
     assert len(answers) == min(500, int(reasons["answers"].sum()))
     assert answers["reason"].notna().all()
+
+
+def test_the_audit_answers_link_each_dish_to_its_page(warehouse_path: Path):
+    """Every answer scored differently names its dish, linked to the Dish page of that dish (the dish
+    its item asks about, read here straight from the scored answers)."""
+    at = open_page(AUDIT, 120)
+    top = at.dataframe[0].value.iloc[0]
+    answers = at.dataframe[2].value
+    assert answers.columns[0] == "dish" and answers["dish"].notna().all()
+    with duckdb.connect(str(warehouse_path), read_only=True) as con:
+        asked = dict(
+            con.execute(
+                """SELECT item_id, dish_key FROM marts.origin_scores
+                   WHERE dataset = 'worldcuisines' AND model = ? AND lang = ?""",
+                [top["model"], top["lang"].split(" ")[0]],
+            ).fetchall()
+        )
+        names = dict(con.execute("SELECT dish_key, display_name FROM marts.dishes").fetchall())
+    for url, item_id in zip(answers["dish"], answers["item_id"], strict=True):
+        address, text = url.split("#", 1)
+        page, query = address.split("?", 1)
+        params = dict(parse_qsl(query))
+        assert page == "dish" and params["dataset"] == "worldcuisines"
+        assert params["dish"] == asked[str(item_id)] and unquote(text) == names[params["dish"]]
 
 
 def test_the_audit_picks_a_reason(warehouse_path: Path):

@@ -55,6 +55,42 @@ def test_rank_by_accuracy_and_one_prompt_language(app: AppTest):
     assert board["rank"].tolist() == list(range(1, 13))
 
 
+def test_rank_and_language_live_in_the_link(app: AppTest):
+    """The two leaderboard controls write their state to the query string, and a link with it opens
+    the same view (a shared link reproduces the table); defaults stay out of the link."""
+    app.query_params["dataset"] = "worldcuisines"
+    at = app.run()
+    assert "rank" not in at.query_params and "board_lang" not in at.query_params
+    at.selectbox(key="overview_rank_by").select("accuracy").run()
+    at.selectbox(key="overview_leaderboard_lang").select("ru_formal").run()
+    assert at.query_params.get("rank") == "accuracy"
+    assert at.query_params.get("board_lang") == "ru_formal"
+    chosen = leaderboard(at)
+
+    again = AppTest.from_file(MAIN, default_timeout=TIMEOUT)
+    for name, value in {"dataset": "worldcuisines", "rank": "accuracy", "board_lang": "ru_formal"}.items():
+        again.query_params[name] = value
+    again.run()
+    assert not again.exception
+    assert again.selectbox(key="overview_rank_by").value == "accuracy"
+    assert again.selectbox(key="overview_leaderboard_lang").value == "ru_formal"
+    assert leaderboard(again).equals(chosen)
+
+    again.selectbox(key="overview_rank_by").select("Jaccard").run()
+    assert "rank" not in again.query_params  # back to the default: out of the link
+
+
+def test_unknown_language_in_the_link_falls_back_with_a_warning(app: AppTest):
+    app.query_params["dataset"] = "worldcuisines"
+    app.query_params["board_lang"] = "<b>xx</b>"
+    at = app.run()
+    assert not at.exception
+    assert at.selectbox(key="overview_leaderboard_lang").value == "*"
+    warnings = [warning.value for warning in at.warning]
+    assert any("Unknown prompt language" in text and "`<b>xx</b>`" in text for text in warnings), warnings
+    assert "board_lang" not in at.query_params
+
+
 def test_leaderboard_follows_the_model_filter(app: AppTest):
     app.query_params["dataset"] = "worldcuisines"
     app.query_params["models"] = "molmoe-1b,gpt-4o-2024-08-06"

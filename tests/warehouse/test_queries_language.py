@@ -118,3 +118,23 @@ def test_ru_ua_dishes_are_counted(wh: Path, scored):
     assert 0 < dishes["n_dishes"] <= dishes["n_items"]
     nothing = language.ru_ua_dishes(wh, Filters(ALL.dataset, ALL.task, models=("no-such-model",)))
     assert nothing["n_dishes"].iloc[0] == 0
+
+
+@pytest.mark.parametrize("filters", [ALL, TWO], ids=["all", "two-models"])
+def test_ru_ua_per_dish_counts_each_dishs_answers(wh: Path, scored, filters: Filters):
+    by_dish = language.ru_ua_by_dish(wh, filters).set_index("dish_key")
+    both = naive.dishes_of_both(wh)
+    answers: dict[str, list[naive.Answer]] = defaultdict(list)
+    for answer in naive.select(scored, filters):
+        if answer.dish_key in both:
+            answers[answer.dish_key].append(answer)
+    assert set(by_dish.index) == set(answers) and len(answers) > 0
+    for dish_key, about in answers.items():
+        n_ru = sum("RU" in a.countries for a in about)
+        n_ua = sum("UA" in a.countries for a in about)
+        n_either = sum("RU" in a.countries or "UA" in a.countries for a in about)
+        row = by_dish.loc[dish_key]
+        assert (row["n_answers"], row["n_ru"], row["n_ua"], row["n_either"]) == (len(about), n_ru, n_ua, n_either)
+        assert row["ru_share"] == pytest.approx(n_ru / n_either if n_either else math.nan, nan_ok=True)
+    assert by_dish["dish_name"].notna().all()
+    assert list(by_dish["n_either"]) == sorted(by_dish["n_either"], reverse=True)

@@ -92,20 +92,28 @@ def names(source: Source, keys: Sequence[str]) -> list[str]:
     return sorted(unique, key=lambda name: (-len(name), name))
 
 
-def mention_pattern(group_names: list[str]) -> str | None:
-    """One case-insensitive RE2 pattern for the names, whole words (no boundary in CJK, kana, Hangul
-    or Thai), Cyrillic ones with up to three letters of case ending; None without a usable name."""
-    spaced, unspaced = [], []
+def _escaped_names(group_names: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(spaced, unspaced, bare): the usable names as RE2 text, case-folded, any whitespace between
+    words; `spaced` with the Cyrillic case endings, `bare` every usable name without them."""
+    spaced, unspaced, bare = [], [], []
     for name in group_names:
         if len(name) < MIN_NAME and not _NO_SPACE.search(name):
             continue
         escaped = re.escape(name.casefold()).replace(r"\ ", r"\s+")
+        bare.append(escaped)
         if _NO_SPACE.search(name):
             unspaced.append(escaped)
         elif _CYRILLIC.search(name):
             spaced.append(escaped + r"\pL{0,3}")
         else:
             spaced.append(escaped)
+    return spaced, unspaced, bare
+
+
+def mention_pattern(group_names: list[str]) -> str | None:
+    """One case-insensitive RE2 pattern for the names, whole words (no boundary in CJK, kana, Hangul
+    or Thai), Cyrillic ones with up to three letters of case ending; None without a usable name."""
+    spaced, unspaced, _ = _escaped_names(group_names)
     parts = []
     if spaced:
         parts.append(r"(?:^|[^\pL\pN])(?:" + "|".join(spaced) + r")(?:$|[^\pL\pN])")
@@ -114,24 +122,37 @@ def mention_pattern(group_names: list[str]) -> str | None:
     return "(?i)" + "|".join(parts) if parts else None
 
 
+def mention_prefilter(group_names: list[str]) -> str | None:
+    """A pattern every match of `mention_pattern` also matches (the names alone, no word boundaries
+    or endings): RE2 runs it ~50x faster (its literal search applies), so the whole-word pattern
+    only reads the few answers it lets through."""
+    _, _, bare = _escaped_names(group_names)
+    return "(?i)(?:" + "|".join(bare) + ")" if bare else None
+
+
 def mentioned_it(source: Source, keys: Sequence[str], limit: int = 2000) -> pd.DataFrame:
     """Origin answers about other dishes that mention the group by name, with the countries they name
     and the gold of the dish they were asked about (n_total: all such answers, before `limit`)."""
-    pattern = mention_pattern(names(source, keys))
+    group_names = names(source, keys)
+    pattern = mention_pattern(group_names)
     if pattern is None:
         return pd.DataFrame()
     return _frame(
         source,
         """
+        WITH candidates AS MATERIALIZED (
+            SELECT * FROM marts.origin_scores
+            WHERE NOT list_contains($keys, dish_key) AND regexp_matches(response, $prefilter)
+        )
         SELECT s.dataset, s.task, s.model, s.lang, s.dish_key AS asked_dish_key, d.display_name AS asked_about,
                s.gold AS asked_gold, s.predicted, s.status, s.response, s.item_id, s.generation_id,
                count(*) OVER () AS n_total
-        FROM marts.origin_scores s LEFT JOIN marts.dishes d USING (dish_key)
-        WHERE NOT list_contains($keys, s.dish_key) AND regexp_matches(s.response, $pattern)
+        FROM candidates s LEFT JOIN marts.dishes d USING (dish_key)
+        WHERE regexp_matches(s.response, $pattern)
         ORDER BY s.dataset, asked_about, s.model, s.lang, s.item_id
         LIMIT $limit
         """,
-        {"keys": list(keys), "pattern": pattern, "limit": limit},
+        {"keys": list(keys), "pattern": pattern, "prefilter": mention_prefilter(group_names), "limit": limit},
     )
 
 

@@ -81,18 +81,21 @@ def error_arcs(
     `country`, only its own: the countries named for its dishes, or (`towards`) the dishes it was
     named for instead of their origin.
 
-    Pairs where the model named the gold country, or no country at all ('-'), are left out.
+    Pairs follow the confusion matrix's rule (`confusion_label`, warehouse/marts/050_countries.sql),
+    so the map and the Confusion page count the same errors: an answer naming another of the dish's
+    origins is a hit ('+'), not an arc. Hits, answers naming no country ('-') and any label holding a
+    '+' are left out; `predicted_country` is the label.
     """
     where, params = filters.where()
-    side = "predicted_country" if towards else "true_country"
+    side = "confusion_label" if towards else "true_country"
     only = f"AND {side} = $country" if country else ""
     return _frame(
         source,
         f"""
-        SELECT true_country, predicted_country, sum(n)::BIGINT AS n
+        SELECT true_country, confusion_label AS predicted_country, sum(n)::BIGINT AS n
         FROM marts.confusion
-        WHERE {where} AND predicted_country NOT IN (true_country, '-') {only}
-        GROUP BY true_country, predicted_country
+        WHERE {where} AND confusion_label NOT IN (true_country, '-') AND NOT contains(confusion_label, '+') {only}
+        GROUP BY true_country, confusion_label
         ORDER BY n DESC, true_country, predicted_country
         LIMIT $top
         """,

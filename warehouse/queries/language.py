@@ -103,3 +103,36 @@ def ru_ua_dishes(source: Source, filters: Filters, answers: AnswerSource = OWN) 
         """,
         params,
     )
+
+
+def ru_ua_by_dish(source: Source, filters: Filters, answers: AnswerSource = OWN) -> pd.DataFrame:
+    """Per dish with both RU and UA among its origins (the dishes `ru_ua_dishes` counts): n_answers,
+    n_ru, n_ua, n_either (answers naming Russia or Ukraine) and ru_share = n_ru / n_either; the dish's
+    display name as `dish_name`. Most answers naming either first. Linked answers count once per
+    answer (an answer linked to a dish through several records is one answer)."""
+    where, params = filters.where()
+    if answers.answers_from == "linked":
+        rows = f"""SELECT dish_key, any_value(countries) AS countries FROM marts.linked_origin_answers
+                   WHERE {where} AND dish_key IN (SELECT dish_key FROM shared) GROUP BY dish_key, generation_id"""
+    else:
+        rows = f"""SELECT dish_key, string_split(coalesce(predicted, ''), ',') AS countries FROM marts.origin_scores
+                   WHERE {where} AND dish_key IN (SELECT dish_key FROM shared)"""
+    return _frame(
+        source,
+        f"""
+        WITH shared AS (
+            SELECT dish_key FROM marts.dishes
+            WHERE list_contains(string_split(origins, ','), 'RU') AND list_contains(string_split(origins, ','), 'UA')
+        ), rows AS ({rows}), sums AS (
+            SELECT dish_key, count(*) AS n_answers, count(*) FILTER (list_contains(countries, 'RU')) AS n_ru,
+                   count(*) FILTER (list_contains(countries, 'UA')) AS n_ua,
+                   count(*) FILTER (list_contains(countries, 'RU') OR list_contains(countries, 'UA')) AS n_either
+            FROM rows GROUP BY dish_key
+        )
+        SELECT s.dish_key, coalesce(d.display_name, d.name, s.dish_key) AS dish_name, s.n_answers, s.n_ru, s.n_ua,
+               s.n_either, s.n_ru / nullif(s.n_either, 0) AS ru_share
+        FROM sums s LEFT JOIN marts.dishes d USING (dish_key)
+        ORDER BY s.n_either DESC, s.n_answers DESC, s.dish_key
+        """,
+        params,
+    )

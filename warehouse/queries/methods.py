@@ -70,15 +70,19 @@ def audit_by_language(source: Source, filters: Filters) -> pd.DataFrame:
 
 
 def disagreements(source: Source, filters: Filters, model: str, lang: str, limit: int = 500) -> pd.DataFrame:
-    """The answers one (model, prompt language) is scored differently on, with the reason."""
-    where, params = filters.where()
+    """The answers one (model, prompt language) is scored differently on, with the reason; each with
+    its dish (`dish_key`, `dish_name`: the display name), so the page can link it to the Dish page."""
+    where, params = filters.where("m")
     params.update({"model": model, "lang": lang, "limit": limit})
     return _frame(
         source,
-        f"""SELECT item_id, direction, reason, response, gold_text, gold_countries, predicted, answer_lang
-            FROM marts.method_disagreements
-            WHERE {where} AND model = $model AND lang = $lang
-            ORDER BY direction, reason, try_cast(item_id AS BIGINT) LIMIT $limit""",
+        f"""SELECT m.item_id, s.dish_key, coalesce(d.display_name, d.name, s.dish_key) AS dish_name, m.direction,
+                   m.reason, m.response, m.gold_text, m.gold_countries, m.predicted, m.answer_lang
+            FROM marts.method_disagreements m
+            LEFT JOIN marts.origin_scores s USING (generation_id)
+            LEFT JOIN marts.dishes d ON d.dish_key = s.dish_key
+            WHERE {where} AND m.model = $model AND m.lang = $lang
+            ORDER BY m.direction, m.reason, try_cast(m.item_id AS BIGINT), m.item_id LIMIT $limit""",
         params,
     )
 
