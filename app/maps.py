@@ -160,10 +160,7 @@ def _rings(geometry) -> list[list]:
     """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
     polygons = getattr(geometry, "geoms", [geometry])
     return [
-        [
-            [[round(x, 2), round(y, 2)] for x, y in ring.coords]
-            for ring in (polygon.exterior, *polygon.interiors)
-        ]
+        [[[round(x, 2), round(y, 2)] for x, y in ring.coords] for ring in (polygon.exterior, *polygon.interiors)]
         for polygon in polygons
         if not polygon.is_empty
     ]

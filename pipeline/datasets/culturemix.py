@@ -10,7 +10,9 @@ foreign background (SFB), or both (MFB). Two layouts are read:
   `sfb_street`, `sfb_landmark`, `mfb_street` (CSV) with `image_path, food1_id, food1_name,
   food1_country, food2_id, food2_name, food2_country, background_country`.
 
-Labels are normalised, never guessed: English country names ("England" -> GB, "Usa" -> US),
+Labels are normalised, never guessed: English country names ("England" -> GB, "Usa" -> US; a UK
+nation is also kept as such, "England" -> GB-ENG beside GB, and a target's nation is its item's
+nation gold, as WorldCuisines does),
 background labels ("Mexico1", "Unitedstates2": a country written without spaces and a variant
 number), the gallery's combined cells ("647+1362", "2145 × sudan", "Primary: Krumiri (Poland);
 secondary: Casoncelli"). Target foods are linked to WorldCuisines by food_id when the names agree,
@@ -32,7 +34,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.countries import UnknownCountry, _english_index, resolve_english
+from pipeline.countries import UnknownCountry, _english_index, resolve_english, resolve_uk_nation
 from pipeline.cultural_distance import cultural_distance, great_circle_km, nearest
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, TaskItems
@@ -87,6 +89,9 @@ FULL_TABLES = {  # table -> (subtask, scene)
 FULL_COLUMNS = ["image_path", "food1_id", "food1_name", "food1_country", "background_country"]
 FOOD2_COLUMNS = ["food2_id", "food2_name", "food2_country"]
 FUZZY_LINK = 92  # rapidfuzz WRatio (0-100) above which a name is the same WorldCuisines dish
+# The ingester's version, kept with the files' hash and WorldCuisines' size: a warehouse loaded by an
+# older one is read again (2: UK nations kept beside GB).
+INGESTER = "culturemix@2"
 NO_SCENE = re.compile(r"^[—–-]?\s*\(?\s*white\s*/\s*no scene\s*\)?$", re.IGNORECASE)
 
 
@@ -100,11 +105,13 @@ class CultureMixImage:
     target_food_id: str
     target_food_name: str
     target_country: str | None
+    target_nation: str | None = None  # GB-ENG... where the label names a UK nation (target_country GB)
     scene: str | None = None
     distractor_kind: str = "none"
     distractor_food_name: str | None = None
     distractor_food_id: str | None = None
     distractor_country: str | None = None
+    distractor_nation: str | None = None
     background_label: str | None = None
     background_country: str | None = None
     background_variant: int | None = None
@@ -245,10 +252,12 @@ def read_full(root: Path) -> Parsed:
                 target_food_id=food_id,
                 target_food_name=clean(record["food1_name"]),
                 target_country=_country(record["food1_country"], where, "target_country", quirks),
+                target_nation=_uk_nation(record["food1_country"]),
                 distractor_kind="cultural" if subtask != "SF" else "none",
                 distractor_food_id=clean(record.get("food2_id")) or None,
                 distractor_food_name=clean(record.get("food2_name")) or None,
                 distractor_country=_country(record.get("food2_country"), where, "distractor_country", quirks),
+                distractor_nation=_uk_nation(record.get("food2_country")),
                 source_file=path.name,
                 source_line=line,
             )
@@ -272,6 +281,12 @@ def _country(name: str | None, where: tuple[str, int], column: str, quirks: list
     if code is not None and text.casefold() not in (resolve_english_name(code), code.casefold()):
         quirks.append(_quirk(where, "country_spelling", f"{column} {text!r} read as {code}", "info", text))
     return code
+
+
+def _uk_nation(name: str | None) -> str | None:
+    """The UK nation a country cell names ("England" -> GB-ENG), else None; the cell's country
+    (GB) is read by `_country` as for any other name."""
+    return resolve_uk_nation(clean(name))
 
 
 def resolve_english_name(code: str) -> str:
@@ -366,10 +381,12 @@ def _sample_image(record: dict, file: str, line: int, quirks: list[Quirk]) -> Cu
         target_food_id=food_id,
         target_food_name=name_cell,
         target_country=target_country,
+        target_nation=_uk_nation(target_country_cell),
         distractor_kind="cultural" if subtask != "SF" else "none",
         distractor_food_name=distractor_name if has_food else None,
         distractor_food_id=distractor_id,
         distractor_country=distractor_country if has_food else None,
+        distractor_nation=_uk_nation(distractor_country_cell) if has_food else None,
         source_file=file,
         source_line=line,
     )
@@ -448,7 +465,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
     parsed = read(source)
     sha = sha256_files(parsed.files)
     linked_before = scalar(con, "SELECT count(*) FROM core.dishes WHERE dataset = 'worldcuisines'") or 0
-    scope = f"worldcuisines:{linked_before}"  # reload when WorldCuisines arrived since (links change)
+    scope = f"{INGESTER};worldcuisines:{linked_before}"  # reload when WorldCuisines arrived since (links change)
     if not force and already_loaded(con, sha, "culturemix", scope):
         return IngestResult("culturemix", skipped=True)
     quirks = list(parsed.quirks)
@@ -535,12 +552,12 @@ def remove(con: duckdb.DuckDBPyConnection) -> None:
         "(SELECT item_id FROM core.items WHERE task_id LIKE 'culturemix.%' AND source_ref IN "
         "(SELECT image FROM core.culturemix_images WHERE origin = 'dataset'))"
     )
-    for table in ("core.item_images", "core.item_gold_countries", "core.items"):
+    for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_nations", "core.items"):
         con.execute(f"DELETE FROM {table} WHERE item_id IN {items}")
     con.execute("DELETE FROM raw.culturemix_images")
     con.execute("DELETE FROM core.culturemix_images WHERE origin = 'dataset'")
     keys = "(SELECT dish_key FROM core.dishes WHERE dataset = 'culturemix')"
-    for table in ("core.dish_origins", "core.dish_names"):
+    for table in ("core.dish_origins", "core.dish_origin_nations", "core.dish_names"):
         con.execute(f"DELETE FROM {table} WHERE dish_key IN {keys}")
     con.execute(f"DELETE FROM core.images WHERE kind = 'real' AND dish_key IN {keys}")
     con.execute("DELETE FROM core.dishes WHERE dataset = 'culturemix'")
@@ -561,7 +578,7 @@ def _existing_images(parsed: Parsed) -> dict[str, tuple[str, Path]]:
 
 
 def _insert_dishes(con, images: list[CultureMixImage]) -> int:
-    dishes, names, origins = {}, [], []
+    dishes, names, origins, nations = {}, [], [], []
     for image in images:
         key = dish_key("culturemix", "en", image.target_food_id)
         if key in dishes:
@@ -578,9 +595,12 @@ def _insert_dishes(con, images: list[CultureMixImage]) -> int:
         names.append(name_row(key, "en", image.target_food_name, is_primary=True))
         if image.target_country:
             origins.append({"dish_key": key, "country": image.target_country, "position": 0})
+        if image.target_nation:
+            nations.append({"dish_key": key, "nation": image.target_nation})
     insert(con, "core.dishes", list(dishes.values()))
     insert(con, "core.dish_names", names)
     insert(con, "core.dish_origins", origins)
+    insert(con, "core.dish_origin_nations", nations)
     return len(dishes)
 
 
@@ -628,7 +648,7 @@ def insert_tasks(con) -> None:
 
 def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str, Path]]) -> int:
     insert_tasks(con)
-    items, item_images, gold = [], [], []
+    items, item_images, gold, nations = [], [], [], []
     for image in images:
         identifier = item_id(image.subtask, image.image)
         items.append(
@@ -644,9 +664,12 @@ def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str
             item_images.append({"item_id": identifier, "position": 0, "image_id": files[image.image][0]})
         if image.target_country:
             gold.append({"item_id": identifier, "country": image.target_country})
+        if image.target_nation:  # the nation-level gold `uk_nation_match` scores (GB stays the country gold)
+            nations.append({"item_id": identifier, "nation": image.target_nation})
     insert(con, "core.items", items)
     insert(con, "core.item_images", item_images)
     insert(con, "core.item_gold_countries", gold)
+    insert(con, "core.item_gold_nations", nations)
     return len(items)
 
 

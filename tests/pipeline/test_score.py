@@ -46,8 +46,9 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         "choice_accuracy": 180000,
         "paper_choice_accuracy": 180000,
         **dict.fromkeys(["name_exact", "name_lev1", "name_stem", "name_similarity", "name_paper"], 108000),
-        # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales
-        "uk_nation_match": 10 * 30 * 12,
+        # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales,
+        # and the tiny model's 3 answers (base, direct, cot) to each of CultureMix's 2 English targets
+        "uk_nation_match": 10 * 30 * 12 + 2 * 3,
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
@@ -79,7 +80,7 @@ def test_uk_nation_match_tells_the_nations_apart_where_the_gold_names_one(real_w
         LEFT JOIN core.scores s ON s.generation_id = g.generation_id AND s.metric = 'uk_nation_match'
         LEFT JOIN core.scores a ON a.generation_id = g.generation_id AND a.metric = 'accuracy'""",
     )
-    assert len(rows) == 3600
+    assert len(rows) == 3600 + 2 * 3  # WorldCuisines' 10 questions x 30 languages x 12 models; CultureMix's 2 x 3
     assert all(value == float(nation in regions) for _, nation, regions, value, _ in rows)
     # GB is right at country level for all of them; the nation level tells "England" from "Scotland"
     country_hit_nation_miss = [r for r in rows if r[4] == 1.0 and r[3] == 0.0]

@@ -11,6 +11,11 @@ SELECT n.dish_key FROM core.dish_origin_nations n
 WHERE NOT EXISTS (SELECT 1 FROM core.dish_origins o WHERE o.dish_key = n.dish_key AND o.country = 'GB');
 SELECT n.item_id FROM core.item_gold_nations n
 WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g WHERE g.item_id = n.item_id AND g.country = 'GB');
+SELECT image, target_nation, distractor_nation FROM core.culturemix_images
+WHERE (target_nation IS NOT NULL AND (target_country IS DISTINCT FROM 'GB'
+                                      OR target_nation NOT IN ('GB-ENG', 'GB-SCT', 'GB-WLS', 'GB-NIR')))
+   OR (distractor_nation IS NOT NULL AND (distractor_country IS DISTINCT FROM 'GB'
+                                          OR distractor_nation NOT IN ('GB-ENG', 'GB-SCT', 'GB-WLS', 'GB-NIR')));
 -- every dish has at least one origin (BORSch and the sample always give one)
 SELECT d.dish_key FROM core.dishes d ANTI JOIN core.dish_origins o USING (dish_key) WHERE d.dataset IN ('borsch', 'sample');
 -- parallel pairs point at existing dishes of the right language

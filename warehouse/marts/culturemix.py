@@ -27,7 +27,9 @@ SELECT g.generation_id, g.model_id AS model, c.subtask, g.variant AS prompt, c.t
        c.target_food_name, c.distractor_food_name, c.background_label, c.distractor_kind, c.scene,
        c.distance_food, c.distance_background, c.km_food, c.km_background, c.subset, c.origin,
        coalesce(m.backend, r.backend, g.origin) AS backend, g.origin AS answer_origin, g.response,
-       e.status AS extraction_status, coalesce(e.countries, []) AS predicted_countries
+       e.status AS extraction_status, coalesce(e.countries, []) AS predicted_countries,
+       -- the UK nations beside GB where the labels give one (GB-ENG...), and the nations the answer named
+       c.target_nation, c.distractor_nation, coalesce(e.regions, []) AS predicted_regions
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.culturemix_images c ON c.image = i.source_ref

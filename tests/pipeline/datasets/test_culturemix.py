@@ -4,6 +4,7 @@ unresolved label reported, links to WorldCuisines, cultural distance, and `data 
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,82 @@ def test_mfb_distance_is_the_nearest_distractor(sample_warehouse: Path):
         "SELECT distance_food, distance_background, distance FROM core.culturemix_images "
         "WHERE image = 'images/seed-02-mfb-02-jpeg.jpg'",
     ) == [("other_continent", "same_country", "same_country")]
+
+
+def test_uk_nations_are_kept_beside_gb(sample_warehouse: Path):
+    # images.csv: 'Primary: Steak pie (England); secondary: Pumpkin pie' / 'Bacon and egg pie (England)'
+    # (gallery targets), and lineage rows whose distractor_country is 'England' (Fish pie)
+    assert query(
+        sample_warehouse,
+        """SELECT image, target_country, target_nation, distractor_country, distractor_nation
+           FROM core.culturemix_images WHERE target_nation IS NOT NULL OR distractor_nation IS NOT NULL
+           ORDER BY image""",
+    ) == [
+        ("images/ff-04-png.jpg", "GB", "GB-ENG", "US", None),
+        ("images/ffb-07-jpg.jpg", "GB", "GB-ENG", "MX", None),
+        ("images/seed-02-mf-02-png.jpg", "PL", None, "GB", "GB-ENG"),
+        ("images/seed-02-mfb-01-jpg.jpg", "PL", None, "GB", "GB-ENG"),
+    ]
+    # a row whose labels name no nation has none (Krumiri, Poland, beside Casoncelli, Italy)
+    assert query(
+        sample_warehouse,
+        "SELECT target_nation, distractor_nation FROM core.culturemix_images WHERE image = 'images/ff-01-png.jpg'",
+    ) == [(None, None)]
+    # the target's nation is its item's and dish's nation gold; the country gold stays GB
+    assert query(
+        sample_warehouse,
+        """SELECT i.item_id, g.country, n.nation FROM core.items i
+           JOIN core.item_gold_countries g USING (item_id) JOIN core.item_gold_nations n USING (item_id)
+           WHERE i.task_id LIKE 'culturemix.%' ORDER BY i.item_id""",
+    ) == [
+        ("culturemix.mf:images/ff-04-png.jpg", "GB", "GB-ENG"),
+        ("culturemix.mfb:images/ffb-07-jpg.jpg", "GB", "GB-ENG"),
+    ]
+    assert query(
+        sample_warehouse,
+        """SELECT d.name, n.nation FROM core.dish_origin_nations n JOIN core.dishes d USING (dish_key)
+           WHERE d.dataset = 'culturemix' ORDER BY d.name""",
+    ) == [("Bacon and egg pie", "GB-ENG"), ("Steak pie", "GB-ENG")]
+
+
+def test_answers_to_an_english_target_are_scored_at_nation_level(tmp_path: Path, data_dir: Path):
+    warehouse = tmp_path / "warehouse.duckdb"
+    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+    answers = tmp_path / "answers.jsonl"
+    lines = [
+        ("images/ff-04-png.jpg", "base", "Food: Steak pie. Country: England."),
+        ("images/ff-04-png.jpg", "direct", "Food: Steak pie. Country: Scotland."),
+        ("images/ff-01-png.jpg", "base", "Food: Krumiri. Country: Poland."),
+    ]
+    answers.write_text(
+        "".join(json.dumps({"model": "hand", "image": i, "prompt": p, "response": r}) + "\n" for i, p, r in lines),
+        encoding="utf-8",
+    )
+    run_cli(warehouse, "import-responses", "--format", "culturemix", str(answers))
+    run_cli(warehouse, "score")
+    scores = query(
+        warehouse,
+        """SELECT i.source_ref, g.variant, s.metric, s.value FROM core.scores s
+           JOIN core.generations g USING (generation_id) JOIN core.items i USING (item_id)
+           ORDER BY ALL""",
+    )
+    # England and Scotland are both GB at country level; only England is the Steak pie's nation
+    assert scores == [
+        ("images/ff-01-png.jpg", "base", "accuracy", 1.0),
+        ("images/ff-04-png.jpg", "base", "accuracy", 1.0),
+        ("images/ff-04-png.jpg", "base", "uk_nation_match", 1.0),
+        ("images/ff-04-png.jpg", "direct", "accuracy", 1.0),
+        ("images/ff-04-png.jpg", "direct", "uk_nation_match", 0.0),
+    ]
+    assert query(
+        warehouse,
+        """SELECT image, prompt, predicted_country, target_nation, predicted_regions
+           FROM marts.culturemix_answers ORDER BY image, prompt""",
+    ) == [
+        ("images/ff-01-png.jpg", "base", "PL", None, []),
+        ("images/ff-04-png.jpg", "base", "GB", "GB-ENG", ["GB-ENG"]),
+        ("images/ff-04-png.jpg", "direct", "GB", "GB-ENG", ["GB-SCT"]),
+    ]
 
 
 def _full_layout(root: Path) -> Path:
