@@ -513,12 +513,4 @@ _NAME_MATCH_VALUES = {
     "named_name": pl.String,
     "candidates": pl.List(pl.String),
 }
-_NAME_MATCH_SCHEMA = {
-    "generation_id": pl.String,
-    "matched_name": pl.String,
-    "matched_lang": pl.String,
-    "matched_rule": pl.String,
-    "named_dish_key": pl.String,
-    "named_name": pl.String,
-    "candidates": pl.List(pl.String),
-}
+_NAME_MATCH_SCHEMA = {"generation_id": pl.String, **_NAME_MATCH_VALUES}
