@@ -38,6 +38,7 @@ import duckdb  # noqa: E402
 from pipeline import score as scoring  # noqa: E402
 from pipeline.extract.countries import extract_countries  # noqa: E402
 from pipeline.languages import detect_answer_languages  # noqa: E402
+from warehouse.db import migrate  # noqa: E402
 
 GOAL_PER_S = 10_000
 RERUN_GOAL_S = 10.0
@@ -70,6 +71,7 @@ def main() -> None:
         shutil.copy(work, target.with_name("warehouse.work.duckdb"))
         shutil.copy(work, reference)
         con = duckdb.connect(str(target.with_name("warehouse.work.duckdb")))
+        migrate(con)  # a warehouse built by older code gets the tables the score stage reads now
         for table in COMPARED:
             con.execute(f"DELETE FROM {table}")
         con.execute("CHECKPOINT")
