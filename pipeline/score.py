@@ -105,7 +105,10 @@ def score(
     rescore: bool = False,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> ScoreSummary:
-    """Extract and score every pending generation of every task in the warehouse."""
+    """Extract and score every pending generation of every task in the warehouse.
+
+    `on_chunk(done, total)` follows progress: answers just scored, and the answers known to be pending so far
+    (every earlier task's plus the current one's)."""
     summary = ScoreSummary()
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
@@ -123,6 +126,7 @@ def score(
         extractor_name, extract = get_extractor(task.extractor)
         metrics = {name: get_metric(name) for name in task.metrics}
         rows = pending(con, task, extractor_name, rescore)
+        known_total = summary.scored + rows.height  # the progress total grows task by task, never below the done
         if rows.height and task.answer_kind == "dish_name" and names_context is None:
             names_context = names.NamesContext.load(con)
         for chunk in rows.iter_slices(CHUNK):
@@ -132,7 +136,7 @@ def score(
                 _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
             summary.scored += chunk.height
             if on_chunk:
-                on_chunk(chunk.height, rows.height)
+                on_chunk(chunk.height, known_total)
     check_gold_texts(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
