@@ -1,8 +1,8 @@
 """One home for the pymorphy3 analyzers (Russian and Ukrainian).
 
-pymorphy3 shares one tag class between languages and the dictionary loaded last defines its known
-grammemes: a Ukrainian analyzer created after the Russian one drops Russian-only grammemes ("loc2":
-"в Крыму") and inflecting a Russian word then fails with "Unknown grammeme". Every module asks here,
+pymorphy3 shares one tag class between languages and every new analyzer redefines its known grammemes:
+a Ukrainian analyzer created after the Russian one drops Russian-only grammemes ("loc2": "в Крыму") and
+inflecting a Russian word then fails with "Unknown grammeme". Every module asks here,
 so both load once, Ukrainian first; Russian's set covers Ukrainian's cases.
 """
 

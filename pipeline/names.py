@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from pipeline.metrics import metric, paper_substring, tokenize, within_edits
 from pipeline.morph import MORPH_LANGS
+from pipeline.morph import analyzer as _morph
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
@@ -83,12 +84,6 @@ class NameScore:
 
 
 # --- stems -----------------------------------------------------------------------------------
-
-
-def _morph(lang: str):
-    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
-
-    return analyzer(lang)
 
 
 @functools.cache

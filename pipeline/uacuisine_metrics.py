@@ -22,6 +22,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from pipeline.morph import analyzer as _analyzer
+
 NAN = float("nan")
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’ʼ][^\W\d_]+)*")
@@ -45,12 +47,6 @@ TEMPERATURE_CLASSES = {
     "cold": {"холодний", "холодно", "прохолодний", "холодный", "прохладный", "cold", "chilled"},
 }
 CLASSES = {"taste": TASTE_CLASSES, "temperature": TEMPERATURE_CLASSES}
-
-
-def _analyzer(lang: str):
-    from pipeline.morph import analyzer  # one shared pair: see pipeline/morph.py
-
-    return analyzer(lang)
 
 
 _PROPER = ("Surn", "Name", "Patr", "Geox")

@@ -135,7 +135,7 @@ def case_forms(lang: str) -> list[tuple[str, str]]:
     import pycountry
     from babel import Locale
 
-    from pipeline.extract.gazetteer import _analyzer
+    from pipeline.morph import analyzer as _analyzer
 
     morph = _analyzer(lang)
 

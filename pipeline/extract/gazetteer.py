@@ -30,6 +30,7 @@ from babel import Locale
 from pipeline.extract import aliases, czech, demonyms
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
 from pipeline.morph import MORPH_LANGS
+from pipeline.morph import analyzer as _analyzer
 from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
@@ -81,13 +82,6 @@ def normalise(text: str) -> str:
 
 
 # --- Morphology -----------------------------------------------------------------------------------------------------
-
-
-def _analyzer(lang: str):
-    from pipeline.morph import analyzer
-
-    return analyzer(lang)
-
 
 
 def _inflect_part(lang: str, part: str, case: str) -> str:
