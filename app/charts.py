@@ -8,10 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
-import streamlit as st
 
+from app import vega
 from app.bin_labels import wrap_names
 
 POST_SOVIET = "Post-Soviet"
@@ -24,31 +23,38 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
     shown = frame.nlargest(top, "n_dishes", keep="first").copy()
     shown["group"] = shown["post_soviet"].map(lambda flag: POST_SOVIET if flag else OTHER)
     shown["label"] = shown["country_name"].fillna(shown["country"]) + " (" + shown["country"] + ")"
-    fig = px.bar(
-        shown,
-        x="n_dishes",
-        y="label",
-        color="group",
-        orientation="h",
-        color_discrete_map=COLORS,
-        category_orders={"label": shown["label"].tolist(), "group": [POST_SOVIET, OTHER]},
-        hover_data={"n_shared_dishes": True, "group": False, "label": False, "country_name": True},
-        labels={
-            "n_dishes": "dishes",
-            "label": "",
-            "group": "",
-            "n_shared_dishes": "shared with other countries",
-            "country_name": "country",
+    rows = shown[["label", "n_dishes", "n_shared_dishes", "group"]]
+    vega.draw(
+        {
+            "data": {"values": vega.records(rows)},
+            "height": {"step": 22},
+            "mark": "bar",
+            "encoding": {
+                "y": {
+                    "field": "label",
+                    "type": "nominal",
+                    "sort": shown["label"].tolist(),
+                    "title": None,
+                    "axis": {"labelLimit": 0, "labelOverlap": False},
+                },
+                "x": {"field": "n_dishes", "type": "quantitative", "title": "dishes", "axis": {"format": ",d"}},
+                # the legend above the plot area, not over the first bar
+                "color": {
+                    "field": "group",
+                    "type": "nominal",
+                    "title": None,
+                    "scale": {"domain": [POST_SOVIET, OTHER], "range": [COLORS[POST_SOVIET], COLORS[OTHER]]},
+                    "legend": {"orient": "top"},
+                },
+                "tooltip": [
+                    {"field": "label", "title": "country"},
+                    {"field": "n_dishes", "title": "dishes", "format": ",d"},
+                    {"field": "n_shared_dishes", "title": "shared with other countries", "format": ",d"},
+                ],
+            },
         },
-        height=max(320, 22 * len(shown) + 80),
+        key="dishes_per_origin",
     )
-    # the legend above the plot area, not over the first bar
-    fig.update_layout(
-        margin={"l": 0, "r": 0, "t": 36, "b": 0},
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
-        xaxis={"tickformat": ","},
-    )
-    st.plotly_chart(fig, config={"displayModeBar": False})
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -64,3 +66,12 @@ def copy_warehouse(template: Path, target: Path) -> Path:
     if models.is_dir():
         shutil.copytree(models, target.with_name("models"), dirs_exist_ok=True)
     return target
+
+
+def vega_rows(chart) -> list[dict]:
+    """The rows a Vega-Lite chart element (AppTest `vega_lite_chart`) draws: its spec's inline
+    `data.values` or, when Streamlit moved them out (charts with a selection), its Arrow data."""
+    spec = json.loads(chart.proto.spec)
+    if "values" in spec.get("data", {}):
+        return spec["data"]["values"]
+    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()

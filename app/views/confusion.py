@@ -6,10 +6,9 @@ any cell listed below it, each dish linked to its page. An answer naming another
 countries is a hit (the co-origin column), never a confusion: the rule is `RULE`, shown on the page.
 """
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, links, ui, widgets
+from app import data, fmt, links, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import confusion as queries
 from warehouse.queries.confusion import CELL_LIMIT, CO_ORIGIN, NONE, OTHER
@@ -80,74 +79,87 @@ def min_n_slider(largest: int) -> int:
     )
 
 
-def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -> go.Figure:
-    """Shares as colour and text; an invisible marker per cell carries the hover and the click
-    (plotly heatmaps report no selection to Streamlit)."""
+CELL = "cell"  # the heatmap's click selection (a Vega-Lite point selection on the two axes)
+CELL_TEXT = "cell_text"
+
+
+def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -> dict:
+    """Shares as colour and text, one rect per cell; a click selects the cell (`CELL`: its true
+    country and its predicted column's label)."""
     cells = shown.set_index(["true_country", "predicted"])
     row_n = shown.groupby("true_country")["row_n"].first()
-    z, text, xs, ys, custom = [], [], [], [], []
+    values = []
     for true in rows:
-        z_row, text_row = [], []
         for code in columns:
             n = int(cells["n"].get((true, code), 0))
             share = n / int(row_n[true])
-            z_row.append(share)
-            text_row.append("" if not n else f"{share:.0%}" if share >= 0.005 else "<1%")
-            xs.append(LABELS.get(code, code))
-            ys.append(true)
-            predicted_name = EXTRA.get(code, names.get(code, code))
-            custom.append([names.get(true, true), predicted_name, n, int(row_n[true]), share])
-        z.append(z_row)
-        text.append(text_row)
+            values.append(
+                {
+                    "true": true,
+                    "predicted": LABELS.get(code, code),
+                    "share": share,
+                    "text": "" if not n else f"{share:.0%}" if share >= 0.005 else "<1%",
+                    "true_name": names.get(true, true),
+                    "predicted_name": EXTRA.get(code, names.get(code, code)),
+                    "answers": f"{share:.1%} ({n:,} of {int(row_n[true]):,} answers)",
+                }
+            )
     x_labels = [LABELS.get(code, code) for code in columns]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=x_labels,
-            y=rows,
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 11},
-            colorscale="Blues",
-            zmin=0,
-            zmax=1,
-            colorbar={"title": "share", "tickformat": ".0%"},
-            hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="markers",
-            marker={"symbol": "square", "size": 14, "color": "rgba(0,0,0,0)"},
-            selected={"marker": {"color": "rgba(214,39,40,0.35)", "size": 24}},
-            unselected={"marker": {"opacity": 0}},
-            customdata=custom,
-            hovertemplate="true: %{customdata[0]}<br>predicted: %{customdata[1]}<br>"
-            "%{customdata[4]:.1%} (%{customdata[2]:,} of %{customdata[3]:,} answers)<extra></extra>",
-            showlegend=False,
-        )
-    )
-    fig.update_layout(
-        height=max(360, 30 * len(rows) + 140),
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        hovermode="closest",
-        hoverdistance=-1,
-        xaxis={"title": "predicted", "side": "top", "type": "category", "categoryarray": x_labels},
-        yaxis={"title": "true origin", "autorange": "reversed", "type": "category", "categoryarray": rows},
-        dragmode=False,
-    )
-    return fig
+    return {
+        "data": {"values": values},
+        "height": {"step": 30},
+        "encoding": {
+            "x": {
+                "field": "predicted",
+                "type": "nominal",
+                "sort": x_labels,
+                "title": "predicted",
+                "axis": {"orient": "top", "labelAngle": 0, "labelOverlap": False},
+            },
+            "y": {"field": "true", "type": "nominal", "sort": rows, "title": "true origin"},
+            "tooltip": [
+                {"field": "true_name", "title": "true"},
+                {"field": "predicted_name", "title": "predicted"},
+                {"field": "answers", "title": "share"},
+            ],
+        },
+        "layer": [
+            {
+                "params": [{"name": CELL, "select": {"type": "point", "fields": ["true", "predicted"]}}],
+                "mark": {"type": "rect", "cursor": "pointer"},
+                "encoding": {
+                    "color": {
+                        "field": "share",
+                        "type": "quantitative",
+                        "title": "share",
+                        "scale": {"domain": [0, 1], "range": ["#f7fbff", "#08519c"]},
+                        "legend": {"format": ".0%"},
+                    },
+                    "stroke": {"condition": {"param": CELL, "empty": False, "value": "#d62728"}, "value": None},
+                    "strokeWidth": {"condition": {"param": CELL, "empty": False, "value": 3}, "value": 0},
+                },
+            },
+            {
+                # the text sits over the rect and takes the click: the same selection under its own name
+                "params": [{"name": CELL_TEXT, "select": {"type": "point", "fields": ["true", "predicted"]}}],
+                "mark": {"type": "text", "fontSize": 11, "cursor": "pointer"},
+                "encoding": {
+                    "text": {"field": "text"},
+                    "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"},
+                },
+            },
+        ],
+    }
 
 
 def follow_click(event) -> None:
     """A newly clicked cell sets the two cell selectors (a repeated event is not applied twice)."""
-    points = event.selection.points if event and event.selection else []
+    selection = event.selection if event and event.selection else {}
+    points = selection.get(CELL) or selection.get(CELL_TEXT) or []
     if not points:
         st.session_state[CLICK_KEY] = None
         return
-    click = (str(points[0]["y"]), str(points[0]["x"]))
+    click = (str(points[0]["true"]), str(points[0]["predicted"]))
     if click != st.session_state.get(CLICK_KEY):
         st.session_state[CLICK_KEY] = click
         st.session_state["url_true"] = click[0]
@@ -208,12 +220,8 @@ if absent:
     notes.append(f"No answers about dishes from {literal(', '.join(absent))}.")
 columns = [*chosen, CO_ORIGIN, OTHER, NONE]
 shown = matrix[matrix["true_country"].isin(rows)]
-event = st.plotly_chart(
-    heatmap(shown, rows, columns, names),
-    on_select="rerun",
-    selection_mode="points",
-    key="confusion_heatmap",
-    config={"displayModeBar": False},
+event = vega.draw(
+    heatmap(shown, rows, columns, names), on_select="rerun", selection_mode=[CELL, CELL_TEXT], key="confusion_heatmap"
 )
 st.caption(
     " ".join(

@@ -7,10 +7,10 @@ The page reads marts.culturemix_* only, and says where its answers come from."""
 
 from pathlib import Path
 
-import plotly.express as px
+import pandas as pd
 import streamlit as st
 
-from app import data, fmt, widgets
+from app import data, fmt, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import culturemix as q
 
@@ -27,6 +27,32 @@ SHIFT_MARKS = {
     "elsewhere": "→ elsewhere",
 }
 SUBTASK_ORDER = ["MF", "SFB", "MFB", "REAL"]
+
+
+def stacked_shares(frame: pd.DataFrame, x: str, order: list[str] | None) -> dict:
+    """Bars of answer shares stacked by shift, one panel per model."""
+    return {
+        "data": {"values": vega.records(frame)},
+        "mark": "bar",
+        "width": 180,
+        "height": 320,
+        "encoding": {
+            "column": {"field": "model", "type": "nominal", "title": None},
+            "x": {"field": x, "type": "nominal", "sort": order, "axis": {"labelAngle": -30}},
+            "y": {"field": "share", "type": "quantitative", "title": "share of answers", "stack": "zero"},
+            "color": {
+                "field": "shift",
+                "type": "nominal",
+                "scale": {"domain": list(SHIFT_COLOURS), "range": list(SHIFT_COLOURS.values())},
+            },
+            "order": {"field": "shift_rank"},
+            "tooltip": [{"field": f} for f in ("model", x, "shift", "share", "n")],
+        },
+        "transform": [
+            {"calculate": f"indexof({list(SHIFT_COLOURS)!r}, datum.shift)", "as": "shift_rank"},
+        ],
+    }
+
 
 st.title("Culture mix")
 st.caption(
@@ -75,25 +101,28 @@ shares = data.query(q.shift_shares, prompt)
 if shares.empty:
     st.info("No answer has an SF answer of the same model to compare with yet.")
 else:
-    figure = px.bar(
-        shares, x="subtask", y="share", color="shift", facet_col="model", barmode="stack",
-        category_orders={"shift": list(SHIFT_COLOURS), "subtask": SUBTASK_ORDER},
-        color_discrete_map=SHIFT_COLOURS, hover_data=["n"], labels={"share": "share of answers"},
-    )  # fmt: skip
-    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    st.plotly_chart(figure, width="stretch")
+    vega.draw(stacked_shares(shares, "subtask", SUBTASK_ORDER), key="culturemix_shift", width="content")
 
 # (b) retention vs shift toward the distractor
 st.subheader("(b) Retention vs shift toward the distractor")
 points = data.query(q.retention, prompt)
 if not points.empty:
-    figure = px.scatter(
-        points, x="retention", y="toward_distractor", color="model", symbol="subtask", hover_data=["n"],
-        labels={"retention": "kept the SF country", "toward_distractor": "moved to a distractor's country/continent"},
-        range_x=[-0.05, 1.05], range_y=[-0.05, 1.05],
-    )  # fmt: skip
-    figure.update_traces(marker={"size": 12})
-    st.plotly_chart(figure, width="stretch")
+    unit = {"type": "quantitative", "scale": {"domain": [-0.05, 1.05]}}
+    vega.draw(
+        {
+            "data": {"values": vega.records(points)},
+            "height": 420,
+            "mark": {"type": "point", "filled": True, "size": 140},
+            "encoding": {
+                "x": {"field": "retention", "title": "kept the SF country"} | unit,
+                "y": {"field": "toward_distractor", "title": "moved to a distractor's country/continent"} | unit,
+                "color": {"field": "model", "type": "nominal"},
+                "shape": {"field": "subtask", "type": "nominal"},
+                "tooltip": [{"field": f} for f in ("model", "subtask", "retention", "toward_distractor", "n")],
+            },
+        },
+        key="culturemix_retention",
+    )
 
 # (c) accuracy and entropy by cultural distance
 st.subheader("(c) Accuracy and entropy by cultural distance")
@@ -103,13 +132,26 @@ if not distance.empty:
         id_vars=["model", "distance", "n"], value_vars=["food_accuracy", "country_accuracy", "mean_entropy"],
         var_name="measure", value_name="value",
     )  # fmt: skip
-    figure = px.bar(
-        long, x="distance", y="value", color="model", barmode="group", facet_col="measure", hover_data=["n"],
-        category_orders={"distance": ["same_country", "same_continent", "other_continent"]},
-    )  # fmt: skip
-    figure.update_yaxes(matches=None, showticklabels=True)
-    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    st.plotly_chart(figure, width="stretch")
+    distances = ["same_country", "same_continent", "other_continent"]
+    vega.draw(
+        {
+            "data": {"values": vega.records(long)},
+            "mark": "bar",
+            "width": 220,
+            "height": 300,
+            "encoding": {
+                "column": {"field": "measure", "type": "nominal", "title": None},
+                "x": {"field": "distance", "type": "nominal", "sort": distances, "axis": {"labelAngle": -30}},
+                "xOffset": {"field": "model", "type": "nominal"},
+                "y": {"field": "value", "type": "quantitative"},
+                "color": {"field": "model", "type": "nominal"},
+                "tooltip": [{"field": f} for f in ("model", "distance", "measure", "value", "n")],
+            },
+            "resolve": {"scale": {"y": "independent"}},
+        },
+        key="culturemix_distance",
+        width="content",
+    )
     st.caption(
         "Entropy (bits) of the countries a model named for one target food at that distance, averaged over foods."
     )
@@ -123,24 +165,32 @@ if kinds.empty or kinds["distractor_kind"].nunique() < 2:
         "`python -m pipeline compose culturemix`; answer them to compare."
     )
 if not kinds.empty:
-    figure = px.bar(
-        kinds, x="distractor_kind", y="share", color="shift", facet_col="model", barmode="stack",
-        category_orders={"shift": list(SHIFT_COLOURS)}, color_discrete_map=SHIFT_COLOURS, hover_data=["n"],
-    )  # fmt: skip
-    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    st.plotly_chart(figure, width="stretch")
+    vega.draw(stacked_shares(kinds, "distractor_kind", None), key="culturemix_kinds", width="content")
 
 # (e) SF entropy vs label shift per food
 st.subheader("(e) SF entropy vs label shift per food")
 foods_points = data.query(q.food_points, prompt)
 if not foods_points.empty:
-    figure = px.scatter(
-        foods_points, x="sf_entropy", y="shifted_share", color="model", hover_name="target_food_name",
-        hover_data=["n_answers"], labels={"sf_entropy": "entropy of the SF answers (bits)",
-                                          "shifted_share": "share of its other answers that shifted"},
-    )  # fmt: skip
-    figure.update_traces(marker={"size": 11})
-    st.plotly_chart(figure, width="stretch")
+    vega.draw(
+        {
+            "data": {"values": vega.records(foods_points)},
+            "height": 420,
+            "mark": {"type": "circle", "size": 110},
+            "encoding": {
+                "x": {"field": "sf_entropy", "type": "quantitative", "title": "entropy of the SF answers (bits)"},
+                "y": {
+                    "field": "shifted_share",
+                    "type": "quantitative",
+                    "title": "share of its other answers that shifted",
+                },
+                "color": {"field": "model", "type": "nominal"},
+                "tooltip": [
+                    {"field": f} for f in ("target_food_name", "model", "sf_entropy", "shifted_share", "n_answers")
+                ],
+            },
+        },
+        key="culturemix_foods",
+    )
 
 # drilldown per target food
 st.subheader("One target food")

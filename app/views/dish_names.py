@@ -9,10 +9,9 @@ The sidebar's models and prompt languages apply.
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from app import data, fmt, ui, widgets
+from app import data, fmt, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import names as queries
 
@@ -31,25 +30,46 @@ RULE_NOTES = {
 
 def heatmap(frame: pd.DataFrame, models: list[str]) -> None:
     pivot = frame.pivot(index="model", columns="lang", values="accuracy").reindex(models)
-    fig = px.imshow(
-        pivot,
-        color_continuous_scale="Viridis",
-        zmin=0,
-        zmax=max(0.05, float(pivot.max().max())),
-        aspect="auto",
-        labels={"color": "accuracy", "x": "prompt language", "y": ""},
-        height=max(320, 28 * len(pivot) + 120),
-    )
+    cells = pivot.rename_axis(index="model", columns="lang").stack().rename("accuracy").reset_index()
     # each cell's text by app/fmt.py: a non-zero share under 0.5% reads "<1%", never "0%"
-    fig.update_traces(
-        text=pivot.map(lambda share: fmt.pct(share, 0)).to_numpy(),
-        texttemplate="%{text}",
-        customdata=[[fmt.language(lang) for lang in pivot.columns] for _ in pivot.index],
-        hovertemplate="%{y}<br>%{customdata}<br>accuracy %{text}<extra></extra>",
+    cells["text"] = cells["accuracy"].map(lambda share: fmt.pct(share, 0))
+    cells["language"] = cells["lang"].map(fmt.language)
+    top = max(0.05, float(pivot.max().max()))
+    vega.draw(
+        {
+            "data": {"values": vega.records(cells)},
+            "height": {"step": 28},
+            "encoding": {
+                "x": {
+                    "field": "lang",
+                    "type": "nominal",
+                    "sort": list(pivot.columns),
+                    "title": "prompt language",
+                    "axis": {"labelOverlap": False},
+                },
+                "y": {"field": "model", "type": "nominal", "sort": models, "title": None, "axis": {"labelLimit": 0}},
+                "tooltip": [{"field": "model"}, {"field": "language"}, {"field": "text", "title": "accuracy"}],
+            },
+            "layer": [
+                {
+                    "mark": "rect",
+                    "encoding": {
+                        "color": {
+                            "field": "accuracy",
+                            "type": "quantitative",
+                            "scale": {"scheme": "viridis", "domain": [0, top]},
+                            "legend": {"format": fmt.D3_PCT_AXIS},
+                        }
+                    },
+                },
+                {
+                    "mark": {"type": "text", "fontSize": 10},
+                    "encoding": {"text": {"field": "text"}, "color": vega.heat_text_colour("accuracy", 0.6 * top)},
+                },
+            ],
+        },
+        key="dish_names_heatmap",
     )
-    fig.update_coloraxes(colorbar_tickformat=fmt.D3_PCT_AXIS)
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0})
-    st.plotly_chart(fig, config={"displayModeBar": False}, key="dish_names_heatmap")
 
 
 def photo(url: object, caption: str) -> None:

@@ -8,10 +8,10 @@ another dataset, labelled as such (app/linked.py); Russia vs Ukraine then uses t
 gold to pick the dishes of both.
 """
 
-import plotly.graph_objects as go
+import pandas as pd
 import streamlit as st
 
-from app import data, fmt, linked, links, ui
+from app import data, fmt, linked, links, ui, vega
 from app.safe import literal
 from warehouse.queries import language as queries
 
@@ -27,86 +27,145 @@ def clip_countries(codes: str | None, limit: int = 12) -> str:
     return ", ".join(listed[:limit]) + f" … ({len(listed)} countries)"
 
 
-def dumbbell(frame) -> go.Figure:
+BASE, PULLED = "English prompts (base)", "prompts in this language"
+
+
+def dumbbell(frame) -> dict:
     """One line per prompt language from the English base to the pull share, largest lift on top."""
-    langs = [fmt.language(lang) for lang in frame["lang"]]
-    custom = [
-        [
-            row.language,
-            clip_countries(row.language_countries),
-            row.n_pulled,
-            row.n_wrong,
-            row.n_base_pulled if row.n_base_pulled == row.n_base_pulled else 0,
-            row.n_base_wrong if row.n_base_wrong == row.n_base_wrong else 0,
-            row.lift if row.lift == row.lift else 0.0,
-        ]
-        for row in frame.itertuples()
+    rows = pd.DataFrame(
+        {
+            "language": [fmt.language(lang) for lang in frame["lang"]],
+            "countries": [clip_countries(codes) for codes in frame["language_countries"]],
+            "base_share": frame["base_share"],
+            "pull_share": frame["pull_share"],
+            "pull": [
+                f"{int(p):,} of {int(w):,} wrong answers"
+                for p, w in zip(frame["n_pulled"], frame["n_wrong"], strict=True)
+            ],
+            "base": [
+                f"{int(p if p == p else 0):,} of {int(w if w == w else 0):,}"
+                for p, w in zip(frame["n_base_pulled"], frame["n_base_wrong"], strict=True)
+            ],
+            "lift": [f"{lift if lift == lift else 0.0:+.1%}" for lift in frame["lift"]],
+        }
+    )
+    points = rows.melt(
+        id_vars=["language", "countries", "pull", "base", "lift"],
+        value_vars=["base_share", "pull_share"],
+        var_name="series",
+        value_name="share",
+    ).dropna(subset=["share"])
+    points["series"] = points["series"].map({"base_share": BASE, "pull_share": PULLED})
+    y = {"field": "language", "type": "nominal", "sort": rows["language"].tolist(), "title": None}
+    x_title = "share of wrong answers naming a country of the prompt language"
+    tooltip = [
+        {"field": "language"},
+        {"field": "countries"},
+        {"field": "pull"},
+        {"field": "base", "title": "English base"},
+        {"field": "lift"},
+        {"field": "series", "title": "point"},
+        {"field": "share", "format": fmt.D3_PCT},
     ]
-    hover = (
-        "<b>%{y}</b><br>countries: %{customdata[1]}<br>"
-        "pull: %{customdata[2]:,} of %{customdata[3]:,} wrong answers<br>"
-        "English base: %{customdata[4]:,} of %{customdata[5]:,}<br>lift: %{customdata[6]:+.1%}<br>"
-        "pull %{x:.1%}<extra></extra>"
-    )
-    segments_x, segments_y = [], []
-    for row, lang in zip(frame.itertuples(), langs, strict=True):
-        if row.base_share == row.base_share and row.pull_share == row.pull_share:
-            segments_x += [row.base_share, row.pull_share, None]
-            segments_y += [lang, lang, None]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=segments_x, y=segments_y, mode="lines", line={"color": "#c7c7c7", "width": 3}, hoverinfo="skip",
-            showlegend=False,
-        )
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=frame["base_share"], y=langs, mode="markers", name="English prompts (base)",
-            marker={"color": BASE_COLOR, "size": 9}, customdata=custom, hovertemplate=hover,
-        )
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=frame["pull_share"], y=langs, mode="markers", name="prompts in this language",
-            marker={"color": PULL_COLOR, "size": 11}, customdata=custom, hovertemplate=hover,
-        )
-    )  # fmt: skip
-    fig.update_layout(
-        height=max(320, 24 * len(langs) + 110),
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom"},
-        xaxis={"title": "share of wrong answers naming a country of the prompt language", "tickformat": ".0%"},
-        yaxis={"title": "", "type": "category", "categoryarray": langs, "autorange": "reversed"},
-    )
-    return fig
+    return {
+        "height": {"step": 24},
+        "encoding": {"y": y},
+        "layer": [
+            {
+                "data": {"values": vega.records(rows.dropna(subset=["base_share", "pull_share"]))},
+                "mark": {"type": "rule", "color": "#c7c7c7", "strokeWidth": 3},
+                "encoding": {
+                    "x": {"field": "base_share", "type": "quantitative"},
+                    "x2": {"field": "pull_share"},
+                },
+            },
+            {
+                "data": {"values": vega.records(points)},
+                "mark": {"type": "circle", "opacity": 1},
+                "encoding": {
+                    "x": {"field": "share", "type": "quantitative", "title": x_title, "axis": {"format": ".0%"}},
+                    "color": {
+                        "field": "series",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {"domain": [BASE, PULLED], "range": [BASE_COLOR, PULL_COLOR]},
+                        "legend": {"orient": "top"},
+                    },
+                    "size": {
+                        "field": "series",
+                        "type": "nominal",
+                        "scale": {"domain": [BASE, PULLED], "range": [70, 110]},
+                        "legend": None,
+                    },
+                    "tooltip": tooltip,
+                },
+            },
+        ],
+    }
 
 
-def ru_share_bars(frame) -> go.Figure:
-    russian = frame["lang"].str.startswith(("ru", "uk"))
-    fig = go.Figure(
-        go.Bar(
-            x=frame["lang"],
-            y=frame["ru_share"],
-            marker={"color": ["#d62728" if flag else "#1f77b4" for flag in russian]},
-            text=[f"n={fmt.count(n)}" for n in frame["n_either"]],
-            hovertext=[fmt.language(lang) for lang in frame["lang"]],
-            textposition="outside",
-            customdata=frame[["n_ru", "n_ua", "n_either", "n_answers"]].to_numpy(),
-            hovertemplate="<b>%{hovertext}</b><br>Russia: %{y:.1%} of %{customdata[2]:,} answers naming Russia or "
-            "Ukraine"
-            "<br>naming Russia: %{customdata[0]:,}, Ukraine: %{customdata[1]:,}"
-            "<br>all answers about these dishes: %{customdata[3]:,}<extra></extra>",
-        )
+def ru_share_bars(frame) -> dict:
+    """Per prompt language, the share of answers naming Russia among those naming Russia or Ukraine."""
+    rows = pd.DataFrame(
+        {
+            "lang": frame["lang"],
+            "language": [fmt.language(lang) for lang in frame["lang"]],
+            "ru_share": frame["ru_share"],
+            "russian": frame["lang"].str.startswith(("ru", "uk")),
+            "label": [f"n={fmt.count(n)}" for n in frame["n_either"]],
+            "n_ru": frame["n_ru"],
+            "n_ua": frame["n_ua"],
+            "n_either": frame["n_either"],
+            "n_answers": frame["n_answers"],
+        }
     )
-    fig.add_hline(y=0.5, line_dash="dot", line_color="#7f7f7f")
-    fig.update_layout(
-        height=380,
-        margin={"l": 0, "r": 0, "t": 20, "b": 0},
-        xaxis={"title": "prompt language", "type": "category", "categoryarray": frame["lang"].tolist()},
-        yaxis={"title": "share naming Russia", "tickformat": ".0%", "range": [0, 1.12]},
-    )
-    return fig
+    x = {"field": "lang", "type": "nominal", "sort": rows["lang"].tolist(), "title": "prompt language"}
+    y = {"field": "ru_share", "type": "quantitative"}
+    tooltip = [
+        {"field": "language"},
+        {"field": "ru_share", "title": "Russia", "format": fmt.D3_PCT},
+        {"field": "n_either", "title": "answers naming Russia or Ukraine", "format": ",d"},
+        {"field": "n_ru", "title": "naming Russia", "format": ",d"},
+        {"field": "n_ua", "title": "naming Ukraine", "format": ",d"},
+        {"field": "n_answers", "title": "all answers about these dishes", "format": ",d"},
+    ]
+    return {
+        "height": 380,
+        "layer": [
+            {
+                "data": {"values": vega.records(rows)},
+                "encoding": {"x": x, "tooltip": tooltip},
+                "layer": [
+                    {
+                        "mark": "bar",
+                        "encoding": {
+                            "y": y
+                            | {
+                                "title": "share naming Russia",
+                                "axis": {"format": ".0%"},
+                                "scale": {"domain": [0, 1.12]},
+                            },
+                            "color": {
+                                "field": "russian",
+                                "type": "nominal",
+                                "scale": {"domain": [True, False], "range": ["#d62728", "#1f77b4"]},
+                                "legend": None,
+                            },
+                        },
+                    },
+                    {
+                        "mark": {"type": "text", "dy": -8, "fontSize": 10},
+                        "encoding": {"y": y, "text": {"field": "label"}},
+                    },
+                ],
+            },
+            {
+                "data": {"values": [{"half": 0.5}]},
+                "mark": {"type": "rule", "strokeDash": [3, 3], "color": "#7f7f7f"},
+                "encoding": {"y": {"field": "half", "type": "quantitative"}},
+            },
+        ],
+    }
 
 
 selected = ui.selection()
@@ -134,7 +193,7 @@ if pull.empty or int(pull["n_wrong"].sum()) == 0:
 else:
     if answers.linked:
         st.caption(literal(answers.label))
-    st.plotly_chart(dumbbell(pull), config={"displayModeBar": False}, key="language_pull_chart")
+    vega.draw(dumbbell(pull), key="language_pull_chart")
     notes = ["Sorted by lift (pull − base)."]
     if answers.linked:
         notes.append(f"Wrong means: no country of the {answers.source.gold} gold named first.")
@@ -180,7 +239,7 @@ if ru_ua.empty or int(ru_ua["n_either"].sum()) == 0:
     )
 else:
     named = ru_ua[ru_ua["n_either"] > 0]
-    st.plotly_chart(ru_share_bars(named), config={"displayModeBar": False}, key="ru_ua_chart")
+    vega.draw(ru_share_bars(named), key="ru_ua_chart")
     total = int(named["n_either"].sum())
     caption = (
         f"{n_dishes} dish{'es' if n_dishes != 1 else ''} from both countries; {total:,} answers named Russia or "

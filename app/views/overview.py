@@ -4,11 +4,9 @@ and what the ingest had to work around."""
 from dataclasses import replace
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data, fmt, links, ui, widgets
+from app import charts, data, fmt, links, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -53,54 +51,96 @@ def leaderboard_table(board: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 def leaderboard_bars(pooled: pd.DataFrame, metric: str, label: str) -> None:
     """Mean `metric` per model over all prompt languages, with the 95% interval as error bars."""
-    shown = pooled.sort_values(metric, ascending=True)
-    fig = go.Figure(
-        go.Bar(
-            x=shown[metric],
-            y=shown["model"],
-            orientation="h",
-            marker_color="#1f77b4",
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": shown[f"{metric}_high"] - shown[metric],
-                "arrayminus": shown[metric] - shown[f"{metric}_low"],
-                "color": "#555",
-            },
-            hovertemplate="%{y}: %{x:" + (fmt.D3_PCT if metric == "accuracy" else fmt.D3_SCORE) + "}<extra></extra>",
-        )
+    share = metric == "accuracy"
+    shown = pooled.sort_values(metric, ascending=False)
+    rows = pd.DataFrame(
+        {
+            "model": shown["model"],
+            "value": shown[metric],
+            "low": shown[f"{metric}_low"],
+            "high": shown[f"{metric}_high"],
+            "text": shown[metric].map(fmt.pct if share else fmt.score),
+        }
     )
-    fig.update_layout(
-        height=max(260, 28 * len(shown) + 60),
-        margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        xaxis_title=f"mean {label}, all prompt languages (95% bootstrap interval)",
-        xaxis_tickformat=fmt.D3_PCT_AXIS if metric == "accuracy" else None,
+    y = {"field": "model", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}}
+    x_title = f"mean {label}, all prompt languages (95% bootstrap interval)"
+    axis = {"format": fmt.D3_PCT_AXIS} if share else {}
+    vega.draw(
+        {
+            "data": {"values": vega.records(rows)},
+            "height": {"step": 28},
+            "encoding": {"y": y},
+            "layer": [
+                {
+                    "mark": {"type": "bar", "color": "#1f77b4"},
+                    "encoding": {
+                        "x": {"field": "value", "type": "quantitative", "title": x_title, "axis": axis},
+                        "tooltip": [{"field": "model"}, {"field": "text", "title": label}],
+                    },
+                },
+                {
+                    "mark": {"type": "rule", "color": "#555"},
+                    "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"}},
+                },
+            ],
+        },
+        key="overview_bars",
     )
-    st.plotly_chart(fig, config={"displayModeBar": False})
 
 
 def leaderboard_heatmap(pivot: pd.DataFrame, label: str, metric: str) -> None:
     """Models × prompt languages; each cell's text as the tables write it (a share never reads "0%"
     unless it is 0); the hover names the language."""
     share = metric == "accuracy"
-    text = pivot.map(lambda v: fmt.pct(v, 0) if share else fmt.score(v))
-    fig = px.imshow(
-        pivot,
-        color_continuous_scale="Viridis",
-        aspect="auto",
-        labels={"x": "prompt language", "y": "model", "color": label},
+    cells = pivot.rename_axis(index="model", columns="lang").stack().rename("value").reset_index()
+    cells["text"] = cells["value"].map(lambda v: fmt.pct(v, 0) if share else fmt.score(v))
+    cells["language"] = cells["lang"].map(fmt.language)
+    low, high = float(cells["value"].min()), float(cells["value"].max())
+    vega.draw(
+        {
+            "data": {"values": vega.records(cells)},
+            "height": {"step": 30},
+            "encoding": {
+                "x": {
+                    "field": "lang",
+                    "type": "nominal",
+                    "sort": list(pivot.columns),
+                    "title": "prompt language",
+                    "axis": {"orient": "top", "labelAngle": -45, "labelOverlap": False},
+                },
+                "y": {
+                    "field": "model",
+                    "type": "nominal",
+                    "sort": list(pivot.index),
+                    "title": "model",
+                    "axis": {"labelLimit": 0},
+                },
+                "tooltip": [{"field": "model"}, {"field": "language"}, {"field": "text", "title": label}],
+            },
+            "layer": [
+                {
+                    "mark": "rect",
+                    "encoding": {
+                        "color": {
+                            "field": "value",
+                            "type": "quantitative",
+                            "title": label,
+                            "scale": {"scheme": "viridis"},
+                            "legend": {"format": fmt.D3_PCT_AXIS} if share else {},
+                        }
+                    },
+                },
+                {
+                    "mark": {"type": "text", "fontSize": 10},
+                    "encoding": {
+                        "text": {"field": "text"},
+                        "color": vega.heat_text_colour("value", low + 0.6 * (high - low)),
+                    },
+                },
+            ],
+        },
+        key="overview_heatmap",
     )
-    fig.update_traces(
-        text=text.to_numpy(),
-        texttemplate="%{text}",
-        customdata=[[fmt.language(lang) for lang in pivot.columns] for _ in pivot.index],
-        hovertemplate="%{y}<br>%{customdata}<br>" + label + ": %{text}<extra></extra>",
-    )
-    if share:
-        fig.update_coloraxes(colorbar_tickformat=fmt.D3_PCT_AXIS)
-    fig.update_layout(height=max(300, 30 * len(pivot) + 120), margin={"l": 0, "r": 0, "t": 10, "b": 0})
-    fig.update_xaxes(side="top", tickangle=-45)
-    st.plotly_chart(fig, config={"displayModeBar": False})
 
 
 def with_method_accuracy(board: pd.DataFrame, filters, method: str) -> pd.DataFrame:

@@ -28,7 +28,6 @@ from operator import itemgetter
 
 import ahocorasick
 import numpy as np
-from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
@@ -236,7 +235,7 @@ class Matcher:
             for variant in _spellings(key):
                 surfaces.setdefault(variant, entry)
         self.surfaces = surfaces
-        self._near_miss: tuple[list[str], list[str]] | None = None
+        self._near_miss: tuple[list[str], list[str], dict[tuple[int, int, str], list[int]]] | None = None
         self.automaton = ahocorasick.Automaton()
         for surface, entry in surfaces.items():
             self.automaton.add_word(surface, (len(surface), entry))
@@ -286,24 +285,39 @@ class Matcher:
         stem = word[2:] if word.startswith("ال") else word
         if len(stem) < _NEAR_MISS_MIN or not all(_is_word_char(ch) for ch in word) or any(ch.isdigit() for ch in word):
             return None
-        keys, countries = self._near_miss_index()
-        found = process.extract(word, keys, scorer=OSA.distance, score_cutoff=1, limit=None)
-        named = {countries[index] for _, distance, index in found if distance == 1}
+        keys, countries, by_edge = self._near_miss_index()
+        length = len(word)
+        candidates = {
+            index
+            for size in (length - 1, length, length + 1)
+            for edge in ((0, word[:2]), (1, word[-2:]))
+            for index in by_edge.get((size, *edge), ())
+        }
+        named = {countries[index] for index in candidates if OSA.distance(word, keys[index], score_cutoff=1) == 1}
         if len(named) != 1:
             return None
         start, end = match.span(1)
         return Span(start, end, text[start:end], named.pop(), None)
 
-    def _near_miss_index(self) -> tuple[list[str], list[str]]:
-        """One-word surfaces that name a country (no homographs, no dish names), and their countries."""
+    def _near_miss_index(self) -> tuple[list[str], list[str], dict[tuple[int, int, str], list[int]]]:
+        """One-word surfaces that name a country (no homographs, no dish names), their countries, and the
+        surfaces by (length, 0, first two letters) and (length, 1, last two letters).
+
+        One edit changes the length by at most one and touches at most two neighbouring letters, so in
+        words of six letters or more it leaves the first two or the last two as they were: only the
+        surfaces sharing one of those edges (about 1% of ~7,000) need their distance computed, exactly the
+        ones a scan of every surface would find (that scan cost ~150 µs per one-word answer)."""
         if self._near_miss is None:
             keys, countries = [], []
+            by_edge: dict[tuple[int, int, str], list[int]] = {}
             for surface, entry in self.surfaces.items():
                 wanted = entry.country and entry.kind in ("name", "alias", "adjective") and not entry.case_sensitive
                 if wanted and " " not in surface and len(surface) >= _NEAR_MISS_MIN:
+                    for edge in ((0, surface[:2]), (1, surface[-2:])):
+                        by_edge.setdefault((len(surface), *edge), []).append(len(keys))
                     keys.append(surface)
                     countries.append(entry.country)
-            self._near_miss = (keys, countries)
+            self._near_miss = (keys, countries, by_edge)
         return self._near_miss
 
     def _bounded(self, folded: str, start: int, end: int) -> bool:
@@ -424,21 +438,44 @@ _NEGATION_WINDOW = 120
 class _Layout:
     """Clause and sentence boundaries of one answer, found in one pass each, so that every rule
     asks about a mention with a binary search (numpy's, for all mentions at once) instead of
-    rescanning the text before it."""
+    rescanning the text before it. Each is found only when a rule asks: most answers are short
+    and have no negation or spread cue, and for them no boundary is needed at all."""
 
     def __init__(self, text: str, lowered: str | None) -> None:
         self.text = text
         self.lowered = lowered
-        self.clause_starts = _positions(match.end() for match in _CLAUSE_BREAK.finditer(text))
+
+    @functools.cached_property
+    def clause_starts(self) -> np.ndarray:
+        return _positions(match.end() for match in _CLAUSE_BREAK.finditer(self.text))
+
+    @functools.cached_property
+    def cues(self) -> np.ndarray:
+        text, lowered = self.text, self.lowered
         cues = _NEGATION_CUE.finditer(lowered) if lowered is not None else _NEGATION_CUE_ANY_CASE.finditer(text)
-        self.cues = _positions(match.start() for match in cues)
-        bounds = _positions(i for m in _SENTENCE.finditer(text) for i in m.span())
-        self.sentence_starts, self.sentence_ends = bounds[0::2], bounds[1::2]
-        # Sentences (by index; -1 = outside any) holding a spread cue, from one pass over the text.
-        spread = self._sentences_of(_finditer(_SPREAD, text, lowered))
-        origin = self._sentences_of(_finditer(_ORIGIN_CUE, text, lowered))
-        self.spread = spread - origin
-        self.many = self._sentences_of(_finditer(_MANY, text, lowered)) & self.spread
+        return _positions(match.start() for match in cues)
+
+    @functools.cached_property
+    def _sentence_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        bounds = _positions(i for m in _SENTENCE.finditer(self.text) for i in m.span())
+        return bounds[0::2], bounds[1::2]
+
+    @functools.cached_property
+    def spread(self) -> set[int]:
+        """Sentences (by index; -1 = outside any) holding a spread cue and no origin cue, from one pass
+        over the text each; none without a spread cue anywhere."""
+        cues = list(_finditer(_SPREAD, self.text, self.lowered))
+        if not cues:
+            return set()
+        spread = self._sentences_of(cues)
+        return spread - self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+
+    @functools.cached_property
+    def many(self) -> set[int]:
+        """Spread sentences that also speak of many places."""
+        if not self.spread:
+            return set()
+        return self._sentences_of(_finditer(_MANY, self.text, self.lowered)) & self.spread
 
     def negations(self, starts: list[int]) -> list[bool]:
         """For each mention start: a negation cue among the last three words before it, in its clause.
@@ -476,10 +513,11 @@ class _Layout:
     def sentences(self, indices: list[int]) -> np.ndarray:
         """The sentence holding each text index (-1: between sentences)."""
         at = np.asarray(indices, dtype=np.int64)
-        if not len(self.sentence_starts):
+        starts, ends = self._sentence_bounds
+        if not len(starts):
             return np.full(len(at), -1)
-        position = np.searchsorted(self.sentence_starts, at, side="right") - 1
-        inside = (position >= 0) & (at < self.sentence_ends[np.maximum(position, 0)])
+        position = np.searchsorted(starts, at, side="right") - 1
+        inside = (position >= 0) & (at < ends[np.maximum(position, 0)])
         return np.where(inside, position, -1)
 
     def _sentences_of(self, matches) -> set[int]:
@@ -487,10 +525,14 @@ class _Layout:
 
     def about_spread(self, indices: list[int]) -> list[bool]:
         """Is the sentence holding each index about where a dish spread to or is popular?"""
+        if not self.spread:
+            return [False] * len(indices)
         return [sentence in self.spread for sentence in self.sentences(indices).tolist()]
 
     def about_many(self, indices: list[int]) -> list[bool]:
         """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
+        if not self.many:
+            return [False] * len(indices)
         return [sentence in self.many for sentence in self.sentences(indices).tolist()]
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page as open_app_page
-from tests.helpers import REPO, shown
+from tests.helpers import REPO, shown, vega_rows
 from warehouse.queries import confusion
 from warehouse.queries.answers import Filters
 
@@ -40,8 +41,14 @@ def test_defaults_show_the_post_soviet_matrix(warehouse_path: Path):
     at = open_page()
     assert at.multiselect(key="confusion_countries").value == POST_SOVIET
     assert "countries" not in at.query_params  # the default set stays out of the link
-    assert len(at.get("plotly_chart")) == 1
+    [chart] = at.get("vega_lite_chart")
     table = matrix_table(at)
+    cells = vega_rows(chart)  # one per true country x column, shares as in the table
+    assert {cell["true"] for cell in cells} == set(table["true_country"])
+    shares = {(cell["true"], cell["predicted"]): cell["share"] for cell in cells}
+    labels = {"+": "co-origin ✓", "other": "other", "-": "—"}
+    for row in table.itertuples():
+        assert shares[(row.true_country, labels.get(row.predicted, row.predicted))] == pytest.approx(row.share)
     answered = set(confusion.matrix(warehouse_path, ALL, tuple(POST_SOVIET))["true_country"])
     assert set(table["true_country"]) == answered and "RU" in answered
     assert table.groupby("true_country")["share"].sum().round(9).eq(1).all()
@@ -116,7 +123,7 @@ def test_a_cell_from_the_link_lists_its_answers(warehouse_path: Path):
 def test_an_empty_set_asks_to_widen_it(warehouse_path: Path):
     at = open_page(countries="TM,KG")  # WorldCuisines has no dishes from these two
     assert any("Widen the set" in text for text in texts(at.warning))
-    assert not at.get("plotly_chart")
+    assert not at.get("vega_lite_chart")
 
 
 def test_unknown_countries_in_the_link_are_dropped(warehouse_path: Path):

@@ -64,7 +64,7 @@ def test_the_page_draws_all_five_plots_and_names_its_sources(hand_answers: Path,
     subheaders = [h.value for h in at.subheader]
     for title in ("(a) Label shift", "(b) Retention", "(c) Accuracy and entropy", "(d) Cultural vs", "(e) SF entropy"):
         assert any(s.startswith(title) for s in subheaders), title
-    assert len(at.get("plotly_chart")) == 5
+    assert len(at.get("vega_lite_chart")) == 5
     text = _text(at)
     assert "hand\\-a (replay, 10 answers on 10 images)" in text and "hand\\-b (replay, 1 answers" in text
     assert not any("small test model" in w.value for w in at.warning)

@@ -21,7 +21,7 @@ def test_accuracy_of_twelve_models_under_each_rule() -> None:
     at = open_page(PAGE)
     assert "Dish names" in texts(at.title)
     assert at.selectbox(key="url_rule").value == "lev1"
-    assert at.get("plotly_chart"), "no model x language heatmap"
+    assert at.get("vega_lite_chart"), "no model x language heatmap"
     rules = next(frame.value for frame in at.dataframe if "paper" in frame.value.columns)
     assert len(rules) == 12
     assert {"exact", "lev1", "stem", "similarity", "paper"} <= set(rules.columns)

@@ -63,7 +63,7 @@ def test_a_dataset_without_answers_of_its_own_shows_linked_answers_labelled(ware
     shown_text = " ".join(texts(at))
     assert "borsch has no model answers of its own yet" in shown_text and "linked answers" in shown_text
     assert "make demo" not in shown_text
-    assert at.get("plotly_chart")
+    assert at.get("plotly_chart") or at.get("vega_lite_chart")  # co-occurrence: plotly; language pull: Vega-Lite
 
 
 def test_code_mixing_never_sends_the_reader_in_a_circle(warehouse_path: Path):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote
 
 import duckdb
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import open_page as open_app_page
@@ -28,8 +30,11 @@ def texts(elements) -> list[str]:
 def test_one_model_shows_the_pull_chart_and_table(warehouse_path: Path):
     at = open_page(models=GPT4O)
     assert at.sidebar.multiselect(key="url_models").value == [GPT4O]
-    assert len(at.get("plotly_chart")) == 2  # language pull, Russia vs Ukraine
+    dumbbell, _ru_ua = (json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart"))
     pull = at.dataframe[0].value
+    points = dumbbell["layer"][1]["data"]["values"]  # a base and a pull point per language, as in the table
+    pulled = {p["language"]: p["share"] for p in points if p["series"] == "prompts in this language"}
+    assert pulled == pytest.approx(dict(zip(pull["lang"], pull["pull_share"], strict=True)))
     assert len(pull) == 30
     assert ((pull["pull_share"] - pull["n_pulled"] / pull["n_wrong"]).abs() < 1e-12).all()
     assert list(pull["lift"]) == sorted(pull["lift"], reverse=True)
@@ -85,7 +90,7 @@ def test_prompt_language_filter_and_empty_states(warehouse_path: Path):
 
     at = open_page(langs="nan_spoken")  # no answer in this language names Russia or Ukraine for these dishes
     assert any("names Russia or Ukraine" in text for text in texts(at.info))
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
 
 
 def test_a_dataset_without_answers_of_its_own_shows_linked_answers_labelled(warehouse_path: Path):

@@ -130,7 +130,7 @@ def test_language_pull_shows_linked_answers_and_russia_vs_ukraine_by_borschs_gol
 ):
     at = open_page(linked_warehouse, monkeypatch, "language_pull")
     says_linked(at)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("vega_lite_chart")) == 2
     pull = at.dataframe[0].value
     assert len(pull) == 30 and set(pull["gold"]) == {"borsch"}
     assert set(pull["answers"]) == {"linked: worldcuisines origin_vqa"}
@@ -152,4 +152,4 @@ def test_without_own_or_linked_answers_the_pages_say_so(
     assert "No model answers are scored for" in said or "No answers about these BORSch dishes" in said
     assert "linked answers" not in said
     if page != "codemix":  # the pair counts need no answers
-        assert not at.get("plotly_chart")
+        assert not at.get("plotly_chart") and not at.get("vega_lite_chart")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,14 @@ def test_leaderboard_ranks_the_twelve_models_with_intervals(app: AppTest):
     assert board["jaccard 95% CI"].str.fullmatch(r"\[0\.\d\d, 0\.\d\d\]").all()
     assert {"accuracy", "accuracy 95% CI", "n", "no-country share"} <= set(board.columns)
     assert board.iloc[0]["model"] == "gpt-4o-2024-08-06"
-    assert len(at.get("plotly_chart")) >= 2  # bars with error bars + the models x languages heatmap
+    # bars with error bars, the models x languages heatmap, dishes per origin country (Vega-Lite)
+    bars, heatmap, _origin = (json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart"))
+    pooled = dict(zip(board["model"], board["jaccard"], strict=True))
+    drawn = {row["model"]: row["value"] for row in bars["data"]["values"]}
+    assert drawn == pytest.approx(pooled)  # one bar per model, at the table's pooled Jaccard
+    assert [row["model"] for row in bars["data"]["values"]] == sorted(pooled, key=pooled.get, reverse=True)
+    cells = heatmap["data"]["values"]
+    assert {row["model"] for row in cells} == set(pooled) and len({row["lang"] for row in cells}) == 30
     downloads = [button.label for button in at.get("download_button")]
     assert downloads.count("CSV") >= 3 and downloads.count("Parquet") >= 3  # leaderboard, pivot, composition
     assert "Dishes per origin country" in [header.value for header in at.subheader]  # composition stays

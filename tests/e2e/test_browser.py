@@ -5,7 +5,7 @@ For each page the test waits for the script run to finish and for its charts and
 requires that:
 
 - no Streamlit exception box is shown;
-- it drew its content: each page names the marks it must show (plotly bars, points or heatmap,
+- it drew its content: each page names the marks it must show (bars, points or heatmap cells,
   metrics, table rows, texts) with a least count, and the least number of rows of its largest table,
   so a page that stops early or draws an empty chart fails;
 - every request the page made went to the local server (127.0.0.1 / localhost) or stayed inside the
@@ -58,6 +58,10 @@ EXCEPTION = "[data-testid='stException']"
 BARS = "[data-testid='stPlotlyChart'] .barlayer .point"
 POINTS = "[data-testid='stPlotlyChart'] .scatterlayer .point"
 HEATMAP = "[data-testid='stPlotlyChart'] .heatmaplayer image"
+# Vega-Lite charts (app/vega.py) draw SVG: bars and heatmap cells are rect marks, points symbol marks
+VEGA = "[data-testid='stVegaLiteChart'] svg.marks"
+RECTS = "[data-testid='stVegaLiteChart'] .mark-rect.role-mark path"
+SYMBOLS = "[data-testid='stVegaLiteChart'] .mark-symbol.role-mark path"
 METRICS = "[data-testid='stMetric']"
 HTML_ROWS = "[data-testid='stHtml'] table tbody tr"
 TEXTS = "[data-testid='stText']"
@@ -81,11 +85,11 @@ class Page:
 
 
 PAGES = (
-    Page("overview", "Overview", f"/?{WORLDCUISINES}", (PLOTLY,), ((BARS, 12), (METRICS, 5)), min_rows=13),
+    Page("overview", "Overview", f"/?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 + 30), (METRICS, 5)), min_rows=13),
     Page("map", "Map", f"/map?{WORLDCUISINES}", (DECK,)),
-    Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (PLOTLY,), ((HEATMAP, 1), (POINTS, 5 * 17))),
+    Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (VEGA,), ((RECTS, 5 * 17),)),
     Page(
-        "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (BARS, 10)), 11
+        "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (RECTS, 10)), 11
     ),
     Page("answers", "Answers", f"/answers?{WORLDCUISINES}&q=borscht", min_rows=10),
     Page("compare", "Compare", f"/compare?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (METRICS, 4)), min_rows=100),
@@ -96,13 +100,13 @@ PAGES = (
         "dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,), ((HTML_ROWS, 12), (METRICS, 4)), 2
     ),
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
-    Page("dish_names", "Dish names", f"/dish-names?{WORLDCUISINES}", (PLOTLY,)),
+    Page("dish_names", "Dish names", f"/dish-names?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 * 30),)),
     Page("dish_linked", "Dish", "/dish?dataset=borsch&dish=borsch:ru:785"),
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
-    Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (PLOTLY,)),
+    Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (VEGA,)),
     # the shipped config offers the embedded real model: the form (language radio, ask button) draws
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((RADIOS, 1), (BUTTONS, 1)), optional=True),
 )

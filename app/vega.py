@@ -1,0 +1,38 @@
+"""Charts drawn with Vega-Lite (`st.vega_lite_chart`) rather than Plotly.
+
+Why: Streamlit loads a chart library's frontend chunk in every new browser tab. Plotly's
+(`PlotlyChart.*.js`, 4.7 MB) cost 2.5–3 s of loading and evaluation per tab on the 2-core demo
+machine, Vega's (`embed.*.js`, 0.8 MB) 0.3–0.9 s (bench/README.md, "pages.py"), which decides
+whether a page's first draw meets the 5 s goal. The specs carry their rows inline
+(`data.values`), so a test reads what a chart shows from the element's spec alone.
+
+Vega draws labels and tooltips as text (SVG text nodes, escaped tooltips), so data needs no HTML
+escaping here, unlike Plotly's labels.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+FONT = "Source Sans Pro, sans-serif"
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts (numpy scalars to Python, NaN to null) for a spec's `data.values`."""
+    return json.loads(frame.to_json(orient="records", date_format="iso"))
+
+
+def draw(spec: dict[str, Any], *, key: str | None = None, width: str = "stretch", **selection: Any):
+    """Draw `spec` across its column (`width="content"`: at the spec's own width, for panels side by
+    side); `selection` (`on_select`, `selection_mode`) passes through. Returns Streamlit's element or,
+    with `on_select`, the selection event."""
+    return st.vega_lite_chart(spec=spec, width=width, key=key, **selection)
+
+
+def heat_text_colour(field: str, threshold: float) -> dict[str, Any]:
+    """Cell text in white on dark cells (Viridis below `threshold`), black on light ones."""
+    return {"condition": {"test": f"datum[{field!r}] < {threshold}", "value": "white"}, "value": "black"}
