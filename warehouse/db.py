@@ -375,6 +375,11 @@ class Warehouse:
     def publish(self, force: bool = False) -> bool:
         """Copy the working database, build marts and checks into the copy, rename it into place.
 
+        When the snapshot was built by this same code and only some tables changed since (a corpus scan changes
+        its own tables only), the snapshot is copied instead, those tables' rows replaced, and only the mart
+        statements that read them (directly or through a rebuilt mart) run again: the same tables a full build
+        gives, without rebuilding every mart. `force` rebuilds everything.
+
         Returns False (and does nothing) when the published snapshot already holds exactly this
         content and this code's marts, unless `force`. Damage, a full disk or a read-only folder
         stop it with one line; the snapshot and the working database stay as they were."""
