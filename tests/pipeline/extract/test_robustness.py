@@ -6,10 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract.countries import extract_countries
+import pipeline.extract.countries as countries_module
+from pipeline.extract.countries import extract_countries, matcher_for
 from tests.helpers import REPO
 
 LANGS = ("en", "ru", "uk", "it", "ar", "zh_cn", "ja", "ko", "cs", "yo", "es", "fr", "tl", "hi")
@@ -58,6 +60,26 @@ def test_random_text_in_any_language_never_raises(text: str, lang: str) -> None:
     for span in result.spans:
         assert 0 <= span.start < span.end <= len(text)
         assert text[span.start : span.end] == span.text
+
+
+# Names that only count in capitals or at a word's edge, and a soft hyphen that moves offsets, for the two paths below.
+EDGES = st.sampled_from(
+    ["US", "us", "Chad", "chad", "Italians", "Indonesia", "South Korea", "\u00ad", "タイ", "スタイル"]
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.lists(st.one_of(st.text(max_size=10), PIECES, EDGES), max_size=80).map("".join), lang=st.sampled_from(LANGS)
+)
+def test_long_answers_on_arrays_find_what_the_per_hit_loop_finds(text: str, lang: str) -> None:
+    """`Matcher.find` works on numpy arrays from `_MANY_HITS` hits on: the same mentions as its per-hit loop."""
+    matcher = matcher_for(lang)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(countries_module, "_MANY_HITS", 10**9)
+        by_loop = matcher.find(text)
+        patch.setattr(countries_module, "_MANY_HITS", 0)
+        assert matcher.find(text) == by_loop
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
