@@ -112,6 +112,8 @@ def test_a_chart_tooltip_shows_stored_text_as_text(literal_url: str, context):
     page.goto(f"{literal_url}/?text={quote(STORED_TEXT)}", wait_until="domcontentloaded")
     bar = page.locator("[data-testid='stVegaLiteChart'] .mark-rect.role-mark path").first
     bar.wait_for(state="visible")
+    bar.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
     box = bar.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     tooltip = page.locator("#vg-tooltip-element")
