@@ -15,12 +15,10 @@ import duckdb
 import typer
 from babel.core import UnknownLocaleError
 
-from pipeline import responses, runconfig
+from pipeline import runconfig
 from pipeline.backends.base import BackendError
 from pipeline.errors import CorpusError, DataError, OfflineError
 from pipeline.executors import EXECUTORS, RayOptions
-from pipeline.extract.countries import extract_countries
-from pipeline.extract.language import answer_language
 from pipeline.output import console, describe, fail_line, print_traceback, say
 from pipeline.runconfig import GenerationSpec
 from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
@@ -173,7 +171,7 @@ def import_responses(
             "--max-bad-share",
             help="With --skip-bad-lines: fail a file (import none of it) when more than this share of it is rejected.",
         ),
-    ] = responses.MAX_BAD_SHARE,
+    ] = Options.max_bad_share,
     allow_duplicate: Annotated[
         bool,
         typer.Option("--allow-duplicate", help="Import a file whose bytes were already imported under another model."),
@@ -182,6 +180,8 @@ def import_responses(
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent. A file
     that imports nothing, or rejects more than --max-bad-share of its lines, fails (exit 2) and names what
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
+    from pipeline import responses  # polars and the extractors: imported by the commands that use them
+
     formats = (*responses.FORMATS, "culturemix")
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
@@ -579,6 +579,9 @@ def countries(
     lang: Annotated[str, typer.Option(help="Answer language (ru, uk, en, a WorldCuisines code) or auto.")],
 ) -> None:
     """Read one answer per line on stdin; print one JSON array of alpha-2 codes per line (first mention first)."""
+    from pipeline.extract.countries import extract_countries
+    from pipeline.extract.language import answer_language
+
     for line in sys.stdin:
         text = line.rstrip("\n")
         answer_lang = (answer_language(text) or "en") if lang == "auto" else lang

@@ -46,12 +46,10 @@ GAZETTEER_READERS = frozenset(
 def source_digest() -> str:
     """The country surfaces are built by the code of `pipeline.extract` and the fold of `pipeline.text` from library
     data (whose versions are in `library_versions`): hashing that code stands for the entries without building them."""
-    import pipeline.extract
-    import pipeline.text
-
-    sources = [p for p in Path(pipeline.extract.__file__).parent.rglob("*.py") if p.name not in GAZETTEER_READERS]
+    package = Path(__file__).resolve().parent  # found, not imported: a scan from cached patterns needs neither module
+    sources = [p for p in (package / "extract").rglob("*.py") if p.name not in GAZETTEER_READERS]
     digest = hashlib.sha256()
-    for path in [*sorted(sources), Path(pipeline.text.__file__)]:
+    for path in [*sorted(sources), package / "text.py"]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.errors import CorpusError
-from pipeline.extract.gazetteer import normalise
 
 DROP, WORD, SEP, SPACE = 0, 1, 0x0A, 0x20
 FIRST_CODE = 0x21
@@ -53,6 +52,8 @@ class Alphabet:
 
     @classmethod
     def of(cls, surfaces: list[str]) -> Alphabet:
+        from pipeline.extract.gazetteer import normalise  # building only: a cached alphabet needs no gazetteer
+
         letters = sorted({ch for surface in surfaces for ch in normalise(surface) if _is_word(ch)})
         if len(letters) > _MAX_CODES:
             raise CorpusError(f"the names use {len(letters)} distinct letters; the scanner folds at most {_MAX_CODES}")
@@ -91,6 +92,8 @@ def _fold_char(ch: str, codes: dict[str, int]) -> int:
         return DROP
     if ch.isspace():
         return SPACE
+    from pipeline.extract.gazetteer import normalise
+
     folded = "".join(c for c in normalise(ch) if unicodedata.category(c) not in ("Mn", "Me"))
     upper = UPPER if ch != ch.lower() else 0
     if len(folded) == 1 and folded in codes:
@@ -145,9 +148,10 @@ class Folder:
         if len(self._case) < need:
             self._case = np.empty(need + need // 4, dtype=np.uint16)
             self._text = np.empty(len(self._case), dtype=np.uint8)
-        from pipeline.corpus.kernel import fold_kernel  # numba: loaded when a batch is folded, not by every import
+        from pipeline.corpus.compiled import fold_kernel  # loaded when a batch is folded, not by every import
 
-        size, starts, ends = fold_kernel(data, offsets, self.alphabet.by_pair, self.alphabet.by_code_point, self._case)
+        tables = self.alphabet.by_pair, self.alphabet.by_code_point
+        size, starts, ends = fold_kernel()(data, offsets, *tables, self._case)
         case, text = self._case[:size], self._text[:size]
         np.copyto(text, case, casting="unsafe")
         return Folded(text, case, starts, ends)

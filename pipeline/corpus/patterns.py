@@ -35,7 +35,6 @@ import numpy as np
 
 from pipeline import derived
 from pipeline.corpus.fold import Alphabet
-from pipeline.extract.gazetteer import MORPH_LANGS, entries_for, inflect, is_acronym, normalise
 
 DISH, COUNTRY, UK_NAME, RU_NAME = 0, 1, 2, 3
 KIND_NAMES = ("dish", "country", "uk_name", "ru_name")
@@ -88,11 +87,15 @@ class PatternSet:
 
 def fold_surface(text: str) -> str:
     """The comparison form of a surface: the gazetteer's normalisation (lower case, ё→е, apostrophes, dashes)."""
+    from pipeline.extract.gazetteer import normalise  # building only: a scan from cached patterns needs none of it
+
     return normalise(text)
 
 
 def forms(name: str, lang: str) -> set[str]:
     """A name and, for ru/uk, all its inflected forms (folded)."""
+    from pipeline.extract.gazetteer import MORPH_LANGS, inflect
+
     base = fold_surface(name)
     if not base:
         return set()
@@ -185,6 +188,8 @@ def _store_cached(path: Path | None, patterns: PatternSet) -> None:
 
 
 def _build_patterns(lang: str, dishes: list, pairs: list, origin_rows: list) -> PatternSet:
+    from pipeline.extract.gazetteer import entries_for, is_acronym
+
     targets: list[Target] = []
     index: dict[tuple[int, str], int] = {}
 

@@ -513,12 +513,19 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
 
 
 def _replace_totals(con: duckdb.DuckDBPyConnection, table: str, totals: str, params: dict) -> None:
-    """Replace the corpus's rows of `table` with the rows of the query `totals`, unless they are the same rows."""
+    """Replace the corpus's rows of `table` with the rows of the query `totals`, unless they are the same rows. The
+    totals are computed once, into a temporary table (the query twice more cost most of a small scan's time)."""
+    corpus = {"corpus": params["corpus"]}
     current = f"SELECT * FROM {table} WHERE corpus_id = $corpus"
-    differ = con.execute(
-        f"SELECT count(*) FROM (({totals}) EXCEPT ALL ({current}) UNION ALL (({current}) EXCEPT ALL ({totals})))",
-        params,
-    ).fetchone()[0]
-    if differ:
-        con.execute(f"DELETE FROM {table} WHERE corpus_id = $corpus", {"corpus": params["corpus"]})
-        con.execute(f"INSERT INTO {table} {totals}", params)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE corpus_totals AS {totals}", params)
+    try:
+        differ = con.execute(
+            f"SELECT count(*) FROM ((FROM corpus_totals EXCEPT ALL {current}) "
+            f"UNION ALL ({current} EXCEPT ALL FROM corpus_totals))",
+            corpus,
+        ).fetchone()[0]
+        if differ:
+            con.execute(f"DELETE FROM {table} WHERE corpus_id = $corpus", corpus)
+            con.execute(f"INSERT INTO {table} FROM corpus_totals")
+    finally:
+        con.execute("DROP TABLE IF EXISTS corpus_totals")

@@ -123,3 +123,54 @@ def test_publishing_unchanged_content_is_a_no_op(tmp_path: Path) -> None:
     with wh.writer() as con:
         con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
     assert wh.publish() is True
+
+
+def _tables_differing(a: Path, b: Path) -> list[str]:
+    """Tables whose rows (as multisets) or columns differ between two snapshots, publish times aside."""
+    con = duckdb.connect()
+    con.execute("ATTACH ? AS a (READ_ONLY)", [str(a)])
+    con.execute("ATTACH ? AS b (READ_ONLY)", [str(b)])
+    listed = "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL"
+    tables = con.execute(listed, ["a"]).fetchall()
+    assert tables == con.execute(listed, ["b"]).fetchall()
+    differ = []
+    for schema, table in tables:
+        if (schema, table) in (("marts", "fingerprint"), ("marts", "published")):
+            continue
+        x, y = f'a."{schema}"."{table}"', f'b."{schema}"."{table}"'
+        rows = f"SELECT count(*) FROM ((FROM {x} EXCEPT ALL FROM {y}) UNION ALL (FROM {y} EXCEPT ALL FROM {x}))"
+        columns = [
+            con.execute(
+                "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+                "AND table_name = ? ORDER BY column_index",
+                [db, schema, table],
+            ).fetchall()
+            for db in ("a", "b")
+        ]
+        if con.execute(rows).fetchone()[0] or columns[0] != columns[1]:
+            differ.append(f"{schema}.{table}")
+    con.close()
+    return differ
+
+
+def test_a_publish_rebuilds_only_the_marts_its_changes_reach(borsch_warehouse: Path, tmp_path: Path) -> None:
+    """A corpus scan changes the corpus tables only: the snapshot is copied and the corpus marts rebuilt, and the
+    result is what a full rebuild gives."""
+    from pipeline.steps import Options, run_pipeline
+
+    wh = Warehouse(borsch_warehouse)
+    wh.publish(force=True)
+    with duckdb.connect(str(wh.path)) as con:  # a marker a full rebuild would drop (marts.dishes reads no corpus)
+        con.execute("INSERT INTO marts.dishes SELECT * REPLACE ('marker' AS dataset) FROM marts.dishes LIMIT 1")
+    shard = tmp_path / "shard.jsonl"
+    shard.write_text('{"text": "Борщ з України, вареники."}\n', encoding="utf-8")
+    assert run_pipeline("corpus", wh, Options(corpus_lang="uk", corpus_source=str(shard))) is True
+    with duckdb.connect(str(wh.path)) as con:
+        assert con.execute("SELECT count(*) FROM marts.dishes WHERE dataset = 'marker'").fetchone() == (1,)
+        assert con.execute("SELECT sum(docs_with_dish) FROM marts.cooccurrence").fetchone()[0] >= 1
+        con.execute("DELETE FROM marts.dishes WHERE dataset = 'marker'")
+    full = Warehouse(tmp_path / "full" / "warehouse.duckdb")
+    full.path.parent.mkdir()
+    full.working_path.write_bytes(wh.working_path.read_bytes())
+    assert full.publish() is True
+    assert _tables_differing(wh.path, full.path) == []

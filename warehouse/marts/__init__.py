@@ -6,6 +6,9 @@ app's queries rely on them). Adding a mart = a file here + an entry in `MARTS`."
 
 from __future__ import annotations
 
+import functools
+import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +32,43 @@ class Mart:
     def path(self) -> Path:
         return MARTS_DIR / self.file
 
-    def run(self, con: duckdb.DuckDBPyConnection) -> None:
+    @functools.cached_property
+    def source(self) -> str:
+        """The SQL file, or the Python mart's module."""
+        if self.build is None:
+            return self.path.read_text(encoding="utf-8")
+        return inspect.getsource(inspect.getmodule(self.build))
+
+    @functools.cached_property
+    def writes(self) -> frozenset[str]:
+        return _created(self.source) | frozenset(self.columns)
+
+    def run(self, con: duckdb.DuckDBPyConnection, changed: set[str] | None = None) -> bool:
+        """Build the mart; returns whether it ran. With `changed` (the source tables that differ from the snapshot
+        the database was copied from, and the marts rebuilt so far, updated here), only what depends on them runs:
+        a SQL statement that creates a mart table is skipped when it names no changed table, does not read the clock
+        and follows no other statement that named one (the copy already holds what it would build); other statements
+        (temporary macros) always run; a Python mart runs when its module names a changed table."""
+        if changed is not None and self.build is not None:
+            if not _needed(self.source, changed):
+                return False
+            changed |= self.writes
         if self.build is not None:
             self.build(con)
-        else:
-            con.execute(self.path.read_text(encoding="utf-8"))
+            return True
+        if changed is None:
+            con.execute(self.source)
+            return True
+        ran = tainted = False  # tainted: a temporary object built from changed tables (later statements may read it)
+        for statement in con.extract_statements(self.source):
+            creates, needed = _created(statement.query), _needed(statement.query, changed)
+            if creates and not (needed or tainted):
+                continue
+            con.execute(statement.query)
+            changed |= creates
+            ran = ran or bool(creates)
+            tainted = tainted or (needed and not creates)
+        return ran
 
     def broken_contracts(self, con: duckdb.DuckDBPyConnection) -> list[str]:
         """'marts.T: expected columns … first, found …' for each table whose columns break its contract."""
@@ -51,6 +86,21 @@ class Mart:
             if tuple(found[: len(expected)]) != expected:
                 problems.append(f"{table}: expected columns {list(expected)} first, found {found}")
         return problems
+
+
+_TABLE = re.compile(r"\b(raw|core|meta|marts)\.([a-z_][a-z0-9_]*)")
+_CREATED = re.compile(r"create\s+(?:or\s+replace\s+)?table\s+(marts\.[a-z_][a-z0-9_]*)")
+_CLOCK = re.compile(r"current_timestamp|now\(\)|current_date|today\(\)|random\(\)")
+
+
+def _created(code: str) -> frozenset[str]:
+    return frozenset(_CREATED.findall(code.lower()))
+
+
+def _needed(code: str, changed: set[str]) -> bool:
+    """Whether `code` names a changed table (`schema.table`) or reads the clock or a random number."""
+    code = code.lower()
+    return _CLOCK.search(code) is not None or any(f"{s}.{t}" in changed for s, t in _TABLE.findall(code))
 
 
 # One row per scored origin answer: marts.origin_scores, and marts.dish_answers (the same rows sorted
