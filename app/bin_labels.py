@@ -4,7 +4,6 @@ bin holds, and a narrow bin of a corpus with small counts may hold none ("–").
 
 from __future__ import annotations
 
-import html
 import math
 
 
@@ -42,12 +41,10 @@ def difference_labels(max_abs_difference: float, n_bins: int = 9) -> dict[int, s
     return {b: integer_range(ds[b - 1], ds[b], b == n_bins, signed=True) for b in range(1, n_bins + 1)}
 
 
-def wrap_names(names: str | list | None, per_line: int = 4, limit: int = 30) -> str:
-    """Hover text: a bin's names, `per_line` a line, the first `limit` of a list. The names are
-    HTML-escaped (plotly reads <b>, <a href>, … in hover text; a dish name is data, not markup)."""
+def names_text(names: str | list | None, limit: int = 30) -> str:
+    """A bin's names for a chart's tooltip: the first `limit` of a list, then how many more (plain
+    text: Vega-Lite tooltips show text, never markup)."""
     if isinstance(names, str) or names is None:
-        parts = [p for p in str(names or "").split(", ") if p]
-    else:
-        parts = [str(n) for n in names[:limit]] + ([f"… (+{len(names) - limit} more)"] if len(names) > limit else [])
-    parts = [html.escape(part) for part in parts]
-    return "<br>".join(", ".join(parts[i : i + per_line]) for i in range(0, len(parts), per_line))
+        return str(names or "")
+    names = [str(n) for n in names]
+    return ", ".join(names[:limit]) + (f", … (+{len(names) - limit} more)" if len(names) > limit else "")

@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-import html
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from app import vega
-from app.bin_labels import wrap_names
+from app.bin_labels import names_text
 
 POST_SOVIET = "Post-Soviet"
 OTHER = "Other"
 COLORS = {POST_SOVIET: "#d62728", OTHER: "#1f77b4"}
+POINT, BAR = "point", "bar"  # the click selections of binned_means and binned_counts
 
 
 def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
@@ -65,19 +65,23 @@ class Bins:
     title: str
     labels: Mapping[int, str]
 
-    def axis(self) -> dict:
+    def x(self) -> dict:
+        """The x encoding over the bins: every bin a tick, labelled by its range."""
+        names = [""] + [self.labels.get(b, str(b)) for b in range(1, self.n + 1)]
         return {
+            "field": "bin",
+            "type": "quantitative",
             "title": self.title,
-            "tickmode": "array",
-            "tickvals": list(range(1, self.n + 1)),
-            "ticktext": [self.labels.get(b, str(b)) for b in range(1, self.n + 1)],
-            "range": [0.5, self.n + 0.5],
+            "scale": {"domain": [0.5, self.n + 0.5], "nice": False},
+            "axis": {
+                "values": list(range(1, self.n + 1)),
+                # the range text by bin number (json.dumps: a quoted literal array in Vega's expression)
+                "labelExpr": f"{json.dumps(names)}[datum.value]",
+                "labelAngle": 0,
+                "labelOverlap": False,
+                "grid": False,
+            },
         }
-
-
-def _plain(text: object) -> str:
-    """Data shown in a plotly label or hover (which read <b>, <a href>, … in text) as plain text."""
-    return html.escape(str(text)).replace("%", "&#37;")
 
 
 def binned_means(
@@ -89,63 +93,104 @@ def binned_means(
     y_title: str,
     names: Mapping[str, tuple[str, str]] | None = None,
     middle_line: bool = False,
-) -> go.Figure:
+) -> dict:
     """One line per value of `series` over the bins: the mean with its 95% interval as error bars.
 
     `frame` has `bin`, `mean`, `mean_low`, `mean_high`, `n_units` (dishes, pairs…), `n_answers` and
-    `dishes` (the names in the bin, for the hover). `names` maps a series value to (legend name,
-    colour); other values are shown as they are."""
-    fig = go.Figure()
-    for value, rows in frame.groupby(series, sort=False):
-        name, colour = (names or {}).get(str(value), (str(value), None))
-        rows = rows.sort_values("bin")
-        custom = [
-            [bins.labels.get(int(r.bin), ""), r.n_units, r.n_answers, wrap_names(r.dishes)] for r in rows.itertuples()
-        ]
-        fig.add_trace(
-            go.Scatter(
-                x=rows["bin"].tolist(),
-                y=rows["mean"].tolist(),
-                mode="lines+markers",
-                name=_plain(name),
-                line={"color": colour} if colour else None,
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "thickness": 1,
-                    "array": (rows["mean_high"] - rows["mean"]).fillna(0).tolist(),
-                    "arrayminus": (rows["mean"] - rows["mean_low"]).fillna(0).tolist(),
+    `dishes` (the names in the bin, for the tooltip). `names` maps a series value to (legend name,
+    colour); other values are shown as they are. Each row of the chart keeps its series value
+    (`value`) beside its legend name (`series`); a click selects a point (`POINT`: value and bin)."""
+    order = list(dict.fromkeys(str(v) for v in frame[series]))
+    legend = [(names or {}).get(v, (v, None))[0] for v in order]
+    colours = [(names or {}).get(v, (v, None))[1] for v in order]
+    rows = pd.DataFrame(
+        {
+            "value": frame[series].astype(str),
+            "series": [(names or {}).get(str(v), (str(v), None))[0] for v in frame[series]],
+            "bin": frame["bin"].astype(int),
+            "range": [bins.labels.get(int(b), "") for b in frame["bin"]],
+            "mean": frame["mean"],
+            "low": frame["mean_low"],
+            "high": frame["mean_high"],
+            "n_units": frame["n_units"],
+            "n_answers": frame["n_answers"],
+            "dishes": [names_text(d) for d in frame["dishes"]],
+        }
+    ).sort_values(["bin"], kind="stable")
+    colour = {"field": "series", "type": "nominal", "title": None, "sort": legend, "legend": {"orient": "top"}}
+    if all(colours):
+        colour["scale"] = {"domain": legend, "range": colours}
+    x = bins.x()
+    layers: list[dict] = [
+        {"mark": {"type": "line"}, "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative"}}},
+        {
+            "mark": {"type": "rule"},
+            "encoding": {"x": x, "y": {"field": "low", "type": "quantitative"}, "y2": {"field": "high"}},
+        },
+        {
+            "params": [{"name": POINT, "select": {"type": "point", "fields": ["value", "bin"]}}],
+            "mark": {"type": "point", "filled": True, "size": 70, "cursor": "pointer"},
+            "encoding": {
+                "x": x,
+                "y": {
+                    "field": "mean",
+                    "type": "quantitative",
+                    "title": y_title,
+                    "scale": {"domain": [0, 1.05], "nice": False},
                 },
-                customdata=custom,
-                hovertemplate=f"<b>{_plain(name)}</b><br>bin %{{x}}: %{{customdata[0]}}<br>mean %{{y:.2f}}<br>"
-                f"%{{customdata[1]}} {unit}, %{{customdata[2]:,}} answers<br><i>%{{customdata[3]}}</i><extra></extra>",
-            )
-        )
+                "tooltip": [
+                    {"field": "series", "title": "line"},
+                    {"field": "bin"},
+                    {"field": "range"},
+                    {"field": "mean", "format": ".2f"},
+                    {"field": "n_units", "title": unit, "format": ",d"},
+                    {"field": "n_answers", "title": "answers", "format": ",d"},
+                    {"field": "dishes"},
+                ],
+            },
+        },
+    ]
+    spec: dict = {
+        "height": 450,
+        "layer": [{"data": {"values": vega.records(rows)}, "encoding": {"color": colour}, "layer": layers}],
+    }
     if middle_line:
-        fig.add_vline(x=(bins.n + 1) / 2, line_dash="dot", line_color="#7f7f7f")
-    fig.update_layout(
-        height=450,
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom"},
-        xaxis=bins.axis(),
-        yaxis={"title": y_title, "range": [0, 1.05]},
-    )
-    return fig
-
-
-def binned_counts(bin_of: pd.Series, names: pd.Series, bins: Bins, *, unit: str, y_title: str) -> go.Figure:
-    """Bars: how many things fall in each bin (`bin_of`, one row per thing; NaN: in no bin), with their
-    `names` in the hover."""
-    frame = pd.DataFrame({"bin": bin_of, "name": names}).dropna(subset=["bin"])
-    per_bin = frame.groupby("bin").agg(n=("name", "size"), names=("name", list))
-    fig = go.Figure(
-        go.Bar(
-            x=per_bin.index.astype(int).tolist(),
-            y=per_bin["n"].tolist(),
-            marker={"color": "#7f7f7f"},
-            customdata=[wrap_names(n) for n in per_bin["names"]],
-            hovertemplate=f"bin %{{x}}: %{{y}} {unit}<br><i>%{{customdata}}</i><extra></extra>",
+        spec["layer"].append(
+            {
+                "data": {"values": [{"bin": (bins.n + 1) / 2}]},
+                "mark": {"type": "rule", "strokeDash": [3, 3], "color": "#7f7f7f"},
+                "encoding": {"x": {"field": "bin", "type": "quantitative"}},
+            }
         )
+    return spec
+
+
+def binned_counts(bin_of: pd.Series, names: pd.Series, bins: Bins, *, unit: str, y_title: str) -> dict:
+    """Bars: how many things fall in each bin (`bin_of`, one row per thing; NaN: in no bin), with their
+    `names` in the tooltip; a click selects a bar (`BAR`: its bin)."""
+    frame = pd.DataFrame({"bin": bin_of, "name": names}).dropna(subset=["bin"])
+    per_bin = frame.groupby("bin").agg(n=("name", "size"), names=("name", list)).reset_index()
+    rows = pd.DataFrame(
+        {
+            "bin": per_bin["bin"].astype(int),
+            "range": [bins.labels.get(int(b), "") for b in per_bin["bin"]],
+            "n": per_bin["n"],
+            "names": [names_text(n) for n in per_bin["names"]],
+        }
     )
-    fig.update_layout(height=230, margin={"l": 0, "r": 0, "t": 10, "b": 0}, xaxis=bins.axis(), yaxis={"title": y_title})
-    return fig
+    return {
+        "data": {"values": vega.records(rows)},
+        "height": 230,
+        "params": [{"name": BAR, "select": {"type": "point", "fields": ["bin"]}}],
+        "mark": {"type": "bar", "color": "#7f7f7f", "cursor": "pointer", "width": {"band": 0.8}},
+        "encoding": {
+            "x": bins.x(),
+            "y": {"field": "n", "type": "quantitative", "title": y_title},
+            "tooltip": [
+                {"field": "bin"},
+                {"field": "range"},
+                {"field": "n", "title": unit, "format": ",d"},
+                {"field": "names", "title": "names"},
+            ],
+        },
+    }

@@ -31,7 +31,7 @@ PCT_DIGITS = 1
 SCORE_DIGITS = 2
 DASH = "–"  # a missing value
 
-# plotly d3-format strings with the same conventions (axis ticks, hover templates)
+# d3-format strings with the same conventions (Vega-Lite axis ticks and tooltips, app/vega.py)
 D3_PCT = ".1%"
 D3_PCT_AXIS = ".0%"
 D3_COUNT = ","

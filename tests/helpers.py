@@ -69,9 +69,18 @@ def copy_warehouse(template: Path, target: Path) -> Path:
 
 
 def vega_rows(chart) -> list[dict]:
-    """The rows a Vega-Lite chart element (AppTest `vega_lite_chart`) draws: its spec's inline
-    `data.values` or, when Streamlit moved them out (charts with a selection), its Arrow data."""
-    spec = json.loads(chart.proto.spec)
-    if "values" in spec.get("data", {}):
-        return spec["data"]["values"]
-    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
+    """The rows a Vega-Lite chart element (AppTest `vega_lite_chart`) draws, all its layers together:
+    the spec's inline `data.values` and whatever Streamlit moved out of the spec into Arrow data
+    (it does for charts with a selection)."""
+
+    def inline(spec: dict) -> list[dict]:
+        rows = list(spec.get("data", {}).get("values", []))
+        for layer in spec.get("layer", []):
+            rows += inline(layer)
+        return rows
+
+    rows = inline(json.loads(chart.proto.spec))
+    arrow = [chart.proto.data.data] if chart.proto.HasField("data") else []
+    for table in [*arrow, *(dataset.data.data for dataset in chart.proto.datasets)]:
+        rows += pa.ipc.open_stream(table).read_all().to_pylist()
+    return rows

@@ -11,7 +11,7 @@ dataset is drawn with the real answers to linked records of another dataset, lab
 
 import streamlit as st
 
-from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
+from app import bin_labels, charts, data, fmt, linked, links, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import corpus as queries
 from warehouse.queries import linked as linked_queries
@@ -101,12 +101,11 @@ else:
     if answers.linked:
         st.caption(literal(answers.label))
         y_title = f"mean score vs {answers.source.gold} gold, linked answers (95% interval)"
-    st.plotly_chart(
+    vega.draw(
         charts.binned_means(
             bins.rename(columns={"n_pairs": "n_units"}), axis, series="metric", unit="pairs",
             y_title=y_title, names=METRICS, middle_line=True,
         ),
-        config={"displayModeBar": False},
         key="codemix_chart",
     )  # fmt: skip
     missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
@@ -126,12 +125,11 @@ else:
     fmt.dataframe(table)
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_codemix_bins", key="codemix_bins")
 
-event = st.plotly_chart(
+event = vega.draw(
     charts.binned_counts(pairs["bin"], pairs["uk_name"], axis, unit="pairs", y_title="pairs"),
-    config={"displayModeBar": False},
     key="codemix_pairs_chart",
     on_select="rerun",
-    selection_mode="points",
+    selection_mode=charts.BAR,
 )
 st.caption(
     "Bins: sign(d)·log10(1 + |d|) cut into 9 equal widths from −M to M, M the largest |value| in this corpus; "
@@ -139,8 +137,8 @@ st.caption(
     "error bars are 95% normal-approximation intervals."
 )
 st.subheader("Pairs")
-points = event.selection.points if event and event.selection else []
-clicked = str(int(points[0]["x"])) if points else None
+points = (event.selection.get(charts.BAR) if event and event.selection else None) or []
+clicked = str(int(points[0]["bin"])) if points else None
 if clicked != st.session_state.get("codemix_last_click"):  # a newly clicked bar chooses its bin
     st.session_state["codemix_last_click"] = clicked
     if clicked is not None:

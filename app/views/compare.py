@@ -8,10 +8,10 @@ answers. Models, metric and the split shown are kept in the link (`?a=…&b=…&
 
 from dataclasses import replace
 
-import plotly.graph_objects as go
+import pandas as pd
 import streamlit as st
 
-from app import data, fmt, links, ui, widgets
+from app import data, fmt, links, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import compare as queries
 
@@ -34,35 +34,58 @@ def signed(metric: str, x: float) -> str:
     return f"{x:+.2f}"
 
 
-def differences_chart(frame, by: str, labels: dict[str, str], metric: str) -> go.Figure:
+def differences_chart(frame, by: str, labels: dict[str, str], metric: str) -> dict:
     """One point per group at A − B with its interval; a zero line (no difference)."""
-    shown = frame.iloc[::-1]
     scale = 100 if metric == "accuracy" else 1
-    fig = go.Figure(
-        go.Scatter(
-            x=shown["difference"] * scale,
-            y=[labels.get(key, key) for key in shown[by]],
-            mode="markers",
-            marker={"size": 8, "color": ["#2a7ab9" if d >= 0 else "#d62728" for d in shown["difference"]]},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": (shown["high"] - shown["difference"]) * scale,
-                "arrayminus": (shown["difference"] - shown["low"]) * scale,
-                "color": "#777",
+    rows = pd.DataFrame(
+        {
+            "group": [labels.get(key, key) for key in frame[by]],
+            "difference": frame["difference"] * scale,
+            "low": frame["low"] * scale,
+            "high": frame["high"] * scale,
+            "ahead": ["A" if d >= 0 else "B" for d in frame["difference"]],
+            "n": frame["n"],
+        }
+    )
+    x_title = ("A − B, percentage points" if metric == "accuracy" else "A − B, Jaccard") + " (95% interval)"
+    y = {"field": "group", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}}
+    return {
+        "height": {"step": 22},
+        "layer": [
+            {
+                "data": {"values": vega.records(rows)},
+                "encoding": {"y": y},
+                "layer": [
+                    {
+                        "mark": {"type": "rule", "color": "#777"},
+                        "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"}},
+                    },
+                    {
+                        "mark": {"type": "circle", "size": 64, "opacity": 1},
+                        "encoding": {
+                            "x": {"field": "difference", "type": "quantitative", "title": x_title},
+                            "color": {
+                                "field": "ahead",
+                                "type": "nominal",
+                                "scale": {"domain": ["A", "B"], "range": ["#2a7ab9", "#d62728"]},
+                                "legend": None,
+                            },
+                            "tooltip": [
+                                {"field": "group", "title": by},
+                                {"field": "difference", "title": "A − B", "format": "+.2f"},
+                                {"field": "n", "title": "questions", "format": ",d"},
+                            ],
+                        },
+                    },
+                ],
             },
-            customdata=shown[["n"]].to_numpy(),
-            hovertemplate="%{y}: %{x:+.2f} (%{customdata[0]:,} questions)<extra></extra>",
-        )
-    )
-    fig.add_vline(x=0, line_dash="dot", line_color="#555")
-    fig.update_layout(
-        height=max(260, 22 * len(shown) + 80),
-        margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        xaxis_title=("A − B, percentage points" if metric == "accuracy" else "A − B, Jaccard") + " (95% interval)",
-        yaxis={"type": "category"},
-    )
-    return fig
+            {
+                "data": {"values": [{"zero": 0}]},
+                "mark": {"type": "rule", "strokeDash": [3, 3], "color": "#555"},
+                "encoding": {"x": {"field": "zero", "type": "quantitative"}},
+            },
+        ],
+    }
 
 
 def group_table(frame, by: str, metric: str, name_a: str, name_b: str):
@@ -139,9 +162,8 @@ difference_column = st.column_config.NumberColumn(
 by_lang, by_country = st.tabs(["Per prompt language", "Per gold country"])
 with by_lang:
     langs = result.languages
-    st.plotly_chart(
+    vega.draw(
         differences_chart(langs, "lang", {code: fmt.language(code) for code in langs["lang"]}, metric),
-        config={"displayModeBar": False},
         key="compare_langs_chart",
     )
     lang_table = group_table(langs, "lang", metric, model_a, model_b)
@@ -171,11 +193,10 @@ with by_country:
         "A question about a dish with several gold countries counts for each. Countries with most questions first."
     )
     top = countries.head(40)
-    st.plotly_chart(
+    vega.draw(
         differences_chart(
             top, "country", {c: fmt.country(c, n) for c, n in top[["country", "name"]].itertuples(index=False)}, metric
         ),
-        config={"displayModeBar": False},
         key="compare_countries_chart",
     )
     country_table = group_table(countries, "country", metric, model_a, model_b)

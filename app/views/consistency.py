@@ -8,10 +8,9 @@ questions that flip most, each linked to its dish and its answers. The model is 
 
 from dataclasses import replace
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, links, ui, widgets
+from app import data, fmt, links, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import consistency as queries
 from warehouse.queries.consistency import FLIP_LIMIT
@@ -24,25 +23,32 @@ MEASURES = (
 )
 
 
-def agreement_bars(frame) -> go.Figure:
-    shown = frame.sort_values("pair_agreement")
-    fig = go.Figure(
-        go.Bar(
-            x=shown["pair_agreement"],
-            y=shown["model"],
-            orientation="h",
-            marker_color="#2a7ab9",
-            customdata=shown[["modal_share", "all_agree", "n_items"]].to_numpy(),
-            hovertemplate="%{y}: pair agreement %{x:.1%}, modal share %{customdata[0]:.1%}, "
-            "all agree %{customdata[1]:.1%} (%{customdata[2]:,} questions)<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        height=max(260, 26 * len(shown) + 60),
-        margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        xaxis={"title": "pair agreement across prompt languages", "tickformat": fmt.D3_PCT_AXIS, "range": [0, 1]},
-    )
-    return fig
+def agreement_bars(frame) -> dict:
+    """Pair agreement per model, most consistent on top."""
+    shown = frame.sort_values("pair_agreement", ascending=False)
+    rows = shown[["model", "pair_agreement", "modal_share", "all_agree", "n_items"]]
+    return {
+        "data": {"values": vega.records(rows)},
+        "height": {"step": 26},
+        "mark": {"type": "bar", "color": "#2a7ab9"},
+        "encoding": {
+            "y": {"field": "model", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}},
+            "x": {
+                "field": "pair_agreement",
+                "type": "quantitative",
+                "title": "pair agreement across prompt languages",
+                "scale": {"domain": [0, 1]},
+                "axis": {"format": fmt.D3_PCT_AXIS},
+            },
+            "tooltip": [
+                {"field": "model"},
+                {"field": "pair_agreement", "title": "pair agreement", "format": fmt.D3_PCT},
+                {"field": "modal_share", "title": "modal share", "format": fmt.D3_PCT},
+                {"field": "all_agree", "title": "all agree", "format": fmt.D3_PCT},
+                {"field": "n_items", "title": "questions", "format": ",d"},
+            ],
+        },
+    }
 
 
 selected = ui.selection()
@@ -60,7 +66,7 @@ if models.empty:
     )
     st.stop()
 
-st.plotly_chart(agreement_bars(models), config={"displayModeBar": False}, key="consistency_models_chart")
+vega.draw(agreement_bars(models), key="consistency_models_chart")
 fmt.dataframe(
     models,
     {

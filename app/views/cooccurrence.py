@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app import bin_labels, charts, data, fmt, linked, links, ui, widgets
+from app import bin_labels, charts, data, fmt, linked, links, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import corpus as queries
 
@@ -33,16 +33,15 @@ def labels_for(dishes, measure: str) -> dict[int, str]:
 
 def follow_click(event, lines: list[str]) -> None:
     """A newly clicked point of the chart chooses its line and bin below (a repeated event is not
-    applied twice); trace i of the chart is line i (charts.binned_means keeps the frame's order)."""
-    points = event.selection.points if event and event.selection else []
+    applied twice); the point carries its line's value and its bin (charts.POINT)."""
+    points = (event.selection.get(charts.POINT) if event and event.selection else None) or []
     if not points:
         st.session_state[CLICK_KEY] = None
         return
     point = points[0]
-    curve = int(point.get("curve_number", 0))
-    if curve >= len(lines):
+    if str(point.get("value")) not in lines:
         return
-    click = (lines[curve], str(int(point["x"])))
+    click = (str(point["value"]), str(int(point["bin"])))
     if click != st.session_state.get(CLICK_KEY):
         st.session_state[CLICK_KEY] = click
         st.session_state["url_line"], st.session_state["url_bin"] = click
@@ -139,18 +138,16 @@ else:
     if answers.linked:
         y_title = f"mean origin Jaccard vs {answers.source.gold} gold, linked answers (95% interval)"
         st.caption(literal(answers.label))
-    event = st.plotly_chart(
+    event = vega.draw(
         charts.binned_means(means, axis, series="line", unit="dishes", y_title=y_title),
-        config={"displayModeBar": False},
         key="cooc_chart",
         on_select="rerun",
-        selection_mode="points",
+        selection_mode=charts.POINT,
     )
-    st.plotly_chart(
+    vega.draw(
         charts.binned_counts(
             dishes[f"{measure}_bin"], dishes["name"], axis, unit="dishes", y_title="dishes in the corpus"
         ),
-        config={"displayModeBar": False},
         key="cooc_dishes",
     )
     note = (

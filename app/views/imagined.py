@@ -14,10 +14,9 @@ import math
 from pathlib import Path
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, ui, widgets
+from app import data, fmt, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import imagined as queries
 
@@ -39,18 +38,32 @@ def models_line(rows: pd.DataFrame, tiny: set[str]) -> str:
     return "; ".join(parts)
 
 
-def distributions(rows: pd.DataFrame) -> go.Figure:
-    fig = go.Figure()
-    for column, name, color in (("intra_cosine", "intra (own dish's photos)", "#2ca02c"),
-                                ("inter_cosine", "inter (other dishes' photos)", "#7f7f7f")):  # fmt: skip
-        values = rows[column].dropna()
-        fig.add_trace(go.Histogram(x=values.tolist(), name=name, opacity=0.65, marker={"color": color}, nbinsx=30))
-    fig.update_layout(
-        barmode="overlay", height=320, margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        xaxis={"title": "cosine of [CLS] embeddings, per generated image"}, yaxis={"title": "images"},
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-    )  # fmt: skip
-    return fig
+def distributions(rows: pd.DataFrame) -> dict:
+    """Histograms (30 bins, overlaid) of each generated image's intra and inter cosine."""
+    series = {"intra_cosine": "intra (own dish's photos)", "inter_cosine": "inter (other dishes' photos)"}
+    long = rows.melt(value_vars=list(series), var_name="kind", value_name="cosine").dropna(subset=["cosine"])
+    long["kind"] = long["kind"].map(series)
+    return {
+        "data": {"values": vega.records(long[["kind", "cosine"]])},
+        "height": 320,
+        "mark": {"type": "bar", "opacity": 0.65},
+        "encoding": {
+            "x": {
+                "field": "cosine",
+                "type": "quantitative",
+                "bin": {"maxbins": 30},
+                "title": "cosine of [CLS] embeddings, per generated image",
+            },
+            "y": {"aggregate": "count", "type": "quantitative", "title": "images", "stack": None},
+            "color": {
+                "field": "kind",
+                "type": "nominal",
+                "title": None,
+                "scale": {"domain": list(series.values()), "range": ["#2ca02c", "#7f7f7f"]},
+                "legend": {"orient": "top"},
+            },
+        },
+    }
 
 
 def per_dish(rows: pd.DataFrame) -> pd.DataFrame:
@@ -66,23 +79,35 @@ def per_dish(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def scatter(dishes: pd.DataFrame, title: str) -> go.Figure:
-    paired = dishes.dropna(subset=["intra", "qa"])
-    fig = go.Figure(
-        go.Scatter(
-            x=paired["intra"].tolist(), y=paired["qa"].tolist(), mode="markers",
-            customdata=paired[["display_name", "dish_id"]].astype(str).values.tolist(),
-            hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>intra %{x:.3f}<br>"
-            "QA Jaccard %{y:.2f}<extra></extra>",
-            marker={"size": 9, "color": "#1f77b4"},
-        )
-    )  # fmt: skip
-    fig.update_layout(
-        title={"text": title, "font": {"size": 14}}, height=360, margin={"l": 0, "r": 0, "t": 40, "b": 0},
-        xaxis={"title": "mean intra cosine of the dish's generated images"},
-        yaxis={"title": "the model's mean origin-QA Jaccard on the dish", "range": [-0.05, 1.05]},
-    )  # fmt: skip
-    return fig
+def scatter(dishes: pd.DataFrame, title: str) -> dict:
+    """One point per dish: its images' mean intra cosine against the model's origin-QA Jaccard on it."""
+    paired = dishes.dropna(subset=["intra", "qa"])[["display_name", "dish_id", "intra", "qa"]].astype({"dish_id": str})
+    return {
+        "data": {"values": vega.records(paired)},
+        "title": title,
+        "height": 360,
+        "mark": {"type": "circle", "size": 80, "color": "#1f77b4", "opacity": 1},
+        "encoding": {
+            "x": {
+                "field": "intra",
+                "type": "quantitative",
+                "title": "mean intra cosine of the dish's generated images",
+                "scale": {"zero": False},
+            },
+            "y": {
+                "field": "qa",
+                "type": "quantitative",
+                "title": "the model's mean origin-QA Jaccard on the dish",
+                "scale": {"domain": [-0.05, 1.05], "nice": False},
+            },
+            "tooltip": [
+                {"field": "display_name", "title": "dish"},
+                {"field": "dish_id", "title": "id"},
+                {"field": "intra", "format": ".3f"},
+                {"field": "qa", "title": "QA Jaccard", "format": ".2f"},
+            ],
+        },
+    }
 
 
 def spearman_text(row) -> str:
@@ -143,7 +168,7 @@ fmt.dataframe(
      for c in ("intra_mean", "inter_mean", "spearman", "spearman_low", "spearman_high")},
 )  # fmt: skip
 if rows[["intra_cosine", "inter_cosine"]].notna().any().any():
-    st.plotly_chart(distributions(rows), config={"displayModeBar": False}, key="imagined_distributions")
+    vega.draw(distributions(rows), key="imagined_distributions")
 else:
     st.info(
         "No real photo of these dishes is known, so nothing was compared. Fetch them with "
@@ -163,7 +188,7 @@ if dishes["qa"].isna().all():
         icon=":material/info:",
     )
 else:
-    st.plotly_chart(scatter(dishes, "one point per dish"), config={"displayModeBar": False}, key="imagined_scatter")
+    vega.draw(scatter(dishes, "one point per dish"), key="imagined_scatter")
 
 st.subheader("Gallery")
 labels = {r.dish_key: f"{r.display_name} ({r.lang}, id {r.dish_id})" for r in dishes.itertuples()}

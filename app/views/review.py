@@ -6,12 +6,12 @@ annotation store (pipeline/stores/annotations.py), never to the published wareho
 """
 
 import hashlib
+import json
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from app import data, fmt, ui, widgets
+from app import data, fmt, ui, vega, widgets
 from app.safe import code, literal
 from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
@@ -21,26 +21,40 @@ PAGE_SIZE = 20
 COLORS = dict(zip(annotations.CATEGORIES, ("#7f7f7f", "#9467bd", "#ff7f0e", "#d62728", "#bcbd22"), strict=True))
 
 
-def shares_chart(shares: pd.DataFrame) -> go.Figure:
-    fig = go.Figure()
-    for category in annotations.CATEGORIES:
-        rows = shares[shares["category"] == category]
-        fig.add_trace(
-            go.Bar(
-                x=rows["lang"].tolist(), y=rows["share"].tolist(), name=category, marker={"color": COLORS[category]},
-                customdata=rows["n"].tolist(),
-                hovertemplate=f"{category}<br>%{{x}}: %{{y:.0%}} (%{{customdata}})<extra></extra>",
-            )
-        )  # fmt: skip
-    fig.update_layout(
-        barmode="stack",
-        height=360,
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom"},
-        xaxis={"title": "corpus language", "type": "category"},
-        yaxis={"title": "share of annotated samples", "tickformat": ".0%", "range": [0, 1]},
-    )
-    return fig
+def shares_chart(shares: pd.DataFrame) -> dict:
+    """Per corpus language, the shares of the annotated samples by category, stacked."""
+    categories = list(annotations.CATEGORIES)
+    return {
+        "data": {"values": vega.records(shares[["lang", "category", "share", "n"]])},
+        "height": 360,
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "lang", "type": "nominal", "title": "corpus language", "axis": {"labelAngle": 0}},
+            "y": {
+                "field": "share",
+                "type": "quantitative",
+                "title": "share of annotated samples",
+                "stack": "zero",
+                "scale": {"domain": [0, 1]},
+                "axis": {"format": ".0%"},
+            },
+            "color": {
+                "field": "category",
+                "type": "nominal",
+                "title": None,
+                "scale": {"domain": categories, "range": [COLORS[c] for c in categories]},
+                "legend": {"orient": "top"},
+            },
+            "order": {"field": "rank"},
+            "tooltip": [
+                {"field": "category"},
+                {"field": "lang", "title": "corpus language"},
+                {"field": "share", "format": ".0%"},
+                {"field": "n", "title": "samples"},
+            ],
+        },
+        "transform": [{"calculate": f"indexof({json.dumps(categories)}, datum.category)", "as": "rank"}],
+    }
 
 
 def radio_key(sample_id: str, annotator: str) -> str:
@@ -143,7 +157,7 @@ if saved is None or saved.empty:
     st.info("Nothing labelled yet: the shares appear once samples are saved.", icon=":material/info:")
 else:
     shares = annotations.shares(saved)
-    st.plotly_chart(shares_chart(shares), config={"displayModeBar": False}, key="review_shares")
+    vega.draw(shares_chart(shares), key="review_shares")
     st.caption(
         f"{len(saved):,} labels by {saved['annotator'].nunique():,} annotator(s); each annotator's label counts once."
     )

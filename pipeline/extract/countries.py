@@ -26,6 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import NamedTuple
 
 import ahocorasick
 import numpy as np
@@ -167,11 +168,97 @@ def _lowered(text: str) -> str | None:
 
 
 def _finditer(pattern: re.Pattern, text: str, lowered: str | None):
-    return _LOWER[pattern].finditer(lowered) if lowered is not None else pattern.finditer(text)
+    if lowered is None:
+        return pattern.finditer(text)
+    return _LOWER[pattern].finditer(lowered) if len(lowered) < _SCAN_FROM else _scan(_LOWER[pattern], lowered)
 
 
 def _search(pattern: re.Pattern, text: str, lowered: str | None) -> re.Match | None:
-    return _LOWER[pattern].search(lowered) if lowered is not None else pattern.search(text)
+    if lowered is None:
+        return pattern.search(text)
+    return _LOWER[pattern].search(lowered) if len(lowered) < _SCAN_FROM else next(_scan(_LOWER[pattern], lowered), None)
+
+
+# From how many characters the cue patterns are run through `_scan`: `re` tries every alternative at
+# every position (~0.1 s per pattern on 1 MB), the head automaton's fixed cost only pays on long answers.
+_SCAN_FROM = 4096
+
+
+def _scan(pattern: re.Pattern, text: str):
+    """`pattern.finditer(text)`, found faster: the literal heads of its alternatives (`_heads`) are
+    found in one Aho-Corasick pass, and `re` only tries to match where one starts. Every match starts
+    with a head, and `match` at a position sees the text before it as `search` does (for `\\b`), so the
+    matches are the same, leftmost first and not overlapping; a pattern without heads runs as it is."""
+    automaton = _head_automaton(pattern)
+    if automaton is None:
+        yield from pattern.finditer(text)
+        return
+    at = 0
+    for start in sorted({end - length + 1 for end, length in automaton.iter(text)}):
+        if start >= at:
+            match = pattern.match(text, start)
+            if match is not None:
+                yield match
+                at = max(match.end(), start + 1)
+
+
+@functools.cache
+def _head_automaton(pattern: re.Pattern) -> ahocorasick.Automaton | None:
+    heads = _heads(pattern.pattern)
+    if heads is None:
+        return None
+    automaton = ahocorasick.Automaton()
+    for head in heads:
+        automaton.add_word(head, len(head))
+    automaton.make_automaton()
+    return automaton
+
+
+_REGEX_SPECIAL = frozenset("\\()[]{}?*+.^$|")
+
+
+def _heads(source: str) -> tuple[str, ...] | None:
+    """The literal text each top-level alternative of a regex starts with (after any `\\b`), without a
+    last character a quantifier makes optional; None when an alternative starts with anything else."""
+    heads = []
+    for branch in _alternatives(source):
+        while branch.startswith("\\b"):
+            branch = branch[2:]
+        head = ""
+        for char in branch:
+            if char in _REGEX_SPECIAL:
+                if char in "?*{":
+                    head = head[:-1]
+                break
+            head += char
+        if not head:
+            return None
+        heads.append(head)
+    return tuple(heads)
+
+
+def _alternatives(source: str) -> list[str]:
+    """A regex split at its top-level `|` (not inside a group, a class or an escape)."""
+    parts, depth, in_class, start, index = [], 0, False, 0, 0
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(source[start:index])
+            start = index + 1
+        index += 1
+    parts.append(source[start:])
+    return parts
 
 
 _LANGUAGE_NOUNS = frozenset(
@@ -182,9 +269,10 @@ _LANGUAGE_PREPOSITIONS = frozenset({"in", "into", "на", "по", "en", "em", "a
 _PUNCT_AFTER = re.compile(r"\s*(?:[:,.!?;]|$)")
 
 
-@dataclass(frozen=True)
-class Span:
-    """A matched mention, with offsets into the original answer (for highlighting)."""
+class Span(NamedTuple):
+    """A matched mention, with offsets into the original answer (for highlighting). A named tuple, not
+    a frozen dataclass: as immutable, and built ~5x faster (a 1 MB answer has ~86,000 mentions, and
+    building their frozen dataclasses was a quarter of its time)."""
 
     start: int
     end: int

@@ -19,7 +19,7 @@ from tests.helpers import shown
 MAIN = REPO_ROOT / "app" / "main.py"
 DISHES_PAGE = "views/dishes.py"  # relative to app/main.py
 SAMPLE_CSV = REPO_ROOT / "assets" / "sample" / "dishes.csv"
-TIMEOUT = 30  # first runs import plotly, polars and duckdb
+TIMEOUT = 30  # first runs import polars and duckdb
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_overview_on_the_sample(sample_app: AppTest):
     assert metric(at, "Dishes") == str(len(sample_rows()))
     assert int(metric(at, "Origin countries")) > 0
     assert at.query_params.get("dataset") == "sample"
-    assert at.get("plotly_chart") or at.get("vega_lite_chart")  # plotly, else st.bar_chart
+    assert at.get("vega_lite_chart")
     downloads = {button.label for button in at.get("download_button")}
     assert {"CSV", "Parquet"} <= downloads
 

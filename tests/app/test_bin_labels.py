@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.bin_labels import count_labels, difference_labels, integer_range, ratio_labels, wrap_names
+from app.bin_labels import count_labels, difference_labels, integer_range, names_text, ratio_labels
 
 
 def test_count_bins_name_their_integers_and_empty_bins_say_so() -> None:
@@ -22,6 +22,6 @@ def test_difference_bins_are_signed_and_symmetric() -> None:
 def test_ranges_ratios_and_hover_names() -> None:
     assert integer_range(0.2, 0.9, last=False) == "–" and integer_range(1, 3, last=True) == "1–3"
     assert ratio_labels()[10] == "0.9–1.0"
-    assert wrap_names(["a", "b", "c"], per_line=2) == "a, b<br>c"
-    assert wrap_names([str(i) for i in range(40)], per_line=50).endswith("29, … (+10 more)")
-    assert wrap_names("x, y") == "x, y" and wrap_names(None) == ""
+    assert names_text(["a", "<b>", "c"]) == "a, <b>, c"  # plain text: the tooltip shows it as it is
+    assert names_text([str(i) for i in range(40)]) == ", ".join(str(i) for i in range(30)) + ", … (+10 more)"
+    assert names_text("x, y") == "x, y" and names_text(None) == ""

@@ -5,14 +5,13 @@ warehouse without any corpus (the empty states)."""
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.stores import annotations
-from tests.helpers import REPO, shown
+from tests.helpers import REPO, shown, vega_rows
 from tests.warehouse.test_corpus_analyses import MODEL, build_corpus_warehouse
 
 MAIN = REPO / "app" / "main.py"
@@ -52,8 +51,17 @@ def texts(elements) -> list[str]:
     return [shown(str(element.value)) for element in elements]
 
 
-def chart_spec(at: AppTest, index: int = 0) -> dict:
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
+def chart_lines(at: AppTest, index: int = 0) -> dict[str, list[dict]]:
+    """A binned chart's rows (app/charts.py) by line (legend name), in bin order."""
+    lines: dict[str, list[dict]] = {}
+    for row in vega_rows(at.get("vega_lite_chart")[index]):
+        if "series" in row:
+            lines.setdefault(row["series"], []).append(row)
+    return {name: sorted(rows, key=lambda row: row["bin"]) for name, rows in lines.items()}
+
+
+def bins_of(rows: list[dict]) -> list[int]:
+    return [row["bin"] for row in rows]
 
 
 def digest(path: Path) -> str:
@@ -64,11 +72,10 @@ def test_cooccurrence_draws_the_jaccard_over_count_bins_with_the_dishes_in_the_h
     corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ):
     at = open_page(corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", models=MODEL)
-    assert len(at.get("plotly_chart")) == 2  # Jaccard per bin, dishes per bin
-    spec = chart_spec(at)
-    [line] = spec["data"]
-    assert line["name"] == MODEL and line["x"] == [1, 4, 7, 10]
-    hovers = [row[3] for row in line["customdata"]]
+    assert len(at.get("vega_lite_chart")) == 2  # Jaccard per bin, dishes per bin
+    [(name, line)] = chart_lines(at).items()
+    assert name == MODEL and bins_of(line) == [1, 4, 7, 10]
+    hovers = [row["dishes"] for row in line]
     assert hovers == ["Kabsa", "Arepa", "Banana bread", "Whole wheat bread"]
     table = at.dataframe[0].value
     assert table["bin"].tolist() == [1, 4, 7, 10]
@@ -84,34 +91,35 @@ def test_cooccurrence_ratio_bins_and_one_line_per_prompt_language(
         corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", measure="ratio", by="lang",
         langs="en,ja_casual",
     )  # fmt: skip
-    lines = chart_spec(at)["data"]
-    assert sorted(line["name"] for line in lines) == ["en", "ja_casual"]
-    assert all(line["x"] == [3, 5, 10] for line in lines)  # Kabsa, never next to a country, has no ratio
+    lines = chart_lines(at)
+    assert sorted(lines) == ["en", "ja_casual"]
+    assert all(bins_of(line) == [3, 5, 10] for line in lines.values())  # Kabsa, never next to a country: no ratio
 
 
 def test_cooccurrence_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_page(no_corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines")
     assert any(SCAN in text for text in texts(at.info))
-    assert not at.get("plotly_chart")
+    assert not at.get("vega_lite_chart")
 
 
 def test_codemix_draws_both_scores_over_the_nine_bins_and_counts_exclusions(
     corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ):
     at = open_page(corpus_warehouse, monkeypatch, "codemix", dataset="borsch")
-    lines = {line["name"]: line for line in chart_spec(at)["data"]}
-    assert lines["origin Jaccard"]["x"] == [1, 5, 9] and lines["origin Jaccard"]["y"] == [0.0, 1.0, 0.75]
-    assert lines["dish-name match (VQA)"]["x"] == [1, 9] and lines["dish-name match (VQA)"]["y"] == [0.5, 1.0]
+    lines = chart_lines(at)
+    jaccard, names = lines["origin Jaccard"], lines["dish-name match (VQA)"]
+    assert bins_of(jaccard) == [1, 5, 9] and [row["mean"] for row in jaccard] == [0.0, 1.0, 0.75]
+    assert bins_of(names) == [1, 9] and [row["mean"] for row in names] == [0.5, 1.0]
     assert any("145 excluded" in text and "same word" in text for text in texts(at.markdown))
-    bars = chart_spec(at, 1)["data"][0]
-    assert bars["x"] == [1, 5, 7, 9] and bars["y"] == [1, 1, 1, 1]
+    bars = vega_rows(at.get("vega_lite_chart")[1])
+    assert [bar["bin"] for bar in bars] == [1, 5, 7, 9] and [bar["n"] for bar in bars] == [1, 1, 1, 1]
     assert set(at.dataframe[0].value["metric"]) == {"jaccard", "name_match"}
 
 
 def test_codemix_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_page(no_corpus_warehouse, monkeypatch, "codemix", dataset="borsch")
     assert any(SCAN in text for text in texts(at.info))
-    assert not at.get("plotly_chart")
+    assert not at.get("vega_lite_chart")
 
 
 def test_review_saves_a_label_to_the_store_and_never_touches_the_warehouse(
@@ -133,8 +141,8 @@ def test_review_saves_a_label_to_the_store_and_never_touches_the_warehouse(
     assert radios[0].key.startswith(f"review_{saved['sample_id'].iloc[0]}_")
     assert digest(corpus_warehouse) == before
     assert not corpus_warehouse.with_name("annotations.duckdb").exists()
-    shares = chart_spec(at)["data"]
-    assert [(bar["name"], bar["x"], bar["y"]) for bar in shares if bar["x"]] == [("word polysemy", ["uk"], [1.0])]
+    shares = vega_rows(at.get("vega_lite_chart")[0])
+    assert [(bar["category"], bar["lang"], bar["share"]) for bar in shares] == [("word polysemy", "uk", 1.0)]
 
 
 def test_review_without_samples_says_what_to_run(

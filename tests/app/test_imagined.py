@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import make_dish_photos
-from tests.helpers import REPO, query, run_cli, shown
+from tests.helpers import REPO, query, run_cli, shown, vega_rows
 
 MAIN = REPO / "app" / "main.py"
 
@@ -43,10 +43,11 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
     assert f"generator {tiny_text_to_image_model} (tiny random)" in text.replace("`", "")
     summary = at.dataframe[0].value
     assert summary[["n_dishes", "n_images", "n_dishes_with_qa"]].values.tolist() == [[4, 8, 4]]
-    histogram, scatter = (json.loads(chart.proto.spec) for chart in at.get("plotly_chart"))
-    assert [trace["type"] for trace in histogram["data"]] == ["histogram", "histogram"]
-    assert len(histogram["data"][0]["x"]) == 8  # one intra cosine per generated image
-    assert len(scatter["data"][0]["x"]) == 4  # one point per dish
+    histogram, _scatter = (json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart"))
+    assert histogram["encoding"]["x"]["bin"] and histogram["encoding"]["y"]["aggregate"] == "count"
+    cosines = vega_rows(at.get("vega_lite_chart")[0])
+    assert sum(row["kind"].startswith("intra") for row in cosines) == 8  # one intra cosine per generated image
+    assert len(vega_rows(at.get("vega_lite_chart")[1])) == 4  # one point per dish
     correlation = query(imagined_warehouse, "SELECT spearman FROM marts.imagined_correlations")[0][0]
     expected = "Spearman ρ not computed" if correlation is None else f"Spearman ρ = {correlation:.2f}"
     assert expected in text
@@ -73,7 +74,7 @@ def test_without_qa_answers_the_page_says_so_instead_of_inventing(
     text = page_text(at)
     assert "has no scored origin-QA answer about these dishes" in text
     assert "Spearman ρ not computed (0 dishes with a QA score" in text
-    assert len(at.get("plotly_chart")) == 1  # the distributions; no scatter
+    assert len(at.get("vega_lite_chart")) == 1  # the distributions; no scatter
 
 
 def test_before_anything_is_imagined_the_page_says_how(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:

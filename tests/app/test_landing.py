@@ -63,7 +63,7 @@ def test_a_dataset_without_answers_of_its_own_shows_linked_answers_labelled(ware
     shown_text = " ".join(texts(at))
     assert "borsch has no model answers of its own yet" in shown_text and "linked answers" in shown_text
     assert "make demo" not in shown_text
-    assert at.get("plotly_chart") or at.get("vega_lite_chart")  # co-occurrence: plotly; language pull: Vega-Lite
+    assert at.get("vega_lite_chart")
 
 
 def test_code_mixing_never_sends_the_reader_in_a_circle(warehouse_path: Path):
@@ -72,11 +72,11 @@ def test_code_mixing_never_sends_the_reader_in_a_circle(warehouse_path: Path):
     at = visit("codemix", dataset="worldcuisines")
     shown_text = " ".join(texts(at))
     assert "The pairs are BORSch dishes" in shown_text and "make demo" not in shown_text
-    assert len(at.get("plotly_chart")) == 1  # the pair counts draw; no scores of WorldCuisines answers
+    assert len(at.get("vega_lite_chart")) == 1  # the pair counts draw; no scores of WorldCuisines answers
     next(button for button in at.button if button.label == "Show the BORSch answers").click().run()
     assert not at.exception
     assert at.query_params.get("dataset") == "borsch"
     shown_text = " ".join(texts(at))
     assert "The pairs are BORSch dishes" not in shown_text and "pick the" not in shown_text.lower()
     assert not [button for button in at.button if "worldcuisines" in button.label.lower()]
-    assert len(at.get("plotly_chart")) == 2  # the scores per bin, then the pair counts
+    assert len(at.get("vega_lite_chart")) == 2  # the scores per bin, then the pair counts

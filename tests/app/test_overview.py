@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, vega_rows
 
 MAIN = REPO / "app" / "main.py"
 TIMEOUT = 60
@@ -39,12 +38,12 @@ def test_leaderboard_ranks_the_twelve_models_with_intervals(app: AppTest):
     assert {"accuracy", "accuracy 95% CI", "n", "no-country share"} <= set(board.columns)
     assert board.iloc[0]["model"] == "gpt-4o-2024-08-06"
     # bars with error bars, the models x languages heatmap, dishes per origin country (Vega-Lite)
-    bars, heatmap, _origin = (json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart"))
+    bars, heatmap, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
     pooled = dict(zip(board["model"], board["jaccard"], strict=True))
-    drawn = {row["model"]: row["value"] for row in bars["data"]["values"]}
+    drawn = {row["model"]: row["value"] for row in bars}
     assert drawn == pytest.approx(pooled)  # one bar per model, at the table's pooled Jaccard
-    assert [row["model"] for row in bars["data"]["values"]] == sorted(pooled, key=pooled.get, reverse=True)
-    cells = heatmap["data"]["values"]
+    assert [row["model"] for row in bars] == sorted(pooled, key=pooled.get, reverse=True)
+    cells = heatmap
     assert {row["model"] for row in cells} == set(pooled) and len({row["lang"] for row in cells}) == 30
     downloads = [button.label for button in at.get("download_button")]
     assert downloads.count("CSV") >= 3 and downloads.count("Parquet") >= 3  # leaderboard, pivot, composition

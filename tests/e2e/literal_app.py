@@ -21,3 +21,20 @@ st.info(f"info: {literal(text)}")
 st.warning(f"warning: {literal(text)}")
 st.error(f"error: {literal(text)}")
 st.success(f"code: {code(text)}")
+
+# a chart (app/vega.py) with the text as a bar's label and tooltip: Vega draws and escapes it
+from app import vega  # noqa: E402
+
+vega.draw(
+    {
+        "data": {"values": [{"name": text, "n": 1}]},
+        "height": 200,
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "name", "type": "nominal"},
+            "y": {"field": "n", "type": "quantitative"},
+            "tooltip": [{"field": "name"}],
+        },
+    },
+    key="chart",
+)

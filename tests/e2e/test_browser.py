@@ -50,15 +50,11 @@ CONTENT_HEIGHT = """() => {
     return block.getBoundingClientRect().top + block.scrollHeight + 48;
 }"""
 RUN_TIMEOUT_MS = 90_000
-PLOTLY = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 DECK = "[data-testid='stDeckGlJsonChart'] canvas"
 EXCEPTION = "[data-testid='stException']"
-# What a page draws, counted in the browser: plotly's marks (bars, line and scatter points, heatmap
-# images), metrics, table rows Streamlit drew from HTML, plain text blocks, radios, messages.
-BARS = "[data-testid='stPlotlyChart'] .barlayer .point"
-POINTS = "[data-testid='stPlotlyChart'] .scatterlayer .point"
-HEATMAP = "[data-testid='stPlotlyChart'] .heatmaplayer image"
-# Vega-Lite charts (app/vega.py) draw SVG: bars and heatmap cells are rect marks, points symbol marks
+# What a page draws, counted in the browser: chart marks, metrics, table rows Streamlit drew from
+# HTML, plain text blocks, radios, messages. Vega-Lite charts (app/vega.py) draw SVG: bars and heatmap
+# cells are rect marks, points are symbol marks.
 VEGA = "[data-testid='stVegaLiteChart'] svg.marks"
 RECTS = "[data-testid='stVegaLiteChart'] .mark-rect.role-mark path"
 SYMBOLS = "[data-testid='stVegaLiteChart'] .mark-symbol.role-mark path"
@@ -92,8 +88,8 @@ PAGES = (
         "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (RECTS, 10)), 11
     ),
     Page("answers", "Answers", f"/answers?{WORLDCUISINES}&q=borscht", min_rows=10),
-    Page("compare", "Compare", f"/compare?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 30), (METRICS, 4)), min_rows=100),
-    Page("consistency", "Consistency", f"/consistency?{WORLDCUISINES}", (PLOTLY,), ((BARS, 12),), min_rows=100),
+    Page("compare", "Compare", f"/compare?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (METRICS, 4)), min_rows=100),
+    Page("consistency", "Consistency", f"/consistency?{WORLDCUISINES}", (VEGA,), ((RECTS, 12),), min_rows=100),
     Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
     Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
     Page(
@@ -102,8 +98,8 @@ PAGES = (
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
     Page("dish_names", "Dish names", f"/dish-names?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 * 30),)),
     Page("dish_linked", "Dish", "/dish?dataset=borsch&dish=borsch:ru:785"),
-    Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (PLOTLY,), ((POINTS, 4), (BARS, 2)), 3),
-    Page("codemix", "Code mixing", "/codemix?dataset=borsch", (PLOTLY,), ((BARS, 3),)),
+    Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 4), (RECTS, 2)), 3),
+    Page("codemix", "Code mixing", "/codemix?dataset=borsch", (VEGA,), ((RECTS, 3),)),
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
     Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
     Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (VEGA,)),
@@ -241,7 +237,7 @@ def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagin
             page.on("request", lambda request: requests.record(request.url, request.resource_type))
             page.goto(url + "/imagined?dataset=borsch", wait_until="domcontentloaded")
             wait_for_run(page)
-            page.locator(PLOTLY).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter
+            page.locator(VEGA).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter
             page.locator(IMAGE).nth(3).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # 2 generated + 2 real
             wait_for_run(page)
             page.wait_for_load_state("networkidle")

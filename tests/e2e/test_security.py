@@ -102,6 +102,29 @@ def test_escaped_text_is_literal_in_every_markdown_element(literal_url: str, con
     assert not [url for url in requested if bad(url)]
 
 
+@pytest.mark.e2e
+def test_a_chart_tooltip_shows_stored_text_as_text(literal_url: str, context):
+    """Chart labels and tooltips (Vega-Lite, app/vega.py) show a hostile name as text: no element is
+    made from it and nothing is requested from the hosts it names."""
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(f"{literal_url}/?text={quote(STORED_TEXT)}", wait_until="domcontentloaded")
+    bar = page.locator("[data-testid='stVegaLiteChart'] .mark-rect.role-mark path").first
+    bar.wait_for(state="visible")
+    bar.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = bar.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tooltip = page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible")
+    assert STORED_TEXT in tooltip.inner_text()
+    assert tooltip.locator("img, a, script, b").count() == 0
+    assert page.evaluate("() => document.title") != "owned"
+    assert not [url for url in requested if bad(url)]
+    page.close()
+
+
 # --- loopback by default -------------------------------------------------------------------------
 
 

@@ -82,6 +82,35 @@ def test_long_answers_on_arrays_find_what_the_per_hit_loop_finds(text: str, lang
         assert matcher.find(text) == by_loop
 
 
+CUES = st.sampled_from(
+    [
+        "popular",
+        "such as",
+        "also  eaten",
+        "origin",
+        "many",
+        "actually",
+        "in\nfact",
+        "in fact",
+        "p",
+        "в ",
+        "на самом деле",
+        "人気",
+        "ї",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.text(max_size=8), CUES, PIECES), max_size=80).map("".join))
+def test_long_answers_find_the_same_cues_as_re(text: str) -> None:
+    """Long answers look for cue words through their heads' automaton (`_scan`): the same matches as `re`."""
+    lowered = text.lower()
+    for pattern in countries_module._LOWER.values():
+        expected = [match.span() for match in pattern.finditer(lowered)]
+        assert [match.span() for match in countries_module._scan(pattern, lowered)] == expected
+
+
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(chunk=st.lists(PIECES, min_size=1, max_size=20).map(" ".join), lang=st.sampled_from(LANGS))
 def test_a_megabyte_answer_never_raises(chunk: str, lang: str) -> None:
