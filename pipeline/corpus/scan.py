@@ -465,12 +465,15 @@ def write_shard(
             for table, path in zip(tables, counts_from, strict=True):
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [path])
         insert(con, "core.corpus_samples", samples)
-    _recompute_totals(con, corpus_id, patterns)
+    _recompute_totals(con, corpus_id, patterns, keep_same=False)  # a shard is written anyway: no check needed
 
 
-def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: PatternSet) -> None:
+def _recompute_totals(
+    con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: PatternSet, keep_same: bool = True
+) -> None:
     """Totals = sums over the corpus's ok shards scanned with the current patterns; every dish and pair gets a row.
-    Rows already holding those totals are left as they are."""
+    With `keep_same`, rows already holding those totals are left as they are (a scan with nothing new writes
+    nothing); without, they are replaced (fewer statements: each costs more than the rows do)."""
     dishes = [t.key for t in patterns.targets if t.kind == DISH]
     pairs = sorted({int(t.key) for t in patterns.targets if t.kind in (UK_NAME, RU_NAME)})
     params = {"corpus": corpus_id, "patterns": patterns.fingerprint}
@@ -487,6 +490,7 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
         GROUP BY k.dish_key
         """,
         {**params, "dishes": dishes},
+        keep_same,
     )
     _replace_totals(
         con,
@@ -499,6 +503,7 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
         GROUP BY k.pair_id
         """,
         {**params, "pairs": pairs},
+        keep_same,
     )
     con.execute(
         f"""
@@ -512,10 +517,15 @@ def _recompute_totals(con: duckdb.DuckDBPyConnection, corpus_id: str, patterns: 
     )
 
 
-def _replace_totals(con: duckdb.DuckDBPyConnection, table: str, totals: str, params: dict) -> None:
-    """Replace the corpus's rows of `table` with the rows of the query `totals`, unless they are the same rows. The
-    totals are computed once, into a temporary table (the query twice more cost most of a small scan's time)."""
+def _replace_totals(con: duckdb.DuckDBPyConnection, table: str, totals: str, params: dict, keep_same: bool) -> None:
+    """Replace the corpus's rows of `table` with the rows of the query `totals`, unless `keep_same` and they are the
+    same rows. The totals are computed once, into a temporary table (the query twice more cost most of a small
+    scan's time)."""
     corpus = {"corpus": params["corpus"]}
+    if not keep_same:
+        con.execute(f"DELETE FROM {table} WHERE corpus_id = $corpus", corpus)
+        con.execute(f"INSERT INTO {table} {totals}", params)
+        return
     current = f"SELECT * FROM {table} WHERE corpus_id = $corpus"
     con.execute(f"CREATE OR REPLACE TEMP TABLE corpus_totals AS {totals}", params)
     try:
