@@ -117,7 +117,14 @@ def binned_means(
             "dishes": [names_text(d) for d in frame["dishes"]],
         }
     ).sort_values(["bin"], kind="stable")
-    colour = {"field": "series", "type": "nominal", "title": None, "sort": legend, "legend": {"orient": "top"}}
+    # the legend above the plot, in rows of 6 (12 models fit the column)
+    colour = {
+        "field": "series",
+        "type": "nominal",
+        "title": None,
+        "sort": legend,
+        "legend": {"orient": "top", "columns": 6, "labelLimit": 160},
+    }
     if all(colours):
         colour["scale"] = {"domain": legend, "range": colours}
     x = bins.x()
@@ -182,7 +189,7 @@ def binned_counts(bin_of: pd.Series, names: pd.Series, bins: Bins, *, unit: str,
         "data": {"values": vega.records(rows)},
         "height": 230,
         "params": [{"name": BAR, "select": {"type": "point", "fields": ["bin"]}}],
-        "mark": {"type": "bar", "color": "#7f7f7f", "cursor": "pointer", "width": {"band": 0.8}},
+        "mark": {"type": "bar", "color": "#7f7f7f", "cursor": "pointer", "width": 24},
         "encoding": {
             "x": bins.x(),
             "y": {"field": "n", "type": "quantitative", "title": y_title},

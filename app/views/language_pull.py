@@ -56,7 +56,13 @@ def dumbbell(frame) -> dict:
         value_name="share",
     ).dropna(subset=["share"])
     points["series"] = points["series"].map({"base_share": BASE, "pull_share": PULLED})
-    y = {"field": "language", "type": "nominal", "sort": rows["language"].tolist(), "title": None}
+    y = {
+        "field": "language",
+        "type": "nominal",
+        "sort": rows["language"].tolist(),
+        "title": None,
+        "axis": {"labelLimit": 0},
+    }
     x_title = "share of wrong answers naming a country of the prompt language"
     tooltip = [
         {"field": "language"},
