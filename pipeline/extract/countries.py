@@ -20,10 +20,13 @@ text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import NamedTuple
@@ -554,6 +557,32 @@ def extract_countries(text: str | None, lang: str) -> Extraction:
     rule looks at a bounded window around a mention or at its own sentence."""
     if text is None or not any(ch.isalnum() for ch in text):
         return Extraction((), (), (), "empty")
+    if len(text) < _LONG_ANSWER:
+        return _extract(text, lang)
+    with _cyclic_gc_paused():
+        return _extract(text, lang)
+
+
+# From this length on, an answer's mentions are many thousands of small tuples (86,000 spans per MB of
+# real answers): each allocation burst starts the cyclic garbage collector, whose full passes walk every
+# object in the process (the gazetteers included) and took a quarter of a 1 MB extraction.
+_LONG_ANSWER = 65_536
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Reference counting alone frees what extraction makes (it builds no reference cycles), so the cyclic
+    collector is paused for one long answer and restored as it was."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _extract(text: str, lang: str) -> Extraction:
     found = [
         (start, end, entry)
         for start, end, entry in matcher_for(lang).find(text)

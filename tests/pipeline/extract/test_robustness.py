@@ -119,6 +119,27 @@ def test_a_megabyte_answer_never_raises(chunk: str, lang: str) -> None:
     assert result.status in {"ok", "no_country", "refusal", "empty"}
 
 
+def test_a_long_answer_pauses_the_garbage_collector_and_leaves_it_as_it_was() -> None:
+    """Long answers are extracted with the cyclic collector paused (a quarter of a 1 MB extraction went to
+    its passes); the caller's setting survives, also when the caller had it off, and results are the
+    same as with the collector running."""
+    import gc
+
+    text = "Borscht is not from Russia, it is popular in Poland; it comes from Ukraine. " * 2_000
+    assert len(text) >= countries_module._LONG_ANSWER
+    with_collector = countries_module._extract(text, "en")
+    assert gc.isenabled()
+    assert extract_countries(text, "en") == with_collector
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert extract_countries(text, "en") == with_collector
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert with_collector.countries == ("UA",)
+
+
 def test_a_megabyte_answer_through_the_countries_command() -> None:
     """The whole process (start-up, gazetteer, one 1 MB line) ends; its time is measured by
     bench/countries.py, here only that it finishes with the right answer."""
