@@ -1,19 +1,11 @@
-"""Shared set-up of the dashboard tests: AppTest runs share one process, and st.cache_data /
-st.cache_resource live as long as it does, so every test starts and ends with empty caches."""
+"""Shared set-up of the dashboard tests. AppTest runs share one process and with it Streamlit's caches:
+the app keys every cached connection and query by the snapshot file's identity (path, mtime, inode, size,
+see app/data.py), so tests reading the same real warehouse reuse each other's query results, as a user's
+server does, and a test that writes or picks another warehouse gets fresh ones."""
 
 from __future__ import annotations
 
 import pytest
-import streamlit as st
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture
