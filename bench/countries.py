@@ -192,9 +192,10 @@ def no_country_share(data: Path) -> None:
 TIMING_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 
 
-def timing(data: Path, lang: str = "en") -> None:
+def timing(data: Path, lang: str = "en", longest: int = TIMING_SIZES[-1]) -> None:
     """One long answer made of real answers (as a model that never stops would write), cut to each
-    size; the slope of log(time) against log(length) is the growth order."""
+    size up to `longest` (issue 20: a 100 MB answer must finish: `--longest 100000000`); the slope of
+    log(time) against log(length) is the growth order."""
     import numpy as np
 
     pieces = []
@@ -206,12 +207,13 @@ def timing(data: Path, lang: str = "en") -> None:
     if not pieces:
         pieces = ["Borscht is not from Russia; it is popular in Poland, but it comes from Ukraine."]
     corpus = " ".join(pieces)
-    corpus = (corpus + " ") * (max(TIMING_SIZES) // len(corpus) + 1)
+    sizes_asked = [size for size in TIMING_SIZES if size < longest] + [longest]
+    corpus = (corpus + " ") * (longest // len(corpus) + 1)
     extract_countries("Россия", lang)  # warm
     print(f"## Extraction time against answer length ({lang}, one answer of real {lang} answers joined)\n")
     print(f"{'chars':>12} {'seconds':>9} {'MB/s':>7} {'mentions':>9}")
     sizes, seconds = [], []
-    for size in TIMING_SIZES:
+    for size in sizes_asked:
         text = corpus[:size]
         started = time.perf_counter()
         result = extract_countries(text, lang)
@@ -233,6 +235,9 @@ def main() -> None:
         default="accuracy,real,cases,speed,coverage,no_country,timing",
         help="comma-separated sections: accuracy, real, cases, speed, coverage, no_country, timing",
     )
+    parser.add_argument(
+        "--longest", type=int, default=TIMING_SIZES[-1], help="timing: the longest answer in characters"
+    )
     args = parser.parse_args()
     sections = set(args.only.split(","))
     natasha = Natasha() if sections & {"accuracy", "speed"} else None
@@ -249,7 +254,7 @@ def main() -> None:
     if "no_country" in sections:
         no_country_share(args.data)
     if "timing" in sections:
-        timing(args.data)
+        timing(args.data, longest=args.longest)
 
 
 if __name__ == "__main__":
