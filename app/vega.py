@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from app import fmt
+
 FONT = "Source Sans Pro, sans-serif"
 
 
@@ -36,3 +38,67 @@ def draw(spec: dict[str, Any], *, key: str | None = None, width: str = "stretch"
 def heat_text_colour(field: str, threshold: float) -> dict[str, Any]:
     """Cell text in white on dark cells (Viridis below `threshold`), black on light ones."""
     return {"condition": {"test": f"datum[{field!r}] < {threshold}", "value": "white"}, "value": "black"}
+
+
+def model_language_heatmap(
+    pivot: pd.DataFrame,
+    *,
+    label: str,
+    share: bool,
+    key: str,
+    domain: list[float] | None = None,
+    axis_on_top: bool = False,
+) -> None:
+    """Models (rows of `pivot`, in its order) x prompt languages (its columns); each cell's text as the
+    tables write it (a share never reads "0%" unless it is 0: `fmt.pct`), the hover names the language.
+    `domain` fixes the colour scale (default: the data's range)."""
+    cells = pivot.rename_axis(index="model", columns="lang").stack().rename("value").reset_index()
+    cells["text"] = cells["value"].map(lambda v: fmt.pct(v, 0) if share else fmt.score(v))
+    cells["language"] = cells["lang"].map(fmt.language)
+    low, high = domain or [float(cells["value"].min()), float(cells["value"].max())]
+    axis = {"orient": "top", "labelAngle": -45} if axis_on_top else {}
+    draw(
+        {
+            "data": {"values": records(cells)},
+            "height": {"step": 30 if axis_on_top else 28},
+            "encoding": {
+                "x": {
+                    "field": "lang",
+                    "type": "nominal",
+                    "sort": list(pivot.columns),
+                    "title": "prompt language",
+                    "axis": {**axis, "labelOverlap": False},
+                },
+                "y": {
+                    "field": "model",
+                    "type": "nominal",
+                    "sort": list(pivot.index),
+                    "title": "model" if axis_on_top else None,
+                    "axis": {"labelLimit": 0},
+                },
+                "tooltip": [{"field": "model"}, {"field": "language"}, {"field": "text", "title": label}],
+            },
+            "layer": [
+                {
+                    "mark": "rect",
+                    "encoding": {
+                        "color": {
+                            "field": "value",
+                            "type": "quantitative",
+                            "title": label,
+                            "scale": {"scheme": "viridis", **({"domain": domain} if domain else {})},
+                            "legend": {"format": fmt.D3_PCT_AXIS} if share else {},
+                        }
+                    },
+                },
+                {
+                    "mark": {"type": "text", "fontSize": 10},
+                    "encoding": {
+                        "text": {"field": "text"},
+                        "color": heat_text_colour("value", low + 0.6 * (high - low)),
+                    },
+                },
+            ],
+        },
+        key=key,
+    )

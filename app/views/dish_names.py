@@ -30,46 +30,8 @@ RULE_NOTES = {
 
 def heatmap(frame: pd.DataFrame, models: list[str]) -> None:
     pivot = frame.pivot(index="model", columns="lang", values="accuracy").reindex(models)
-    cells = pivot.rename_axis(index="model", columns="lang").stack().rename("accuracy").reset_index()
-    # each cell's text by app/fmt.py: a non-zero share under 0.5% reads "<1%", never "0%"
-    cells["text"] = cells["accuracy"].map(lambda share: fmt.pct(share, 0))
-    cells["language"] = cells["lang"].map(fmt.language)
     top = max(0.05, float(pivot.max().max()))
-    vega.draw(
-        {
-            "data": {"values": vega.records(cells)},
-            "height": {"step": 28},
-            "encoding": {
-                "x": {
-                    "field": "lang",
-                    "type": "nominal",
-                    "sort": list(pivot.columns),
-                    "title": "prompt language",
-                    "axis": {"labelOverlap": False},
-                },
-                "y": {"field": "model", "type": "nominal", "sort": models, "title": None, "axis": {"labelLimit": 0}},
-                "tooltip": [{"field": "model"}, {"field": "language"}, {"field": "text", "title": "accuracy"}],
-            },
-            "layer": [
-                {
-                    "mark": "rect",
-                    "encoding": {
-                        "color": {
-                            "field": "accuracy",
-                            "type": "quantitative",
-                            "scale": {"scheme": "viridis", "domain": [0, top]},
-                            "legend": {"format": fmt.D3_PCT_AXIS},
-                        }
-                    },
-                },
-                {
-                    "mark": {"type": "text", "fontSize": 10},
-                    "encoding": {"text": {"field": "text"}, "color": vega.heat_text_colour("accuracy", 0.6 * top)},
-                },
-            ],
-        },
-        key="dish_names_heatmap",
-    )
+    vega.model_language_heatmap(pivot, label="accuracy", share=True, key="dish_names_heatmap", domain=[0, top])
 
 
 def photo(url: object, caption: str) -> None:

@@ -89,58 +89,9 @@ def leaderboard_bars(pooled: pd.DataFrame, metric: str, label: str) -> None:
 
 
 def leaderboard_heatmap(pivot: pd.DataFrame, label: str, metric: str) -> None:
-    """Models × prompt languages; each cell's text as the tables write it (a share never reads "0%"
-    unless it is 0); the hover names the language."""
+    """Models × prompt languages, the leaderboard's metric in each cell."""
     share = metric == "accuracy"
-    cells = pivot.rename_axis(index="model", columns="lang").stack().rename("value").reset_index()
-    cells["text"] = cells["value"].map(lambda v: fmt.pct(v, 0) if share else fmt.score(v))
-    cells["language"] = cells["lang"].map(fmt.language)
-    low, high = float(cells["value"].min()), float(cells["value"].max())
-    vega.draw(
-        {
-            "data": {"values": vega.records(cells)},
-            "height": {"step": 30},
-            "encoding": {
-                "x": {
-                    "field": "lang",
-                    "type": "nominal",
-                    "sort": list(pivot.columns),
-                    "title": "prompt language",
-                    "axis": {"orient": "top", "labelAngle": -45, "labelOverlap": False},
-                },
-                "y": {
-                    "field": "model",
-                    "type": "nominal",
-                    "sort": list(pivot.index),
-                    "title": "model",
-                    "axis": {"labelLimit": 0},
-                },
-                "tooltip": [{"field": "model"}, {"field": "language"}, {"field": "text", "title": label}],
-            },
-            "layer": [
-                {
-                    "mark": "rect",
-                    "encoding": {
-                        "color": {
-                            "field": "value",
-                            "type": "quantitative",
-                            "title": label,
-                            "scale": {"scheme": "viridis"},
-                            "legend": {"format": fmt.D3_PCT_AXIS} if share else {},
-                        }
-                    },
-                },
-                {
-                    "mark": {"type": "text", "fontSize": 10},
-                    "encoding": {
-                        "text": {"field": "text"},
-                        "color": vega.heat_text_colour("value", low + 0.6 * (high - low)),
-                    },
-                },
-            ],
-        },
-        key="overview_heatmap",
-    )
+    vega.model_language_heatmap(pivot, label=label, share=share, key="overview_heatmap", axis_on_top=True)
 
 
 def with_method_accuracy(board: pd.DataFrame, filters, method: str) -> pd.DataFrame:
