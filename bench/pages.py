@@ -37,12 +37,11 @@ if str(ROOT) not in sys.path:
 from PIL import Image  # noqa: E402
 
 from pipeline.settings import default_warehouse  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, HEIGHT, WIDTH, serve  # noqa: E402
 from tests.e2e.test_browser import DECK, PAGES, Page, nav_titles  # noqa: E402
 
 COLD_GOAL_S, WARM_GOAL_S = 5.0, 2.0
 TIMEOUT_MS = 120_000
-WIDTH, HEIGHT = 1400, 1000
 TITLE = "[data-testid='stMainBlockContainer'] h1"
 FINISHED = "[data-test-script-state='notRunning']"
 PAINTED = """(canvas) => {

@@ -33,6 +33,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 START_TIMEOUT_S = 90
+# Every browser test sees the dashboard at this size, and waits this long for a script run.
+WIDTH, HEIGHT = 1400, 1000
+RUN_TIMEOUT_MS = 90_000
 
 
 def free_port() -> int:
@@ -102,3 +105,15 @@ def browser():
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context (its own cookies, cache and storage) at the shared viewport and timeout,
+    closed after the test."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
+    context.set_default_timeout(RUN_TIMEOUT_MS)
+    try:
+        yield context
+    finally:
+        context.close()

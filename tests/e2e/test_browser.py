@@ -32,7 +32,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import serve
+from tests.e2e.conftest import HEIGHT, RUN_TIMEOUT_MS, WIDTH, serve
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
@@ -42,14 +42,12 @@ pytestmark = pytest.mark.e2e
 SCREENSHOTS = REPO / os.environ.get("DISH_ATLAS_SCREENSHOTS", "out/screenshots")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 IMAGE_HOST = "upload.wikimedia.org"  # the dish photos, by the dataset's own URLs
-WIDTH, HEIGHT = 1400, 1000
 MAX_HEIGHT = 8_000
 CONTENT_HEIGHT = """() => {
     const block = document.querySelector("[data-testid='stMainBlockContainer']");
     if (!block) return document.documentElement.scrollHeight;
     return block.getBoundingClientRect().top + block.scrollHeight + 48;
 }"""
-RUN_TIMEOUT_MS = 90_000
 DECK = "[data-testid='stDeckGlJsonChart'] canvas"
 EXCEPTION = "[data-testid='stException']"
 # What a page draws, counted in the browser: chart marks, metrics, table rows Streamlit drew from
@@ -164,58 +162,51 @@ def nav_titles(page) -> set[str]:
     return {text.strip().splitlines()[-1].strip() for text in links if text.strip()}
 
 
-def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browser) -> None:
+def test_every_page_draws_without_errors_or_remote_requests(app_url: str, context) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
-    context.set_default_timeout(RUN_TIMEOUT_MS)
     checked = []
-    try:
-        titles: set[str] | None = None
-        for spec in PAGES:
-            page = context.new_page()
-            requests = Requests()
-            page.on("request", lambda request, seen=requests: seen.record(request.url, request.resource_type))
-            page.on("websocket", lambda socket, seen=requests: seen.record(socket.url, "websocket"))
-            page.goto(app_url + spec.path, wait_until="domcontentloaded")
-            wait_for_run(page)
-            if titles is None:
-                titles = nav_titles(page)
-                missing = {p.title for p in PAGES if not p.optional} - titles
-                assert not missing, f"pages missing from the navigation: {missing} (found {titles})"
-            if spec.title not in titles:
-                assert spec.optional, f"{spec.title} is not in the navigation"
-                page.close()
-                continue
-            for selector in spec.draws:
-                page.locator(selector).first.wait_for(state="visible", timeout=RUN_TIMEOUT_MS)
-            if DECK in spec.draws:
-                page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
-                canvas = page.locator(DECK).first.screenshot()
-                assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
-            wait_for_run(page)
-            page.wait_for_load_state("networkidle")
-            screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
-
-            for selector, least in spec.content:
-                found = page.locator(selector).count()
-                assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
-            if spec.min_rows:
-                with contextlib.suppress(PlaywrightTimeout):  # the run is over: a table is drawn by now or never
-                    page.locator(DATAFRAME).first.wait_for(state="attached", timeout=10_000)
-                rows = largest_table(page)
-                assert rows >= spec.min_rows, (
-                    f"{spec.name}: the largest table has {rows} rows, expected {spec.min_rows}+"
-                )
-            errors = page.locator(EXCEPTION)
-            assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
-            assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
-            assert requests.local, f"{spec.name}: no request reached the local server"
-            if spec.name not in PHOTO_PAGES:
-                assert not requests.images, f"{spec.name}: remote images outside the photo pages: {requests.images}"
-            checked.append(spec.name)
+    titles: set[str] | None = None
+    for spec in PAGES:
+        page = context.new_page()
+        requests = Requests()
+        page.on("request", lambda request, seen=requests: seen.record(request.url, request.resource_type))
+        page.on("websocket", lambda socket, seen=requests: seen.record(socket.url, "websocket"))
+        page.goto(app_url + spec.path, wait_until="domcontentloaded")
+        wait_for_run(page)
+        if titles is None:
+            titles = nav_titles(page)
+            missing = {p.title for p in PAGES if not p.optional} - titles
+            assert not missing, f"pages missing from the navigation: {missing} (found {titles})"
+        if spec.title not in titles:
+            assert spec.optional, f"{spec.title} is not in the navigation"
             page.close()
-    finally:
-        context.close()
+            continue
+        for selector in spec.draws:
+            page.locator(selector).first.wait_for(state="visible", timeout=RUN_TIMEOUT_MS)
+        if DECK in spec.draws:
+            page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
+            canvas = page.locator(DECK).first.screenshot()
+            assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
+        wait_for_run(page)
+        page.wait_for_load_state("networkidle")
+        screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
+
+        for selector, least in spec.content:
+            found = page.locator(selector).count()
+            assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
+        if spec.min_rows:
+            with contextlib.suppress(PlaywrightTimeout):  # the run is over: a table is drawn by now or never
+                page.locator(DATAFRAME).first.wait_for(state="attached", timeout=10_000)
+            rows = largest_table(page)
+            assert rows >= spec.min_rows, f"{spec.name}: the largest table has {rows} rows, expected {spec.min_rows}+"
+        errors = page.locator(EXCEPTION)
+        assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
+        assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
+        assert requests.local, f"{spec.name}: no request reached the local server"
+        if spec.name not in PHOTO_PAGES:
+            assert not requests.images, f"{spec.name}: remote images outside the photo pages: {requests.images}"
+        checked.append(spec.name)
+        page.close()
     assert {"overview", "map", "confusion", "language_pull", "dish", "dishes", "dish_names", "dish_linked"} <= set(
         checked
     )
@@ -224,29 +215,24 @@ def test_every_page_draws_without_errors_or_remote_requests(app_url: str, browse
 IMAGE = "[data-testid='stImage'] img, [data-testid='stFullScreenFrame'] img"
 
 
-def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagined_warehouse, browser) -> None:
+def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagined_warehouse, context) -> None:
     """The Imagined dishes page over rows the imagine steps wrote with tiny random models: charts draw,
     the generated and real images load from the local server, and nothing is fetched from elsewhere."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(imagined_warehouse)}) as url:
-        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
-        context.set_default_timeout(RUN_TIMEOUT_MS)
-        try:
-            page = context.new_page()
-            requests = Requests()
-            page.on("request", lambda request: requests.record(request.url, request.resource_type))
-            page.goto(url + "/imagined?dataset=borsch", wait_until="domcontentloaded")
-            wait_for_run(page)
-            page.locator(VEGA).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter
-            page.locator(IMAGE).nth(3).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # 2 generated + 2 real
-            wait_for_run(page)
-            page.wait_for_load_state("networkidle")
-            screenshot(page, "imagined")
-            assert page.locator(EXCEPTION).count() == 0
-            assert "Tiny random test models produced" in page.inner_text("body")
-            loaded = page.evaluate(f"""() => [...document.querySelectorAll("{IMAGE}")]
-                .map(img => img.complete && img.naturalWidth > 0)""")
-            assert len(loaded) >= 4 and all(loaded), loaded
-            assert not requests.foreign and not requests.images, requests.foreign + requests.images
-        finally:
-            context.close()
+        page = context.new_page()
+        requests = Requests()
+        page.on("request", lambda request: requests.record(request.url, request.resource_type))
+        page.goto(url + "/imagined?dataset=borsch", wait_until="domcontentloaded")
+        wait_for_run(page)
+        page.locator(VEGA).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter
+        page.locator(IMAGE).nth(3).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # 2 generated + 2 real
+        wait_for_run(page)
+        page.wait_for_load_state("networkidle")
+        screenshot(page, "imagined")
+        assert page.locator(EXCEPTION).count() == 0
+        assert "Tiny random test models produced" in page.inner_text("body")
+        loaded = page.evaluate(f"""() => [...document.querySelectorAll("{IMAGE}")]
+            .map(img => img.complete && img.naturalWidth > 0)""")
+        assert len(loaded) >= 4 and all(loaded), loaded
+        assert not requests.foreign and not requests.images, requests.foreign + requests.images

@@ -15,8 +15,8 @@ import duckdb
 import pytest
 
 from app.maps import VIEW
-from tests.e2e.conftest import serve
-from tests.e2e.test_browser import DECK, EXCEPTION, HEIGHT, RUN_TIMEOUT_MS, SCREENSHOTS, WIDTH, wait_for_run
+from tests.e2e.conftest import HEIGHT, WIDTH, serve
+from tests.e2e.test_browser import DECK, EXCEPTION, SCREENSHOTS, wait_for_run
 
 pytestmark = pytest.mark.e2e
 
@@ -47,45 +47,40 @@ def map_url(real_warehouse):
         yield url
 
 
-def test_clicking_a_country_on_the_map_opens_its_summaries(map_url: str, real_warehouse, browser) -> None:
+def test_clicking_a_country_on_the_map_opens_its_summaries(map_url: str, real_warehouse, context) -> None:
     with duckdb.connect(str(real_warehouse), read_only=True) as con:
         lon, lat = con.sql("SELECT lon, lat FROM marts.country_shapes WHERE country = 'BR'").fetchall()[0]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
-    context.set_default_timeout(RUN_TIMEOUT_MS)
-    try:
-        page = context.new_page()
-        page.goto(f"{map_url}/map?dataset=worldcuisines", wait_until="domcontentloaded")
-        wait_for_run(page)
-        canvas = page.locator(DECK).first
-        canvas.wait_for(state="visible")
-        page.wait_for_timeout(2_000)  # deck.gl draws the polygons a frame or two after the canvas appears
-        box = canvas.bounding_box()
-        x, y = pixel(lon, lat, box)
-        assert box["x"] < x < box["x"] + box["width"] and box["y"] < y < box["y"] + box["height"]
+    page = context.new_page()
+    page.goto(f"{map_url}/map?dataset=worldcuisines", wait_until="domcontentloaded")
+    wait_for_run(page)
+    canvas = page.locator(DECK).first
+    canvas.wait_for(state="visible")
+    page.wait_for_timeout(2_000)  # deck.gl draws the polygons a frame or two after the canvas appears
+    box = canvas.bounding_box()
+    x, y = pixel(lon, lat, box)
+    assert box["x"] < x < box["x"] + box["width"] and box["y"] < y < box["y"] + box["height"]
 
-        page.mouse.move(x, y)
-        tooltip = page.locator(".deck-tooltip")
-        tooltip.wait_for(state="visible")
-        assert "Brazil (BR)" in tooltip.inner_text()
-        country_box = page.locator("[data-testid='stSelectbox']").filter(has_text="Country")
-        assert "none (click the map)" in shown_value(country_box) and "country=" not in page.url
-        page.screenshot(path=str(SCREENSHOTS / "map_before_click.png"))
+    page.mouse.move(x, y)
+    tooltip = page.locator(".deck-tooltip")
+    tooltip.wait_for(state="visible")
+    assert "Brazil (BR)" in tooltip.inner_text()
+    country_box = page.locator("[data-testid='stSelectbox']").filter(has_text="Country")
+    assert "none (click the map)" in shown_value(country_box) and "country=" not in page.url
+    page.screenshot(path=str(SCREENSHOTS / "map_before_click.png"))
 
-        page.mouse.click(x, y)
-        page.get_by_text("Named instead of Brazil").wait_for(state="visible")
-        wait_for_run(page)
-        assert "country=BR" in page.url
-        assert "Brazil (BR)" in shown_value(country_box)
-        body = page.inner_text("[data-testid='stMain']")
-        assert "Dishes from Brazil" in body and "Recall" in body
-        assert page.locator(EXCEPTION).count() == 0
+    page.mouse.click(x, y)
+    page.get_by_text("Named instead of Brazil").wait_for(state="visible")
+    wait_for_run(page)
+    assert "country=BR" in page.url
+    assert "Brazil (BR)" in shown_value(country_box)
+    body = page.inner_text("[data-testid='stMain']")
+    assert "Dishes from Brazil" in body and "Recall" in body
+    assert page.locator(EXCEPTION).count() == 0
+    page.wait_for_timeout(1_500)
+    page.screenshot(path=str(SCREENSHOTS / "map_after_click.png"), full_page=True)
+    if os.environ.get("DISH_ATLAS_SCREENSHOTS"):  # the whole page, for the notes
+        height = page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollHeight")
+        page.set_viewport_size({"width": WIDTH, "height": min(max(HEIGHT, int(height)), 6_000)})
         page.wait_for_timeout(1_500)
-        page.screenshot(path=str(SCREENSHOTS / "map_after_click.png"), full_page=True)
-        if os.environ.get("DISH_ATLAS_SCREENSHOTS"):  # the whole page, for the notes
-            height = page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollHeight")
-            page.set_viewport_size({"width": WIDTH, "height": min(max(HEIGHT, int(height)), 6_000)})
-            page.wait_for_timeout(1_500)
-            page.screenshot(path=str(SCREENSHOTS / "map_after_click_full.png"), full_page=True)
-    finally:
-        context.close()
+        page.screenshot(path=str(SCREENSHOTS / "map_after_click_full.png"), full_page=True)

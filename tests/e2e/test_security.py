@@ -17,14 +17,13 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from tests.e2e.conftest import serve
+from tests.e2e.conftest import RUN_TIMEOUT_MS, serve
 from tests.helpers import REPO
 
 IMAGE = "![x](http://127.0.0.1:9/a)"
 LINK = "[click](http://evil.example)"
 BAD_HOSTS = {("127.0.0.1", 9), ("evil.example", None)}
 WORD_JOINER = "\u2060"  # app.safe.literal's invisible autolink breaker
-RUN_TIMEOUT_MS = 90_000
 
 
 def bad(url: str) -> bool:
@@ -49,14 +48,6 @@ def open_and_inspect(context, url: str) -> tuple[str, list[str], list[str], list
     assert page.locator("[data-testid='stException']").count() == 0, f"{url}: an exception is shown"
     page.close()
     return text, images, anchors, requested
-
-
-@pytest.fixture(scope="module")
-def context(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(RUN_TIMEOUT_MS)
-    yield context
-    context.close()
 
 
 HOSTILE_LINKS = [
