@@ -545,14 +545,14 @@ class Warehouse:
             with contextlib.suppress(duckdb.Error):
                 con.close()
 
-    def _working_fingerprint(self, digests: list[tuple] | None = None) -> str:
+    def _working_fingerprint(self, digests: list[tuple]) -> str:
         """What the snapshot would be built from: every row of every raw/core/meta table (hashed by
         DuckDB, so reading them also verifies their block checksums) and the SQL/Python that builds
         the marts."""
         digest = hashlib.sha256()
         for path in _code_files():
             digest.update(path.read_bytes())
-        for row in self._working_digests() if digests is None else digests:
+        for row in digests:
             digest.update(repr(row).encode())
         return digest.hexdigest()
 
@@ -568,10 +568,6 @@ class Warehouse:
             return _table_digests(con, "work", self.working_path)
         finally:
             con.close()
-
-    def _published_fingerprint(self) -> str | None:
-        published = self._published_sources()
-        return None if published is None else published[0]
 
     def _published_sources(self) -> tuple[str, dict | None] | None:
         """The snapshot's fingerprint and what it was built from (`sources`: None from older code)."""

@@ -165,7 +165,6 @@ def _load_cached(path: Path | None) -> PatternSet | None:
     try:
         patterns, literals, database = found
         literals.database = hyperscan.loadb(database, hyperscan.HS_MODE_BLOCK)
-        literals.database.scratch = hyperscan.Scratch(literals.database)  # a loaded database comes without one
     except (ValueError, TypeError, AttributeError, hyperscan.error):
         return None
     if not isinstance(patterns, PatternSet):

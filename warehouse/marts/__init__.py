@@ -49,11 +49,11 @@ class Mart:
         a SQL statement that creates a mart table is skipped when it names no changed table, does not read the clock
         and follows no other statement that named one (the copy already holds what it would build); other statements
         (temporary macros) always run; a Python mart runs when its module names a changed table."""
-        if changed is not None and self.build is not None:
-            if not _needed(self.source, changed):
-                return False
-            changed |= self.writes
         if self.build is not None:
+            if changed is not None:
+                if not _needed(self.source, changed):
+                    return False
+                changed |= self.writes
             self.build(con)
             return True
         if changed is None:
