@@ -37,6 +37,7 @@ import duckdb
 import polars as pl
 from rapidfuzz import fuzz, process
 
+from pipeline.datasets.common import already_loaded, record_source
 from warehouse.io import new_run_id, transaction
 
 LINKER = "dish_links@1"
@@ -226,8 +227,7 @@ def link_dishes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     ]
     borsch, worldcuisines = _names(con, "borsch"), _names(con, "worldcuisines")
     digest = hashlib.sha256(repr((LINKER, borsch, worldcuisines, parallel)).encode()).hexdigest()
-    done = con.execute("SELECT count(*) FROM meta.source_files WHERE sha256 = ? AND kind = ?", [digest, INPUTS_KIND])
-    if done.fetchone()[0]:
+    if already_loaded(con, digest, INPUTS_KIND):
         return {}
     rows = best_links(find_links(borsch, worldcuisines, parallel))
     with transaction(con):
@@ -237,10 +237,13 @@ def link_dishes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
             con.register("_links", frame)
             con.execute("INSERT INTO core.dish_links BY NAME SELECT * FROM _links")
             con.unregister("_links")
-        con.execute("DELETE FROM meta.source_files WHERE kind = ?", [INPUTS_KIND])
-        con.execute(
-            "INSERT INTO meta.source_files (sha256, kind, path, rows_loaded, run_id) VALUES (?, ?, ?, ?, ?)",
-            [digest, INPUTS_KIND, "core.dish_names, core.parallel_dishes", len(rows), new_run_id()],
+        record_source(
+            con,
+            sha256=digest,
+            kind=INPUTS_KIND,
+            path="core.dish_names, core.parallel_dishes",
+            rows_loaded=len(rows),
+            run_id=new_run_id(),
         )
     counts: dict[str, int] = defaultdict(int)
     for row in rows:

@@ -237,10 +237,9 @@ def _write(
     extract,
     metrics: dict,
     answer_kind: str,
-    names_context: names.NamesContext | None = None,
-    memo: _Memo | None = None,
+    names_context: names.NamesContext | None,
+    memo: _Memo,
 ) -> None:
-    memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
     ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
     unknown = list({response: None for response in responses if response not in memo.languages})
@@ -395,10 +394,9 @@ def _reads(metric) -> str:
 
 
 def _write_choices(
-    con, chunk: pl.DataFrame, extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo | None = None
+    con, chunk: pl.DataFrame, extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo
 ) -> None:
     """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores."""
-    memo = memo if memo is not None else _Memo()
     now = datetime.now(UTC).replace(tzinfo=None)
     ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
     readings = memo.choices.setdefault(extractor_name, _Results(_READING_SCHEMA))

@@ -354,7 +354,7 @@ def _subdivisions(lang: str) -> dict[str, str]:
         )
     except OSError:
         translation = None
-    countries = {normalise(name) for name in Locale.parse(lang).territories.values()} | _country_names_en()
+    countries = {normalise(name) for name in _territories(lang).values()} | _country_names_en()
     found: dict[str, set[str]] = {}
     for sub in pycountry.subdivisions:
         if sub.type not in _SUBDIVISION_TYPES or not _first_level(sub):
