@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from app import vega
+from app import fmt, vega
 from app.bin_labels import names_text
 
 POST_SOVIET = "Post-Soviet"
@@ -37,7 +37,7 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
                     "title": None,
                     "axis": {"labelLimit": 0, "labelOverlap": False},
                 },
-                "x": {"field": "n_dishes", "type": "quantitative", "title": "dishes", "axis": {"format": ",d"}},
+                "x": {"field": "n_dishes", "type": "quantitative", "title": "dishes", "axis": {"format": fmt.D3_COUNT}},
                 # the legend above the plot area, not over the first bar
                 "color": {
                     "field": "group",
@@ -48,8 +48,8 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
                 },
                 "tooltip": [
                     {"field": "label", "title": "country"},
-                    {"field": "n_dishes", "title": "dishes", "format": ",d"},
-                    {"field": "n_shared_dishes", "title": "shared with other countries", "format": ",d"},
+                    {"field": "n_dishes", "title": "dishes", "format": fmt.D3_COUNT},
+                    {"field": "n_shared_dishes", "title": "shared with other countries", "format": fmt.D3_COUNT},
                 ],
             },
         },
@@ -149,9 +149,9 @@ def binned_means(
                     {"field": "series", "title": "line"},
                     {"field": "bin"},
                     {"field": "range"},
-                    {"field": "mean", "format": ".2f"},
-                    {"field": "n_units", "title": unit, "format": ",d"},
-                    {"field": "n_answers", "title": "answers", "format": ",d"},
+                    {"field": "mean", "format": fmt.D3_SCORE},
+                    {"field": "n_units", "title": unit, "format": fmt.D3_COUNT},
+                    {"field": "n_answers", "title": "answers", "format": fmt.D3_COUNT},
                     {"field": "dishes"},
                 ],
             },
@@ -196,7 +196,7 @@ def binned_counts(bin_of: pd.Series, names: pd.Series, bins: Bins, *, unit: str,
             "tooltip": [
                 {"field": "bin"},
                 {"field": "range"},
-                {"field": "n", "title": unit, "format": ",d"},
+                {"field": "n", "title": unit, "format": fmt.D3_COUNT},
                 {"field": "names", "title": "names"},
             ],
         },

@@ -34,7 +34,7 @@ DASH = "–"  # a missing value
 # d3-format strings with the same conventions (Vega-Lite axis ticks and tooltips, app/vega.py)
 D3_PCT = ".1%"
 D3_PCT_AXIS = ".0%"
-D3_COUNT = ","
+D3_COUNT = ",d"
 D3_SCORE = ".2f"
 
 # WorldCuisines writes a register or script after the language code (`jv_krama`, `si_formal_spoken`).

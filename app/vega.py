@@ -20,8 +20,6 @@ import streamlit as st
 
 from app import fmt
 
-FONT = "Source Sans Pro, sans-serif"
-
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as JSON-ready dicts (numpy scalars to Python, NaN to null) for a spec's `data.values`."""

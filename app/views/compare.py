@@ -73,7 +73,7 @@ def differences_chart(frame, by: str, labels: dict[str, str], metric: str) -> di
                             "tooltip": [
                                 {"field": "group", "title": by},
                                 {"field": "difference", "title": "A − B", "format": "+.2f"},
-                                {"field": "n", "title": "questions", "format": ",d"},
+                                {"field": "n", "title": "questions", "format": fmt.D3_COUNT},
                             ],
                         },
                     },

@@ -133,7 +133,7 @@ def heatmap(shown, rows: list[str], columns: list[str], names: dict[str, str]) -
                         "type": "quantitative",
                         "title": "share",
                         "scale": {"domain": [0, 1], "range": ["#f7fbff", "#08519c"]},
-                        "legend": {"format": ".0%"},
+                        "legend": {"format": fmt.D3_PCT_AXIS},
                     },
                     "stroke": {"condition": {"param": CELL, "empty": False, "value": "#d62728"}, "value": None},
                     "strokeWidth": {"condition": {"param": CELL, "empty": False, "value": 3}, "value": 0},

@@ -45,7 +45,7 @@ def agreement_bars(frame) -> dict:
                 {"field": "pair_agreement", "title": "pair agreement", "format": fmt.D3_PCT},
                 {"field": "modal_share", "title": "modal share", "format": fmt.D3_PCT},
                 {"field": "all_agree", "title": "all agree", "format": fmt.D3_PCT},
-                {"field": "n_items", "title": "questions", "format": ",d"},
+                {"field": "n_items", "title": "questions", "format": fmt.D3_COUNT},
             ],
         },
     }

@@ -104,7 +104,7 @@ def scatter(dishes: pd.DataFrame, title: str) -> dict:
                 {"field": "display_name", "title": "dish"},
                 {"field": "dish_id", "title": "id"},
                 {"field": "intra", "format": ".3f"},
-                {"field": "qa", "title": "QA Jaccard", "format": ".2f"},
+                {"field": "qa", "title": "QA Jaccard", "format": fmt.D3_SCORE},
             ],
         },
     }

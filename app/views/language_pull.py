@@ -89,7 +89,12 @@ def dumbbell(frame) -> dict:
                 "data": {"values": vega.records(points)},
                 "mark": {"type": "circle", "opacity": 1},
                 "encoding": {
-                    "x": {"field": "share", "type": "quantitative", "title": x_title, "axis": {"format": ".0%"}},
+                    "x": {
+                        "field": "share",
+                        "type": "quantitative",
+                        "title": x_title,
+                        "axis": {"format": fmt.D3_PCT_AXIS},
+                    },
                     "color": {
                         "field": "series",
                         "type": "nominal",
@@ -130,10 +135,10 @@ def ru_share_bars(frame) -> dict:
     tooltip = [
         {"field": "language"},
         {"field": "ru_share", "title": "Russia", "format": fmt.D3_PCT},
-        {"field": "n_either", "title": "answers naming Russia or Ukraine", "format": ",d"},
-        {"field": "n_ru", "title": "naming Russia", "format": ",d"},
-        {"field": "n_ua", "title": "naming Ukraine", "format": ",d"},
-        {"field": "n_answers", "title": "all answers about these dishes", "format": ",d"},
+        {"field": "n_either", "title": "answers naming Russia or Ukraine", "format": fmt.D3_COUNT},
+        {"field": "n_ru", "title": "naming Russia", "format": fmt.D3_COUNT},
+        {"field": "n_ua", "title": "naming Ukraine", "format": fmt.D3_COUNT},
+        {"field": "n_answers", "title": "all answers about these dishes", "format": fmt.D3_COUNT},
     ]
     return {
         "height": 380,
@@ -148,7 +153,7 @@ def ru_share_bars(frame) -> dict:
                             "y": y
                             | {
                                 "title": "share naming Russia",
-                                "axis": {"format": ".0%"},
+                                "axis": {"format": fmt.D3_PCT_AXIS},
                                 "scale": {"domain": [0, 1.12]},
                             },
                             "color": {

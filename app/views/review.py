@@ -36,7 +36,7 @@ def shares_chart(shares: pd.DataFrame) -> dict:
                 "title": "share of annotated samples",
                 "stack": "zero",
                 "scale": {"domain": [0, 1]},
-                "axis": {"format": ".0%"},
+                "axis": {"format": fmt.D3_PCT_AXIS},
             },
             "color": {
                 "field": "category",
@@ -49,7 +49,7 @@ def shares_chart(shares: pd.DataFrame) -> dict:
             "tooltip": [
                 {"field": "category"},
                 {"field": "lang", "title": "corpus language"},
-                {"field": "share", "format": ".0%"},
+                {"field": "share", "format": fmt.D3_PCT_AXIS},
                 {"field": "n", "title": "samples"},
             ],
         },
