@@ -126,7 +126,7 @@ def render() -> None:
         arrow.markdown("→")
         with right:
             photo(row.named_image_url, str(row.named_dish_name))
-        info.markdown(f"**{row.n:,}** answers by **{row.n_models:,}** models")
+        info.markdown(f"**{fmt.count(row.n)}** answers by **{fmt.count(row.n_models)}** models")
     labels = {
         f"{row.dish_key}|{row.named_dish_key}": f"{row.dish_name} → {row.named_dish_name} ({row.n})"
         for row in confusions.itertuples(index=False)

@@ -52,6 +52,9 @@ def test_most_confused_dishes_with_photos_and_their_answers() -> None:
     assert len(answers) == confusions.iloc[0]["n"]
     assert set(answers["named_dish_key"]) == {named_key} and set(answers["dish_key"]) == {true_key}
     assert (answers["lev1"] == 0).all()
+    top = confusions.iloc[0]
+    said = f"**{int(top['n']):,}** answers by **{int(top['n_models']):,}** models"
+    assert said in texts(at.markdown)  # whole counts: "458 answers", never "458.0"
 
 
 def test_sidebar_models_and_languages_apply() -> None:
