@@ -28,15 +28,11 @@ def cli_command(warehouse: Path, *args: str) -> list[str]:
 
 
 def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """`python -m pipeline --warehouse W ARGS` in a fresh process."""
-    result = subprocess.run(
-        cli_command(warehouse, *args),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=cli_environment(),
-        timeout=600,
-    )
+    """`python -m pipeline --warehouse W ARGS` in a process of its own (forked with its libraries imported:
+    tests/cli_process.py)."""
+    from tests import cli_process
+
+    result = cli_process.run(cli_command(warehouse, *args)[3:], cwd=REPO, env=cli_environment(), timeout=600)
     if check and result.returncode != 0:
         raise AssertionError(f"pipeline {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
     return result

@@ -1,0 +1,86 @@
+"""`python -m pipeline ARGS` run in a process of its own, forked from one that has already imported the libraries
+every command imports first.
+
+A new interpreter spends one to ten CPU-seconds before a command does anything: importing duckdb, polars, pyarrow,
+typer, rich and, for the model commands, torch, transformers and diffusers, and, for `score`, loading lingua's
+language models. Over the suite's hundreds of CLI runs that added up to minutes. Here a multiprocessing fork server
+does that once per pytest worker (tests/cli_server.py) and forks a process per command, which runs
+`pipeline/__main__.py` as `python -m` does (its own environment, working folder, arguments, standard output and
+error in files, exit status, atexit handlers), so each test still sees a separate process with the command's real
+behaviour. No state the pipeline builds is made in the server, so nothing crosses from one test to the next. Tests
+that signal or time a process (kills, locks held by a running command) start a real interpreter with
+`tests.helpers.cli_command` instead.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import runpy
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_context: multiprocessing.context.ForkServerContext | None = None
+
+
+def _fork_server() -> multiprocessing.context.ForkServerContext:
+    global _context
+    if _context is None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["tests.cli_server"])
+        _context = context
+    return _context
+
+
+def _main(args: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: str) -> None:
+    """In the forked process: become `python -m pipeline ARGS` and exit with its status."""
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    for fd, path in ((1, stdout), (2, stderr)):
+        handle = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        os.dup2(handle, fd)
+        os.close(handle)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    sys.argv = [str(Path(cwd) / "pipeline" / "__main__.py"), *args]
+    code: int | str | None = 0
+    try:
+        runpy.run_module("pipeline", run_name="__main__", alter_sys=True)
+    except SystemExit as exit_:
+        code = exit_.code
+    except BaseException:  # what the interpreter does with an uncaught exception
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)
+
+
+def run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """What `subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True)` returns."""
+    with tempfile.TemporaryDirectory(prefix="cli-") as folder:
+        stdout, stderr = Path(folder) / "stdout", Path(folder) / "stderr"
+        stdout.touch()
+        stderr.touch()
+        process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(stdout), str(stderr)))
+        process.start()
+        process.join(timeout)
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+            raise subprocess.TimeoutExpired(["pipeline", *args], timeout, stdout.read_bytes(), stderr.read_bytes())
+        return subprocess.CompletedProcess(
+            [sys.executable, "-m", "pipeline", *args],
+            process.exitcode,
+            stdout.read_text(errors="replace"),
+            stderr.read_text(errors="replace"),
+        )

@@ -1,0 +1,42 @@
+"""Imported once by the fork server of tests/cli_process.py, before it forks a process per CLI command: the
+libraries whose import costs a command seconds, and lingua's language models, which every `score` loads.
+
+Nothing of the pipeline's own state is built here (no gazetteer, cache file, console or setting): a command run
+from the fork finds its modules as a new interpreter would, only with these imports and models already in memory.
+Nothing here may start a thread: a forked child keeps only the thread that forked it, so a thread pool started
+here (lingua's parallel detection, torch's intra-op pool, polars) would hang the children that use it."""
+
+from __future__ import annotations
+
+import duckdb  # noqa: F401
+import filelock  # noqa: F401
+import numpy  # noqa: F401
+import pandas  # noqa: F401
+import polars  # noqa: F401
+import pyarrow  # noqa: F401
+import rich.console  # noqa: F401
+import torch  # noqa: F401
+import transformers  # noqa: F401
+import typer  # noqa: F401
+from diffusers import FluxPipeline  # noqa: F401
+from lingua import LanguageDetectorBuilder
+
+from pipeline.extract import language, switching
+
+# One text per script the detectors meet: lingua loads the models of the candidate languages of a text's script on
+# first use, into memory every detector shares, and loading them one text at a time keeps to this thread.
+SCRIPT_SAMPLES = (
+    "This dish is from Poland",
+    "Это блюдо из Грузии",
+    "هذا الطبق من مصر",
+    "यह व्यंजन भारत का है",
+    "এই খাবার ভারতের",
+    "อาหารนี้มาจากไทย",
+    "この料理は日本のです",
+    "이 음식은 한국",
+    "这道菜来自中国",
+)
+
+_detector = LanguageDetectorBuilder.from_languages(*switching._LINGUA.values(), *language._LATIN_LANGUAGES).build()
+for _text in SCRIPT_SAMPLES:
+    _detector.compute_language_confidence_values(_text)

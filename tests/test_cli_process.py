@@ -1,0 +1,35 @@
+"""A CLI command forked from the tests' fork server (tests/cli_process.py) answers as `python -m pipeline` does."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests import cli_process
+from tests.helpers import REPO, cli_command, cli_environment
+
+
+def both(warehouse: Path, *args: str) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    """The same command as a new interpreter and as a fork of the server."""
+    command = cli_command(warehouse, *args)
+    fresh = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=cli_environment(), timeout=120)
+    forked = cli_process.run(command[3:], cwd=REPO, env=cli_environment(), timeout=120)
+    return fresh, forked
+
+
+def test_help_and_a_usage_error_are_the_same_as_a_new_interpreters(tmp_path: Path) -> None:
+    for args in (["--help"], ["no-such-command"]):
+        fresh, forked = both(tmp_path / "w.duckdb", *args)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.returncode == 2 and "no-such-command" in fresh.stderr
+
+
+def test_each_command_gets_its_own_environment(tmp_path: Path) -> None:
+    """A variable given to one command is not seen by the next (the server forks every command anew)."""
+    warehouse = tmp_path / "w.duckdb"
+    env = cli_environment() | {"DISH_ATLAS_WAREHOUSE": str(tmp_path / "elsewhere.duckdb")}
+    first = cli_process.run(["publish"], cwd=REPO, env=env, timeout=120)
+    second = cli_process.run(["--warehouse", str(warehouse), "publish"], cwd=REPO, env=cli_environment(), timeout=120)
+    assert first.returncode == second.returncode == 2  # nothing to publish in either folder
+    assert str(tmp_path / "elsewhere.work.duckdb") in first.stderr
+    assert "elsewhere" not in second.stderr and str(tmp_path / "w.work.duckdb") in second.stderr
