@@ -53,11 +53,12 @@ def shown(markdown: str) -> str:
 
 
 def copy_warehouse(template: Path, target: Path) -> Path:
-    """The published snapshot and the working database of `template`, copied to `target`'s folder, with the
-    `models` folder `demo` keeps beside them (its tiny vision model: without it a rerun builds another)."""
+    """The published snapshot and the working database of `template`, copied to `target` (and its working database
+    beside it), with the `models` folder `demo` keeps beside them (its tiny vision model: without it a rerun builds
+    another)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    for name in (template.name, template.stem + ".work" + template.suffix):
-        shutil.copyfile(template.with_name(name), target.with_name(name))
+    shutil.copyfile(template, target)
+    shutil.copyfile(template.with_suffix(".work" + template.suffix), target.with_suffix(".work" + target.suffix))
     models = template.with_name("models")
     if models.is_dir():
         shutil.copytree(models, target.with_name("models"), dirs_exist_ok=True)

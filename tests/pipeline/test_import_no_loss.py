@@ -16,9 +16,9 @@ from warehouse.db import Warehouse
 
 
 @pytest.fixture
-def wc_warehouse(warehouse: Path, data_dir: Path) -> Path:
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
-    return warehouse
+def wc_warehouse(worldcuisines_warehouse: Path) -> Path:
+    """WorldCuisines ingested from the real files (a copy of the session's one ingest)."""
+    return worldcuisines_warehouse
 
 
 def write(path: Path, lines: list[str]) -> Path:

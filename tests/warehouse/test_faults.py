@@ -33,9 +33,10 @@ def test_every_writing_command_killed_at_a_random_point_is_healed_by_its_rerun(d
     assert sum(o.killed for o in outcomes) >= 5  # most runs were still writing when killed
 
 
-def test_an_already_imported_rerun_publishes_what_a_killed_run_committed(data_dir: Path, tmp_path: Path) -> None:
-    warehouse = tmp_path / "w.duckdb"
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
+def test_an_already_imported_rerun_publishes_what_a_killed_run_committed(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    warehouse = worldcuisines_warehouse
     answers = tmp_path / "task2_oe_m1.jsonl"
     with open(data_dir / "worldcuisines" / "predictions" / "task2_oe_llava-1.6-7b.jsonl", encoding="utf-8") as src:
         answers.write_text("".join(next(src) for _ in range(500)), encoding="utf-8")

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from bench.faults import summary
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, copy_warehouse, run_cli
 from warehouse.db import Warehouse, WarehouseStorageError
 
 
@@ -119,10 +119,9 @@ def test_a_damaged_snapshot_is_repaired_by_the_next_publish(sample_warehouse: Pa
 
 
 @pytest.fixture(scope="module")
-def worldcuisines_warehouse(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    warehouse = tmp_path_factory.mktemp("wc") / "w.duckdb"
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
-    return warehouse
+def worldcuisines_warehouse(ingested_template, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """WorldCuisines ingested from the real files, alone in its folder (a copy of the session's one ingest)."""
+    return copy_warehouse(ingested_template("worldcuisines"), tmp_path_factory.mktemp("wc") / "w.duckdb")
 
 
 @contextmanager
