@@ -7,9 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests import shared_builds
 from tests.helpers import REPO, copy_warehouse, run_cli
+
+# No time limit per example: a property is about results, and a shared 2-core machine made a first example that
+# loads a stemmer take 300 ms (speed is measured by bench/, never by a test's clock).
+settings.register_profile("dish-atlas", deadline=None)
+settings.load_profile("dish-atlas")
 
 
 def shared_data_dir() -> Path:
