@@ -45,6 +45,7 @@ SNOWBALL = {
 }  # fmt: skip
 
 
+@functools.cache
 def base_lang(lang: str) -> str:
     """'ru_formal' -> 'ru', 'zh_cn' -> 'zh', 'en' -> 'en'."""
     return lang.split("_", 1)[0].lower()
@@ -255,7 +256,7 @@ class NameIndex:
         language, then English, then any (in key order)."""
         code = base_lang(lang)
         for candidate in candidates:
-            found = self._by_norm.get(norm_name(candidate))
+            found = self._by_norm.get(_norm(candidate))
             if not found:
                 continue
             ranked = sorted(
