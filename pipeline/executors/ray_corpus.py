@@ -31,6 +31,7 @@ from pipeline.corpus.scan import (
     ScanSummary,
     ShardResult,
     checksum_file,
+    finish_scan,
     plan_scan,
     scan_shard,
     within_budget,
@@ -217,5 +218,6 @@ def scan_corpus_on_ray(
                     )
                 )
     summary.shards_skipped = summary.shards_total - summary.shards_scanned - len(summary.corrupt)
+    finish_scan(con, plan, summary)
     summary.seconds = time.perf_counter() - began
     return summary
