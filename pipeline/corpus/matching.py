@@ -206,11 +206,16 @@ def count_batch(patterns: PatternSet, batch: Batch, counts: Counts, context: Sam
 
 
 def _collect_samples(patterns, batch, counts, context, docs, dishes, m_doc, target, m_first) -> None:
+    # A dish with all its samples now has them for the rest of the batch too (the counts only grow): its documents
+    # are dropped at once, which leaves few to look at once the first shards have filled the budget.
+    wanted = [dish for dish in np.unique(dishes).tolist() if context.wants(dish)]
+    keep = np.isin(dishes, wanted)
+    docs, dishes = docs[keep], dishes[keep]
+    los, his = np.searchsorted(m_doc, docs), np.searchsorted(m_doc, docs, side="right")  # each document's matches
     tries: dict[int, int] = {}
-    for doc, dish in zip(docs.tolist(), dishes.tolist(), strict=True):
+    for doc, dish, lo, hi in zip(docs.tolist(), dishes.tolist(), los.tolist(), his.tolist(), strict=True):
         if not context.wants(dish) or tries.get(dish, 0) >= SAMPLE_TRIES:
             continue
-        lo, hi = np.searchsorted(m_doc, [doc, doc + 1])
         dish_at, others = _near_other_countries(patterns, dish, target[lo:hi], m_first[lo:hi])
         if not others:
             continue
@@ -234,12 +239,12 @@ def _collect_samples(patterns, batch, counts, context, docs, dishes, m_doc, targ
 def _near_other_countries(patterns: PatternSet, dish: int, targets, firsts) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """Where the document names `dish`, and (position, country) of the non-origin countries named within a
     sentence's length of it."""
-    origins = set(patterns.origins.get(dish, ()))
     dish_at = firsts[targets == dish]
+    origins, near = patterns.origins.get(dish, ()), dish_at.tolist()
     others = [
-        (int(at), int(t))
-        for at, t in zip(firsts, targets, strict=True)
-        if patterns.kinds[t] == COUNTRY and int(t) not in origins and np.abs(dish_at - at).min() <= MAX_SENTENCE_CHARS
+        (at, t)
+        for at, t, kind in zip(firsts.tolist(), targets.tolist(), patterns.kinds[targets].tolist(), strict=True)
+        if kind == COUNTRY and t not in origins and min(abs(at - d) for d in near) <= MAX_SENTENCE_CHARS
     ]
     return dish_at, others
 
