@@ -16,6 +16,13 @@ from importlib import resources
 SHAPEFILE = "ne_10m_admin_0_countries_deu"
 TOLERANCE = 0.08  # degrees: under 10 km, invisible on a world map
 PRECISION = 0.01  # coordinate grid in degrees: keeps the GeoJSON near 1 MB in all
+# The dashboard's maps (app/maps.py, from marts.map_outlines): islands smaller than MIN_AREA square
+# degrees (~1/4 of a pixel at the world view: they cannot be seen or clicked, and there are thousands)
+# are left out unless they are a country's largest polygon; each polygon is shrunk by GAP degrees
+# (mitred corners), so neighbours show a thin white border (~1/3 px at the world view, ~3 px at the
+# maps' closest zoom).
+MIN_AREA = 0.05
+GAP = 0.06
 
 
 @functools.cache
@@ -55,6 +62,30 @@ def country_shapes() -> list[dict]:
             }
         )
     return rows
+
+
+def drawn_polygons(geometry) -> list[list]:
+    """A shapely (Multi)Polygon as the maps draw it: its polygons (lists of rings of [lon, lat]),
+    islands under MIN_AREA left out, each polygon shrunk by GAP (kept whole when that empties it)."""
+    parts = list(getattr(geometry, "geoms", [geometry]))
+    largest = max(parts, key=lambda part: part.area)
+    drawn: list[list] = []
+    for part in parts:
+        if part.area < MIN_AREA and part is not largest:
+            continue
+        shrunk = part.buffer(-GAP, join_style="mitre")
+        drawn.extend(rings(part if shrunk.is_empty else shrunk))
+    return drawn
+
+
+def rings(geometry) -> list[list]:
+    """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
+    polygons = getattr(geometry, "geoms", [geometry])
+    return [
+        [[[round(x, 2), round(y, 2)] for x, y in ring.coords] for ring in (polygon.exterior, *polygon.interiors)]
+        for polygon in polygons
+        if not polygon.is_empty
+    ]
 
 
 def _alpha2(record: dict) -> str | None:
