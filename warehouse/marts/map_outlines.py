@@ -5,7 +5,7 @@ Why here: parsing the 238 outlines of marts.country_shapes and shrinking each po
 the first Map or Dish page a fresh server draws (bench/pages.py, cold), on every start; the app
 now reads these rows and only parses JSON.
 
-How a country is drawn: pipeline/geo.py `drawn_polygons` (shrunk by a hair, so neighbours show a
+How a country is drawn: warehouse/geometry.py `drawn_polygons` (shrunk by a hair, so neighbours show a
 white border; islands too small to see left out).
 """
 
@@ -20,7 +20,7 @@ import polars as pl
 def build(con: duckdb.DuckDBPyConnection) -> None:
     from shapely.geometry import shape
 
-    from pipeline.geo import drawn_polygons
+    from warehouse.geometry import drawn_polygons
 
     rows = []
     shapes = con.execute("SELECT country, geojson FROM marts.country_shapes ORDER BY country").fetchall()
