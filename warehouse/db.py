@@ -635,7 +635,8 @@ def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
 
 
 def _code_files() -> list[Path]:
-    return sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py")])
+    # geometry.py: how marts.map_outlines draws the countries (kept outside marts/, which the app must not import)
+    return sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py"), SQL_DIR / "geometry.py"])
 
 
 def _code_digest() -> str:
