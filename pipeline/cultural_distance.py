@@ -26,16 +26,9 @@ class Place:
 @functools.cache
 def country_places() -> dict[str, Place]:
     """Alpha-2 code -> continent and label point, from the shipped Natural Earth countries."""
-    from pipeline.geo import natural_earth
+    from pipeline.geo import country_continents
 
-    frame = natural_earth()
-    places: dict[str, Place] = {}
-    for record in frame[["alpha2", "CONTINENT", "LABEL_X", "LABEL_Y"]].to_dict("records"):
-        code = record["alpha2"]
-        if code in places or record["CONTINENT"] == "Seven seas (open ocean)":
-            continue  # the first record of a code is its mainland (France before Clipperton)
-        places[code] = Place(record["CONTINENT"], float(record["LABEL_X"]), float(record["LABEL_Y"]))
-    return places
+    return {code: Place(continent, lon, lat) for code, continent, lon, lat in country_continents()}
 
 
 def continent_of(country: str | None) -> str | None:

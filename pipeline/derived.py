@@ -1,5 +1,6 @@
 """Derived files cached on disk: data a command would otherwise rebuild on every start (each language's gazetteer
-entries and country matcher, the corpus scanner's compiled patterns) from the extractor's code and library data.
+entries and country matcher, the corpus scanner's compiled patterns, the country outlines of a new warehouse) from
+the extractor's code and library data.
 
 A file is named by a digest of everything it is computed from — `inputs_digest`: the code of `pipeline.extract`
 and the text fold, the versions of the libraries whose data shape the names, and what the caller adds — so a
@@ -14,6 +15,7 @@ import hashlib
 import importlib.metadata
 import os
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +56,20 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
+def versions(*names: str) -> str:
+    """`name=version` of each installed distribution ("?" when missing), for a digest."""
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name}={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{name}=?")
+    return ",".join(found)
+
+
 @functools.cache
 def library_versions() -> str:
-    versions = []
-    for name in LIBRARIES:
-        try:
-            versions.append(f"{name}={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{name}=?")
-    return ",".join(versions)
+    return versions(*LIBRARIES)
 
 
 def inputs_digest(*parts: str) -> str:
@@ -93,6 +100,16 @@ def load(path: Path | None) -> Any | None:
             return pickle.load(handle)
     except (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, pickle.UnpicklingError):
         return None
+
+
+def cached(kind: str, name: str, digest: str, build: Callable[[], Any]) -> Any:
+    """The value cached for (`kind`, `name`, `digest`), built and stored when there is none."""
+    path = cache_path(kind, name, digest)
+    value = load(path)
+    if value is None:
+        value = build()
+        store(path, value)
+    return value
 
 
 def store(path: Path | None, value: Any, keep: int = 4) -> None:

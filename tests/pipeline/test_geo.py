@@ -29,3 +29,19 @@ def test_continents_follow_natural_earth() -> None:
         "North America",
     )
     assert continent_of("XX") is None
+
+
+def test_outlines_are_kept_in_the_cache_and_a_damaged_file_is_rebuilt(tmp_path, monkeypatch) -> None:
+    """A new warehouse reads the outlines a first one built (seconds of geopandas work) instead of rebuilding them."""
+    from pipeline import derived, geo
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = derived.cache_path("reference", "country_shapes", geo._digest())
+    assert path is not None and path.is_relative_to(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a pickle")
+    built = country_shapes()  # the damaged file is ignored, the rows are built and stored in its place
+    assert derived.load(path) == built
+    assert country_shapes() == built
+    monkeypatch.setenv(derived.CACHE_ENV, "off")
+    assert derived.cache_path("reference", "country_shapes", geo._digest()) is None
