@@ -55,6 +55,10 @@ def test_leaderboard_ranks_the_twelve_models_with_intervals(app: AppTest):
     assert {row["model"] for row in cells} == set(pooled) and len({row["lang"] for row in cells}) == 30
     with_pivot = [button.label for button in at.get("download_button")]
     assert with_pivot.count("CSV") == downloads.count("CSV") + 1  # the pivot's, under the heatmap
+    tables = len(at.dataframe)
+    at.session_state["overview_origin_table"] = True  # the expander "All N countries as a table", opened
+    at.run()
+    assert len(at.dataframe) == tables + 1 and "country" in at.dataframe[1].value.columns
     at.selectbox(key="overview_rank_by").select("accuracy").run()  # the heatmap stays open, in accuracy
     cells, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
     assert at.session_state["overview_chart"] == "Models × prompt languages"
