@@ -3,8 +3,9 @@
 Shared by the Map page (choropleth + error arcs) and the Dish and Live probe pages (`origins_map`).
 
 Countries are drawn as flat polygons (`SolidPolygonLayer`, one row per polygon of a country's
-MultiPolygon), each shrunk by a hair (`GAP`) so the white page shows between neighbours as their
-border; the selected country sits on a dark, slightly grown copy of itself (its outline). One layer
+MultiPolygon), each shrunk by a hair so the white page shows between neighbours as their border
+(marts.map_outlines, computed at publish: warehouse/marts/map_outlines.py); the selected country sits
+on a dark, slightly grown copy of itself (its outline). One layer
 type for all of it, on purpose: in the headless Chromium of the tests and benches (software WebGL)
 every further layer type costs seconds of shader compiling before the first frame (a `PathLayer` for
 the borders doubled the Map page's first draw; bench/pages.py). And not a `GeoJsonLayer`:
@@ -12,7 +13,7 @@ Streamlit's click selection (`on_select="rerun"`) does not reach the server for 
 layers (GeoJSON, Polygon): the hover tooltip shows but a click sends nothing, while a primitive
 layer's click does (tests/e2e/test_map_click.py clicks one in Chromium).
 
-The outlines are parsed once per snapshot (`st.cache_resource`: read-only, shared, never copied);
+The drawn outlines are read once per snapshot (`st.cache_resource`: read-only, shared, never copied);
 each chart builds new small row dicts that only point at those coordinates.
 
 No basemap: `map_provider=None` makes pydeck send the `__MAP_STYLE__` sentinel, which tells
@@ -26,7 +27,6 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 import pydeck as pdk
@@ -34,6 +34,7 @@ import streamlit as st
 from pydeck.bindings.json_tools import default_serialize
 
 from app import data, fmt
+from warehouse.geometry import rings
 from warehouse.queries import geo
 
 # viridis, 10 evenly spaced stops (matplotlib's), interpolated linearly in between
@@ -73,13 +74,7 @@ TIP_CSS = (
 _TIP_ROOT = {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"}
 TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b><br/>{label}</div>', "style": _TIP_ROOT}
 NAME_TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b></div>', "style": _TIP_ROOT}
-# Islands smaller than this (square degrees, ~1/4 of a pixel at the world view) are left out, unless
-# they are a country's largest polygon: they cannot be seen or clicked, and there are thousands.
-MIN_AREA = 0.05
-# Each polygon is shrunk by GAP degrees (mitred corners), so neighbours show a thin white border
-# (~1/3 px at the world view; views stop at zoom 4, where it is ~3 px); the selected country's halo is
-# grown by HALO degrees.
-GAP = 0.06
+# The selected country's halo is grown by HALO degrees.
 HALO = 0.8
 # A halo is grown from the country simplified by this much (degrees): its outline is HALO wide and
 # rounded, so finer detail cannot show, and growing Canada's or Chile's full coastline costs ~0.2 s.
@@ -100,70 +95,48 @@ def load_shapes() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Outlines:
-    """Parsed outlines: each country's polygons (lists of rings) as drawn (shrunk by GAP), its
-    geometry (to grow a selected country's halo from, `halo()`), and its label point."""
+    """Each country's polygons (lists of rings) as drawn (marts.map_outlines), its label point and name."""
 
     polygons: Mapping[str, tuple[list, ...]]
-    geometries: Mapping[str, Any]  # shapely geometries: immutable, shared read-only
     points: Mapping[str, tuple[float | None, float | None]]
     names: Mapping[str, str]
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _outlines(snap: data.Snapshot) -> Outlines:
-    """The GeoJSON geometries of marts.country_shapes parsed once per snapshot (the slow part), islands
-    under MIN_AREA left out; shared read-only by every session, never changed. Halos are grown only
-    for a country that is selected (`halo()`): growing all 238 took 1.7 s of a cold page's draw."""
-    from shapely.geometry import shape
-
+    """marts.map_outlines read once per snapshot (shared read-only by every session, never changed):
+    the polygons come shrunk and filtered from the publish, so this only parses JSON."""
     shapes = load_shapes()
-    polygons: dict[str, tuple[list, ...]] = {}
-    geometries: dict[str, Any] = {}
-    for row in shapes.itertuples(index=False):
-        if not isinstance(row.geojson, str) or not row.geojson:
-            continue
-        geometry = shape(json.loads(row.geojson))
-        if geometry.geom_type not in ("Polygon", "MultiPolygon"):
-            continue
-        parts = list(getattr(geometry, "geoms", [geometry]))
-        largest = max(parts, key=lambda part: part.area)
-        parts = [part for part in parts if part.area >= MIN_AREA or part is largest]
-        drawn = []
-        for part in parts:
-            shrunk = part.buffer(-GAP, join_style="mitre")
-            drawn.extend(_rings(part if shrunk.is_empty else shrunk))
-        polygons[row.country] = tuple(drawn)
-        geometries[row.country] = geometry
+    polygons = {
+        str(country): tuple(json.loads(text))
+        for country, text in data.query(geo.map_outlines).itertuples(index=False)
+        if isinstance(text, str)
+    }
     points = {
         row.country: (None if pd.isna(row.lon) else float(row.lon), None if pd.isna(row.lat) else float(row.lat))
         for row in shapes.itertuples(index=False)
     }
     names = {row.country: str(row.name_en or row.country) for row in shapes.itertuples(index=False)}
-    return Outlines(polygons, geometries, points, names)
+    return Outlines(polygons, points, names)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _halo(snap: data.Snapshot, country: str) -> tuple[list, ...]:
-    """`country` grown by HALO (rounded corners): its outline when selected; () when not on the map."""
-    geometry = _outlines(snap).geometries.get(country)
-    if geometry is None:
+    """`country` grown by HALO (rounded corners): its outline when selected; () when not on the map.
+    Only this country's GeoJSON is parsed (growing all 238 took 1.7 s of a cold page's draw)."""
+    from shapely.geometry import shape
+
+    shapes = load_shapes()
+    text = shapes.loc[shapes["country"] == country, "geojson"]
+    if country not in _outlines(snap).polygons or text.empty or not isinstance(text.iloc[0], str):
         return ()
+    geometry = shape(json.loads(text.iloc[0]))
     grown = geometry.simplify(HALO_DETAIL, preserve_topology=True).buffer(HALO, join_style="round", quad_segs=2)
-    return tuple(_rings(grown))
+    return tuple(rings(grown))
 
 
 def halo(country: str | None) -> tuple[list, ...]:
     return _halo(data.snapshot(), country) if country else ()
-
-
-def _rings(geometry) -> list[list]:
-    """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
-    polygons = getattr(geometry, "geoms", [geometry])
-    return [
-        [[[round(x, 2), round(y, 2)] for x, y in ring.coords] for ring in (polygon.exterior, *polygon.interiors)]
-        for polygon in polygons
-        if not polygon.is_empty
-    ]
 
 
 def outlines() -> Outlines:

@@ -393,9 +393,13 @@ class Warehouse:
                     "run an ingest command or `python -m pipeline demo` first"
                 )
             self._checkpoint_working()
-            digests = self._working_digests()
-            fingerprint = self._working_fingerprint(digests)
-            published = self._published_sources()
+            probe = duckdb.connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
+            try:
+                digests = self._working_digests(probe)
+                fingerprint = self._working_fingerprint(digests)
+                published = self._published_sources(probe)
+            finally:
+                probe.close()
             if not force and published is not None and fingerprint == published[0]:
                 return False
             sources = {"code": _code_digest(), "tables": digests}
@@ -535,7 +539,10 @@ class Warehouse:
             raise storage_failure(exc, self.working_path) or exc from exc
 
     def _checkpoint_working(self) -> None:
-        """Fold a killed writer's WAL into the file, so the copy publish makes has every commit."""
+        """Fold a killed writer's WAL into the file, so the copy publish makes has every commit. Without a WAL the
+        file holds them all (a writer's session ends with a checkpoint): nothing to open."""
+        if not self.working_path.with_name(self.working_path.name + ".wal").exists():
+            return
         con = self._open_working()
         try:
             con.execute("CHECKPOINT")
@@ -556,34 +563,39 @@ class Warehouse:
             digest.update(repr(row).encode())
         return digest.hexdigest()
 
-    def _working_digests(self) -> list[tuple]:
+    def _working_digests(self, con: duckdb.DuckDBPyConnection) -> list[tuple]:
         """Every table's digest: the ones the writer read on opening when the file has not changed since (a
-        command with nothing new to write reads the whole database once, not twice), else read now."""
+        command with nothing new to write reads the whole database once, not twice), else read now (the working
+        database attached to `con`, an in-memory database, for the time of it)."""
         seen = self._seen.get("working")
         if seen is not None and seen.state == _file_state(self.working_path):
             return seen.digests
-        con = duckdb.connect(":memory:")
+        _attach(con, self.working_path, "work")
         try:
-            _attach(con, self.working_path, "work")
             return _table_digests(con, "work", self.working_path)
         finally:
-            con.close()
+            with contextlib.suppress(duckdb.Error):
+                con.execute("DETACH work")
 
-    def _published_sources(self) -> tuple[str, dict | None] | None:
-        """The snapshot's fingerprint and what it was built from (`sources`: None from older code)."""
+    def _published_sources(self, con: duckdb.DuckDBPyConnection) -> tuple[str, dict | None] | None:
+        """The snapshot's fingerprint and what it was built from (`sources`: None from older code), read by attaching
+        it to `con` (an in-memory database)."""
         if not self.path.exists():
             return None
-        con = duckdb.connect(":memory:")
         try:
             con.execute("ATTACH ? AS pub (READ_ONLY)", [str(self.path)]).fetchall()
+        except duckdb.Error:
+            return None  # a damaged snapshot: publishing again repairs it
+        try:
             row = con.execute("SELECT * FROM pub.marts.fingerprint").fetchone()
             found = dict(zip([d[0] for d in con.description], row, strict=True))
             sources = found.get("sources")  # absent from a snapshot of older code: it is rebuilt in full
             return found["fingerprint"], json.loads(sources) if sources else None
         except (duckdb.Error, TypeError, ValueError, KeyError):
-            return None  # no snapshot, or a damaged one: publishing again repairs it
+            return None  # no fingerprint (not a snapshot): publishing again repairs it
         finally:
-            con.close()
+            with contextlib.suppress(duckdb.Error):
+                con.execute("DETACH pub")
 
     def _readable_working_counts(self) -> tuple[dict[str, int] | None, list[str]]:
         """Row counts of the working database's tables, as far as they can be read."""
@@ -623,7 +635,8 @@ def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
 
 
 def _code_files() -> list[Path]:
-    return sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py")])
+    # geometry.py: how marts.map_outlines draws the countries (kept outside marts/, which the app must not import)
+    return sorted([*SQL_DIR.glob("*/*.sql"), *MARTS_DIR.glob("*.py"), SQL_DIR / "geometry.py"])
 
 
 def _code_digest() -> str:

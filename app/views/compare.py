@@ -159,65 +159,73 @@ value_format = "percent" if metric == "accuracy" else "%.3f"
 difference_column = st.column_config.NumberColumn(
     "A − B (points)" if metric == "accuracy" else "A − B", format="%+.1f" if metric == "accuracy" else "%+.3f"
 )
-by_lang, by_country = st.tabs(["Per prompt language", "Per gold country"])
+# The country tab runs only when opened (a bootstrap per country: most of this page's first run).
+by_lang, by_country = st.tabs(["Per prompt language", "Per gold country"], key="compare_by", on_change="rerun")
 with by_lang:
-    langs = result.languages
-    vega.draw(
-        differences_chart(langs, "lang", {code: fmt.language(code) for code in langs["lang"]}, metric),
-        key="compare_langs_chart",
-    )
-    lang_table = group_table(langs, "lang", metric, model_a, model_b)
-    lang_table.insert(
-        len(lang_table.columns),
-        "answers",
-        [
-            links.answers_url(replace(filters, models=(model_a, model_b), langs=(code,)), f"{fmt.count(n * 2)} answers")
-            for code, n in langs[["lang", "n"]].itertuples(index=False)
-        ],
-    )
-    fmt.dataframe(
-        lang_table,
-        {
-            "difference": difference_column,
-            "interval": "95% interval",
-            "answers": links.answers_column(),
-            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
-            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
-        },
-        key="compare_langs",
-    )
-    ui.downloads(links.as_shown(lang_table, ["answers"]), f"compare_{model_a}_{model_b}_languages", key="cmp_langs")
+    if by_lang.open:
+        langs = result.languages
+        vega.draw(
+            differences_chart(langs, "lang", {code: fmt.language(code) for code in langs["lang"]}, metric),
+            key="compare_langs_chart",
+        )
+        lang_table = group_table(langs, "lang", metric, model_a, model_b)
+        lang_table.insert(
+            len(lang_table.columns),
+            "answers",
+            [
+                links.answers_url(
+                    replace(filters, models=(model_a, model_b), langs=(code,)), f"{fmt.count(n * 2)} answers"
+                )
+                for code, n in langs[["lang", "n"]].itertuples(index=False)
+            ],
+        )
+        fmt.dataframe(
+            lang_table,
+            {
+                "difference": difference_column,
+                "interval": "95% interval",
+                "answers": links.answers_column(),
+                f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
+                f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
+            },
+            key="compare_langs",
+        )
+        ui.downloads(links.as_shown(lang_table, ["answers"]), f"compare_{model_a}_{model_b}_languages", key="cmp_langs")
 with by_country:
-    countries = result.countries
-    st.caption(
-        "A question about a dish with several gold countries counts for each. Countries with most questions first."
-    )
-    top = countries.head(40)
-    vega.draw(
-        differences_chart(
-            top, "country", {c: fmt.country(c, n) for c, n in top[["country", "name"]].itertuples(index=False)}, metric
-        ),
-        key="compare_countries_chart",
-    )
-    country_table = group_table(countries, "country", metric, model_a, model_b)
-    country_table["country"] = [
-        links.country_url(filters.dataset, c, fmt.country(c, n), filters)
-        for c, n in countries[["country", "name"]].itertuples(index=False)
-    ]
-    fmt.dataframe(
-        country_table,
-        {
-            "country": links.country_column(),
-            "difference": difference_column,
-            "interval": "95% interval",
-            f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
-            f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
-        },
-        key="compare_countries",
-    )
-    ui.downloads(
-        links.as_shown(country_table, ["country"]), f"compare_{model_a}_{model_b}_countries", key="cmp_countries"
-    )
+    if by_country.open:
+        countries = data.query(queries.countries, filters, model_a, model_b, metric)
+        st.caption(
+            "A question about a dish with several gold countries counts for each. Countries with most questions first."
+        )
+        top = countries.head(40)
+        vega.draw(
+            differences_chart(
+                top,
+                "country",
+                {c: fmt.country(c, n) for c, n in top[["country", "name"]].itertuples(index=False)},
+                metric,
+            ),
+            key="compare_countries_chart",
+        )
+        country_table = group_table(countries, "country", metric, model_a, model_b)
+        country_table["country"] = [
+            links.country_url(filters.dataset, c, fmt.country(c, n), filters)
+            for c, n in countries[["country", "name"]].itertuples(index=False)
+        ]
+        fmt.dataframe(
+            country_table,
+            {
+                "country": links.country_column(),
+                "difference": difference_column,
+                "interval": "95% interval",
+                f"A: {model_a}": st.column_config.NumberColumn(f"A: {model_a}", format=value_format, step=0.001),
+                f"B: {model_b}": st.column_config.NumberColumn(f"B: {model_b}", format=value_format, step=0.001),
+            },
+            key="compare_countries",
+        )
+        ui.downloads(
+            links.as_shown(country_table, ["country"]), f"compare_{model_a}_{model_b}_countries", key="cmp_countries"
+        )
 
 st.subheader("Where one is right and the other wrong")
 right = widgets.url_radio("Show", RIGHT, param="right")

@@ -180,14 +180,18 @@ def leaderboard(filters) -> None:
 
     pooled = board[board["lang"] == ALL_LANGS]
     per_lang = board[board["lang"] != ALL_LANGS]
-    chart, heat = st.tabs([f"{label} per model", f"{label}: models × prompt languages"])
+    # each tab's chart is built and sent only while it is open (a page's first draw carries one chart);
+    # the labels do not name the metric, so the open tab stays open when "Rank by" changes
+    chart, heat = st.tabs(["Per model", "Models × prompt languages"], key="overview_chart", on_change="rerun")
     with chart:
-        leaderboard_bars(pooled, metric, label)
+        if chart.open:
+            leaderboard_bars(pooled, metric, label)
     with heat:
-        order = pooled.sort_values(metric, ascending=False)["model"].tolist()
-        pivot = per_lang.pivot_table(index="model", columns="lang", values=metric).reindex(order)
-        leaderboard_heatmap(pivot, label, metric)
-        ui.downloads(pivot.reset_index(), f"{filters.dataset}_{filters.task}_{metric}_by_language", key="pivot")
+        if heat.open:
+            order = pooled.sort_values(metric, ascending=False)["model"].tolist()
+            pivot = per_lang.pivot_table(index="model", columns="lang", values=metric).reindex(order)
+            leaderboard_heatmap(pivot, label, metric)
+            ui.downloads(pivot.reset_index(), f"{filters.dataset}_{filters.task}_{metric}_by_language", key="pivot")
 
 
 selected = ui.selection()
@@ -225,8 +229,10 @@ else:
     if selected.lang is None and len(selected.languages) > 1:
         note += " Language lists are added up, so a dish listed in both counts twice."
     st.caption(note)
-    with st.expander(f"All {len(origin)} countries as a table"):
-        fmt.dataframe(origin)
+    every = st.expander(f"All {len(origin)} countries as a table", key="overview_origin_table", on_change="rerun")
+    with every:
+        if every.open:  # the table is sent only when opened
+            fmt.dataframe(origin)
     ui.downloads(origin, f"{selected.dataset}_{selected.lang or 'all'}_dishes_per_origin", key="origin")
 
 st.subheader("Dishes per collection round")

@@ -25,7 +25,7 @@ import sysconfig
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -83,11 +83,16 @@ def build(path: Path) -> None:
     """Compile the kernel with numba.pycc into a temporary folder and rename the module into place (so a killed
     build or two processes building at once never leave half a file)."""
     from numba.pycc import CC
+    from numba.pycc import compiler as pycc_compiler
 
     from pipeline.corpus import kernel
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".build-") as tmp, warnings.catch_warnings():
+    with (
+        tempfile.TemporaryDirectory(dir=path.parent, prefix=".build-") as tmp,
+        warnings.catch_warnings(),
+        _releasing_gil(pycc_compiler),
+    ):
         warnings.simplefilter("ignore")
         compiler = CC(MODULE)
         compiler.output_dir = tmp
@@ -99,6 +104,25 @@ def build(path: Path) -> None:
         partial = path.with_name(f".{path.name}.{os.getpid()}")
         shutil.move(built, partial)
         partial.replace(path)
+
+
+@contextlib.contextmanager
+def _releasing_gil(pycc_compiler) -> Iterator[None]:
+    """Compile with the interpreter lock released around the kernel, as `njit(nogil=True)` does: pycc has no option
+    for it and builds its wrappers with the default flags, so a kernel built without this held the lock for the whole
+    fold and the threads that scan shards at once took turns instead of folding on two cores."""
+    base = pycc_compiler.Flags
+
+    class Flags(base):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = Flags
+    try:
+        yield
+    finally:
+        pycc_compiler.Flags = base
 
 
 def _load(path: Path):

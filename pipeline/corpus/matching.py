@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -160,12 +161,18 @@ class Counts:
 
 @dataclass
 class SampleContext:
-    """Where samples come from (stored with them) and how many each dish already has."""
+    """Where samples come from (stored with them), and how many each dish has: `kept` by the shards before this one
+    (it may grow during the scan, as shards scanned at the same time are written: fewer needless samples are cut),
+    and `found` in this shard so far."""
 
     shard: str
     checksum: str
-    budget: dict[int, int]
+    kept: Mapping[int, int]
     doc_base: int = 0
+    found: dict[int, int] = field(default_factory=dict)
+
+    def wants(self, dish: int) -> bool:
+        return self.kept.get(dish, 0) + self.found.get(dish, 0) < MAX_SAMPLES
 
 
 def count_batch(patterns: PatternSet, batch: Batch, counts: Counts, context: SampleContext) -> None:
@@ -199,11 +206,16 @@ def count_batch(patterns: PatternSet, batch: Batch, counts: Counts, context: Sam
 
 
 def _collect_samples(patterns, batch, counts, context, docs, dishes, m_doc, target, m_first) -> None:
+    # A dish with all its samples now has them for the rest of the batch too (the counts only grow): its documents
+    # are dropped at once, which leaves few to look at once the first shards have filled the budget.
+    wanted = [dish for dish in np.unique(dishes).tolist() if context.wants(dish)]
+    keep = np.isin(dishes, wanted)
+    docs, dishes = docs[keep], dishes[keep]
+    los, his = np.searchsorted(m_doc, docs), np.searchsorted(m_doc, docs, side="right")  # each document's matches
     tries: dict[int, int] = {}
-    for doc, dish in zip(docs.tolist(), dishes.tolist(), strict=True):
-        if context.budget.get(dish, 0) >= MAX_SAMPLES or tries.get(dish, 0) >= SAMPLE_TRIES:
+    for doc, dish, lo, hi in zip(docs.tolist(), dishes.tolist(), los.tolist(), his.tolist(), strict=True):
+        if not context.wants(dish) or tries.get(dish, 0) >= SAMPLE_TRIES:
             continue
-        lo, hi = np.searchsorted(m_doc, [doc, doc + 1])
         dish_at, others = _near_other_countries(patterns, dish, target[lo:hi], m_first[lo:hi])
         if not others:
             continue
@@ -221,18 +233,18 @@ def _collect_samples(patterns, batch, counts, context, docs, dishes, m_doc, targ
                     "checksum": context.checksum,
                 }
             )
-            context.budget[dish] = context.budget.get(dish, 0) + 1
+            context.found[dish] = context.found.get(dish, 0) + 1
 
 
 def _near_other_countries(patterns: PatternSet, dish: int, targets, firsts) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """Where the document names `dish`, and (position, country) of the non-origin countries named within a
     sentence's length of it."""
-    origins = set(patterns.origins.get(dish, ()))
     dish_at = firsts[targets == dish]
+    origins, near = patterns.origins.get(dish, ()), dish_at.tolist()
     others = [
-        (int(at), int(t))
-        for at, t in zip(firsts, targets, strict=True)
-        if patterns.kinds[t] == COUNTRY and int(t) not in origins and np.abs(dish_at - at).min() <= MAX_SENTENCE_CHARS
+        (at, t)
+        for at, t, kind in zip(firsts.tolist(), targets.tolist(), patterns.kinds[targets].tolist(), strict=True)
+        if kind == COUNTRY and t not in origins and min(abs(at - d) for d in near) <= MAX_SENTENCE_CHARS
     ]
     return dish_at, others
 
@@ -245,16 +257,43 @@ def _shared_sentence(patterns: PatternSet, batch: Batch, doc: int, dish_at, othe
         where: range | list[int] = range(len(text))  # one byte per character: nothing was dropped
     else:
         where = patterns.literals.alphabet.positions(text)  # folded offset in the document -> character index
-    bounds = [m.end() for m in _SENTENCE_END.finditer(text)]
+    return shared_sentence(text, [where[int(at) - base] for at in dish_at], [(where[at - base], c) for at, c in others])
 
-    def sentence(at: int) -> int:
-        return bisect.bisect_right(bounds, where[at - base])
 
-    dish_sentences = {sentence(int(at)) for at in dish_at}
+def shared_sentence(text: str, dish_at: list[int], others: list[tuple[int, int]]) -> tuple[int, str] | None:
+    """(country, sentence) for the first of `others` (character index, country) in a sentence of `text` that also
+    holds one of `dish_at` (character indices), the sentence with its white space collapsed; None if none does.
+
+    Sentences end where `_SENTENCE_END` matches; only the stretch of text around the names is searched for those
+    ends (a sentence end depends on the characters at it only), so a long document costs no more than a short one."""
+    lo = min(min(dish_at), min(at for at, _ in others))
+    hi = max(max(dish_at), max(at for at, _ in others))
+    ends = []  # every sentence end after `lo`, up to the first one after `hi`
+    for match in _SENTENCE_END.finditer(text, lo):
+        ends.append(match.end())
+        if ends[-1] > hi:
+            break
+    dish_sentences = {bisect.bisect_right(ends, at) for at in dish_at}  # counted from the sentence holding `lo`
     for at, country in others:
-        k = sentence(at)
+        k = bisect.bisect_right(ends, at)
         if k in dish_sentences:
-            a = bounds[k - 1] if k else 0
-            b = bounds[k] if k < len(bounds) else len(text)
+            a = ends[k - 1] if k else _sentence_start(text, lo)
+            b = ends[k] if k < len(ends) else len(text)
             return country, " ".join(text[a:b].split())[:MAX_SENTENCE_CHARS]
     return None
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding character `at` starts: the last sentence end at or before it (0 if none),
+    searched for backwards in widening stretches."""
+    width = 256
+    while True:
+        start = max(0, at - width)
+        last = start if start == 0 else -1
+        for match in _SENTENCE_END.finditer(text, start):
+            if match.end() > at:
+                break
+            last = match.end()
+        if last >= 0 and (last > start or start == 0):
+            return last
+        width *= 4

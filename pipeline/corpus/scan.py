@@ -4,8 +4,9 @@ Shards are read in batches of documents (:mod:`pipeline.corpus.readers`), folded
 matched in one Hyperscan pass (:mod:`pipeline.corpus.fold`, :mod:`pipeline.corpus.matching`); the per-target counts
 of a shard go to ``core.corpus_shard_*``.
 
-Each shard (file) is one transaction: its partial counts go to ``core.corpus_shard_*`` and the totals are recomputed
-from them, so a killed scan never double counts; a shard already scanned (same checksum, same patterns) is skipped.
+Each shard (file) is one transaction: its partial counts go to ``core.corpus_shard_*``; the corpus totals are sums over
+those rows, recomputed once the shards are written and again when a scan starts, so a killed scan never double counts
+(its rerun's totals count each shard once); a shard already scanned (same checksum, same patterns) is skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -251,13 +252,14 @@ def scan_shard(
     folder: Folder,
     shard: str,
     checksum: str,
-    budget: dict[int, int],
+    kept: Mapping[int, int],
     on_batch: Callable[[int, int], None] | None = None,
 ) -> ShardResult:
-    """Count one shard; `on_batch(docs, bytes read)` after each batch of documents."""
+    """Count one shard; `kept`: the samples per dish target the shards before it keep (read as it grows);
+    `on_batch(docs, bytes read)` after each batch of documents."""
     patterns = plan.patterns
     counts = Counts(len(patterns.targets))
-    context = SampleContext(shard, checksum, dict(budget))
+    context = SampleContext(shard, checksum, kept)
     n_docs = 0
     try:
         for column, read in iter_documents(Path(shard), plan.text_field):
@@ -320,9 +322,9 @@ def scan_corpus(
 ) -> ScanSummary:
     """Scan every shard of `source` not yet scanned with the current patterns; see the module docstring.
 
-    Shards are scanned by `workers` threads (default: one per core the process may use, at most one per shard):
-    reading, folding and matching release the interpreter lock, so two cores scan nearly twice the bytes. Each
-    shard is written in shard order in its own transaction, with the samples an in-order scan keeps
+    Shards are hashed and scanned by `workers` threads (default: one per core the process may use, at most one per
+    shard): hashing, reading, folding and matching release the interpreter lock, so two cores scan nearly twice the
+    bytes. Each shard is written in shard order in its own transaction, with the samples an in-order scan keeps
     (`within_budget`), so the rows are the same whatever the number of workers."""
     plan = plan_scan(con, lang, source, text_field)
     shards = plan.shards
@@ -330,56 +332,65 @@ def scan_corpus(
     sizes = [Path(p).stat().st_size for p in shards]
     began = time.perf_counter()
     progress = _Progress(on_progress, len(shards), sum(sizes), began)
-    todo: list[tuple[str, int, str]] = []
-    for shard, size in zip(shards, sizes, strict=True):
-        checksum = checksum_file(shard)
-        if plan.done.get(checksum) == "ok":
-            summary.shards_skipped += 1
-            progress.skipped(size)
-        else:
-            todo.append((shard, size, checksum))
-    budget = dict(plan.budget)  # samples kept so far per dish, as the shards are written in order
-    threads = max(1, min(workers or len(os.sched_getaffinity(0)), len(todo)))
+    # Samples kept so far per dish, as the shards are written in order. The scans read it as it grows: a shard
+    # scanned while the ones before it are written collects at least the samples it will keep (a few more, which
+    # `within_budget` cuts in shard order to what one in-order scan keeps).
+    kept = dict(plan.budget)
+    threads = max(1, min(workers or len(os.sched_getaffinity(0)), len(shards)))
     folders = queue.SimpleQueue()  # one per thread: its buffers are reused batch after batch
     for _ in range(threads):
         folders.put(Folder(plan.patterns.literals.alphabet))
 
-    def scan(index: int, shard: str, checksum: str, budget_now: dict[int, int]) -> ShardResult:
+    def scan(index: int, shard: str) -> tuple[str, ShardResult | None]:
+        """(checksum, result), or no result for a shard scanned before with these patterns."""
+        checksum = checksum_file(shard)
+        if plan.done.get(checksum) == "ok":
+            return checksum, None
         folder = folders.get()
         try:
-            return scan_shard(plan, folder, shard, checksum, budget_now, progress.reporter(index, shard))
+            return checksum, scan_shard(plan, folder, shard, checksum, kept, progress.reporter(index, shard))
         finally:
             folders.put(folder)
 
-    # At most one shard per thread in flight, each scanned under the budget the shards written so far left: a
-    # shard scanned before the ones ahead of it are written finds a few more samples, which `within_budget` trims
-    # in shard order to what one in-order scan keeps.
-    queued = iter(enumerate(todo))
-    in_flight: collections.deque = collections.deque()
+    # Two shards per thread in flight: a thread that finishes one starts the next at once, while the results waiting
+    # to be written in shard order stay few.
+    queued = iter(enumerate(shards))
+    futures: collections.deque[concurrent.futures.Future] = collections.deque()
 
     def submit() -> None:
-        for index, (shard, size, checksum) in itertools.islice(queued, 1):
-            in_flight.append((index, shard, size, checksum, pool.submit(scan, index, shard, checksum, dict(budget))))
+        for index, shard in itertools.islice(queued, 2 * threads - len(futures)):
+            futures.append(pool.submit(scan, index, shard))
 
     with concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="shard") as pool:
         try:
-            for _ in range(threads):
+            submit()
+            for index, (shard, size) in enumerate(zip(shards, sizes, strict=True)):
+                checksum, result = futures.popleft().result()
                 submit()
-            while in_flight:
-                index, shard, size, checksum, future = in_flight.popleft()
-                result = future.result()
+                if result is None:
+                    summary.shards_skipped += 1
+                    progress.skipped(size)
+                    continue
                 with transaction(con):
-                    samples = within_budget(plan, result.samples, budget)
+                    samples = within_budget(plan, result.samples, kept)
                     write_shard(con, plan, shard, checksum, size, result, run_id, samples)
                 progress.done(index, shard, size, result.n_docs)
                 summary.add(shard, size, result)
-                submit()
         except BaseException:
-            for *_, future in in_flight:
+            for future in futures:
                 future.cancel()
             raise
+    finish_scan(con, plan, summary)
     summary.seconds = time.perf_counter() - began
     return summary
+
+
+def finish_scan(con: duckdb.DuckDBPyConnection, plan: ScanPlan, summary: ScanSummary) -> None:
+    """The corpus totals from the shards written (once per scan, not per shard: each recomputation cost as much as
+    writing a shard's rows; a scan killed before this leaves them to the rerun's `plan_scan`)."""
+    if summary.shards_scanned or summary.corrupt:
+        with transaction(con):
+            _recompute_totals(con, plan.corpus_id, plan.patterns, keep_same=False)
 
 
 class _Progress:
@@ -408,8 +419,9 @@ class _Progress:
             self._emit(shard)
 
     def skipped(self, size: int) -> None:
-        self.finished += 1
-        self.finished_bytes += size
+        with self.lock:
+            self.finished += 1
+            self.finished_bytes += size
 
     def _emit(self, shard: str) -> None:
         if self.callback is None:
@@ -432,8 +444,8 @@ def write_shard(
     samples: list[dict],
     counts_from: tuple[str, str] | None = None,
 ) -> None:
-    """Replace the shard's rows and recompute the corpus totals (inside the caller's transaction). The counts come
-    from `result`, or from the Parquet files `counts_from` (dish counts, name counts) a Ray worker wrote."""
+    """Replace the shard's rows (inside the caller's transaction; the corpus totals follow in `finish_scan`). The
+    counts come from `result`, or from the Parquet files `counts_from` (dish counts, name counts) a Ray worker wrote."""
     corpus_id, patterns = plan.corpus_id, plan.patterns
     con.execute("DELETE FROM core.corpus_shards WHERE corpus_id = ? AND checksum = ?", [corpus_id, checksum])
     for table in ("core.corpus_shard_dish_counts", "core.corpus_shard_name_counts", "core.corpus_samples"):
@@ -465,7 +477,6 @@ def write_shard(
             for table, path in zip(tables, counts_from, strict=True):
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [path])
         insert(con, "core.corpus_samples", samples)
-    _recompute_totals(con, corpus_id, patterns, keep_same=False)  # a shard is written anyway: no check needed
 
 
 def _recompute_totals(

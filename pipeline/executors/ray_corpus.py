@@ -5,7 +5,8 @@ the local executor's (pipeline/corpus/scan.py `plan_scan`). On the workers a `Sh
 pattern database once (from the rows the driver read, through the on-disk pattern cache), reads and counts one
 shard at a time and writes its count tables as Parquet into the work folder, with a marker written last. The driver
 takes the results in shard order and merges each shard in one DuckDB transaction (`write_shard`: the same
-checksum rows and totals as the local executor, the counts read from the Parquet files), then deletes its files.
+checksum rows as the local executor, the counts read from the Parquet files), then deletes its files; the corpus
+totals follow once every shard is merged (`finish_scan`).
 So a rerun skips every shard whose checksum is done under the same patterns; a shard scanned but not merged when a
 job was killed is merged from its files instead of being read again. Review samples are cut per shard from the
 budget the scan started with and trimmed in shard order (`within_budget`), which keeps exactly the local samples.
@@ -31,6 +32,7 @@ from pipeline.corpus.scan import (
     ScanSummary,
     ShardResult,
     checksum_file,
+    finish_scan,
     plan_scan,
     scan_shard,
     within_budget,
@@ -217,5 +219,6 @@ def scan_corpus_on_ray(
                     )
                 )
     summary.shards_skipped = summary.shards_total - summary.shards_scanned - len(summary.corrupt)
+    finish_scan(con, plan, summary)
     summary.seconds = time.perf_counter() - began
     return summary

@@ -123,6 +123,20 @@ def test_compare_shows_the_paired_difference_with_its_interval(warehouse_path: P
     assert len(table(at, "response_a")) == sum(d == -1 for d in diffs)
 
 
+def test_compare_runs_the_per_country_bootstrap_only_when_its_tab_is_opened(warehouse_path: Path, scored):
+    at = open_page("views/compare.py", a=A, b=B)
+    assert not any("country" in frame.value.columns for frame in at.dataframe)  # the language tab is open
+    at.session_state["compare_by"] = "Per gold country"
+    at.run()
+    assert not at.exception
+    countries = table(at, "country", "interval")
+    pairs: dict[tuple[str, str], list[naive.Answer]] = defaultdict(list)
+    for answer in naive.select(scored, Filters(ALL.dataset, ALL.task, (A, B))):
+        pairs[(answer.ref, answer.lang)].append(answer)
+    assert len(countries) == len({country for group in pairs.values() if len(group) == 2 for country in group[0].gold})
+    assert not any("lang" in frame.value.columns and "interval" in frame.value.columns for frame in at.dataframe)
+
+
 def test_compare_refuses_one_model_against_itself(warehouse_path: Path):
     at = open_page("views/compare.py", a=A, b=A)
     assert any("two different models" in text for text in texts(at.info))

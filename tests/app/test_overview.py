@@ -37,17 +37,32 @@ def test_leaderboard_ranks_the_twelve_models_with_intervals(app: AppTest):
     assert board["jaccard 95% CI"].str.fullmatch(r"\[0\.\d\d, 0\.\d\d\]").all()
     assert {"accuracy", "accuracy 95% CI", "n", "no-country share"} <= set(board.columns)
     assert board.iloc[0]["model"] == "gpt-4o-2024-08-06"
-    # bars with error bars, the models x languages heatmap, dishes per origin country (Vega-Lite)
-    bars, heatmap, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
+    # bars with error bars in the open tab, dishes per origin country (Vega-Lite); the heatmap's tab is
+    # built only when opened
+    bars, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
     pooled = dict(zip(board["model"], board["jaccard"], strict=True))
     drawn = {row["model"]: row["value"] for row in bars}
     assert drawn == pytest.approx(pooled)  # one bar per model, at the table's pooled Jaccard
     assert [row["model"] for row in bars] == sorted(pooled, key=pooled.get, reverse=True)
-    cells = heatmap
-    assert {row["model"] for row in cells} == set(pooled) and len({row["lang"] for row in cells}) == 30
     downloads = [button.label for button in at.get("download_button")]
-    assert downloads.count("CSV") >= 3 and downloads.count("Parquet") >= 3  # leaderboard, pivot, composition
+    assert downloads.count("CSV") >= 3 and downloads.count("Parquet") >= 3  # leaderboard, composition
     assert "Dishes per origin country" in [header.value for header in at.subheader]  # composition stays
+
+    at.session_state["overview_chart"] = "Models × prompt languages"
+    at.run()
+    assert not at.exception
+    cells, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
+    assert {row["model"] for row in cells} == set(pooled) and len({row["lang"] for row in cells}) == 30
+    with_pivot = [button.label for button in at.get("download_button")]
+    assert with_pivot.count("CSV") == downloads.count("CSV") + 1  # the pivot's, under the heatmap
+    tables = len(at.dataframe)
+    at.session_state["overview_origin_table"] = True  # the expander "All N countries as a table", opened
+    at.run()
+    assert len(at.dataframe) == tables + 1 and "country" in at.dataframe[1].value.columns
+    at.selectbox(key="overview_rank_by").select("accuracy").run()  # the heatmap stays open, in accuracy
+    cells, _origin = (vega_rows(chart) for chart in at.get("vega_lite_chart"))
+    assert at.session_state["overview_chart"] == "Models × prompt languages"
+    assert len({row["lang"] for row in cells}) == 30 and all(0 <= row["value"] <= 1 for row in cells)
 
 
 def test_rank_by_accuracy_and_one_prompt_language(app: AppTest):

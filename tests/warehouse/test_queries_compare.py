@@ -68,7 +68,7 @@ def test_the_comparison_is_the_naive_recount(real_warehouse: Path, scored, filte
         assert langs.loc[lang, "n"] == len(values)
         assert langs.loc[lang, "difference"] == pytest.approx(mean(values))
         assert langs.loc[lang, "low"] <= langs.loc[lang, "difference"] <= langs.loc[lang, "high"]
-    countries = result.countries.set_index("country")
+    countries = compare.countries(real_warehouse, filters, A, B).set_index("country")
     assert set(countries.index) == set(per_country)
     for country, values in per_country.items():
         assert countries.loc[country, "n"] == len(values)

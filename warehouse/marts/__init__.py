@@ -15,7 +15,15 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.marts import accuracy, culturemix, imagined_correlations, leaderboard, method_audit, uacuisine_classes
+from warehouse.marts import (
+    accuracy,
+    culturemix,
+    imagined_correlations,
+    leaderboard,
+    map_outlines,
+    method_audit,
+    uacuisine_classes,
+)
 
 MARTS_DIR = Path(__file__).parent
 
@@ -354,6 +362,11 @@ MARTS: tuple[Mart, ...] = (
             ),
             "marts.country_shapes": ("country", "name_en", "post_soviet", "geojson", "lon", "lat"),
         },
+    ),
+    Mart(
+        "map_outlines.py",
+        build=map_outlines.build,
+        columns={"marts.map_outlines": ("country", "polygons")},
     ),
     Mart(
         "060_language_pull.sql",

@@ -117,32 +117,44 @@ def split_decisions(pairs: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Everything the Compare page shows for one (A, B, metric)."""
+    """What the Compare page shows first for one (A, B, metric); the per-country rows are a separate
+    query (`countries`), run when their tab is opened."""
 
     pairs: pd.DataFrame
     overall: pd.DataFrame
     languages: pd.DataFrame
-    countries: pd.DataFrame  # with `name` (English)
     split: pd.DataFrame
+
+
+def _checked(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}: one of {', '.join(METRICS)}")
+    return metric
 
 
 def compare(source: Source, filters: Filters, model_a: str, model_b: str, metric: str = "accuracy") -> Comparison:
     """`paired()` and its summaries in one call (one cached result per selection in the app)."""
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}: one of {', '.join(METRICS)}")
     pairs = paired(source, filters, model_a, model_b)
-    countries = by_country(pairs, metric)
-    names = _frame(
-        source,
-        "SELECT country, name_en AS name FROM marts.country_shapes WHERE list_contains($codes, country)",
-        {"codes": countries["country"].tolist()},
-    )
-    countries = countries.merge(names, on="country", how="left")
-    countries["name"] = countries["name"].fillna(countries["country"])
+    metric = _checked(metric)
     return Comparison(
         pairs=pairs,
         overall=summary(pairs, metric),
         languages=by_language(pairs, metric),
-        countries=countries,
         split=split_decisions(pairs),
     )
+
+
+def countries(source: Source, filters: Filters, model_a: str, model_b: str, metric: str = "accuracy") -> pd.DataFrame:
+    """`by_country()` of the pairs, with each country's English `name`. Apart from `compare` because a
+    bootstrap per country costs more than the rest of the page (~1 s for ~150 countries) and the page
+    shows it only in its second tab."""
+    metric = _checked(metric)
+    frame = by_country(paired(source, filters, model_a, model_b), metric)
+    names = _frame(
+        source,
+        "SELECT country, name_en AS name FROM marts.country_shapes WHERE list_contains($codes, country)",
+        {"codes": frame["country"].tolist()},
+    )
+    frame = frame.merge(names, on="country", how="left")
+    frame["name"] = frame["name"].fillna(frame["country"])
+    return frame

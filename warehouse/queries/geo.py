@@ -26,6 +26,12 @@ def country_shapes(source: Source) -> pd.DataFrame:
     )
 
 
+def map_outlines(source: Source) -> pd.DataFrame:
+    """One row per country on the maps: alpha-2 code and its polygons as drawn (JSON: a list of
+    polygons, each a list of rings of [lon, lat]; warehouse/marts/map_outlines.py)."""
+    return _frame(source, "SELECT country, polygons FROM marts.map_outlines ORDER BY country")
+
+
 def country_recall(source: Source, filters: Filters, method: str = "atlas") -> pd.DataFrame:
     """Per gold origin country: answers about its dishes, how many named it, recall = hits / answers.
     `method` "paper" counts a hit by the benchmark's own rule (gold string in the answer) instead."""

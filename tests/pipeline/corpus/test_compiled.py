@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from pipeline.corpus.compiled import fold_kernel
+from pipeline.corpus.compiled import build_path, fold_kernel
 from pipeline.corpus.fold import Alphabet
 from pipeline.corpus.kernel import fold_kernel as jit_kernel
 
@@ -52,3 +52,10 @@ def test_a_wrong_output_type_is_refused_not_written_past() -> None:
     table = np.zeros(1 << 16, np.uint16)
     with pytest.raises(TypeError):
         fold_kernel()(np.zeros(4, np.uint8), np.array([0, 4]), table, table, np.zeros(10, np.int32))
+
+
+def test_the_compiled_kernel_releases_the_interpreter_lock() -> None:
+    """Shards are folded by several threads at once: the module's wrapper must let go of the lock around the kernel
+    (as the JIT kernel's `nogil=True` does), which it does by calling PyEval_SaveThread."""
+    fold_kernel()
+    assert b"PyEval_SaveThread" in build_path().read_bytes()

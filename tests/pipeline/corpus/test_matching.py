@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from pipeline.corpus.fold import Folder
-from pipeline.corpus.matching import Counts, SampleContext, count_batch, find_matches, fold_column
+from pipeline.corpus.matching import Counts, SampleContext, count_batch, find_matches, fold_column, shared_sentence
 from pipeline.corpus.patterns import COUNTRY, DISH, PatternSet, Target
 
 TARGETS = [Target(DISH, "borscht"), Target(DISH, "ukrainian borscht"), Target(COUNTRY, "US"), Target(COUNTRY, "UA")]
@@ -64,3 +64,23 @@ def test_samples_are_sentences_with_a_non_origin_country() -> None:
     assert [(s["dish_key"], s["country"], s["sentence"]) for s in counts.samples] == [
         ("borscht", "US", "Borscht is popular in the USA too!")
     ]
+
+
+def sample(text: str, dish: str = "borscht", country: str = "USA") -> tuple[int, str] | None:
+    return shared_sentence(text, [text.lower().index(dish)], [(text.index(country), 7)])
+
+
+def test_a_sample_is_its_whole_sentence_however_far_back_the_sentence_starts() -> None:
+    words = "w " * 400  # 800 characters without a sentence end before the names
+    assert sample("Intro. " + words + "borscht and USA. Next one.") == (7, " ".join(["w"] * 400) + " borscht and USA.")
+
+
+def test_sentences_end_at_punctuation_runs_before_white_space_and_at_line_ends() -> None:
+    assert sample("Borscht?! Yes. USA") is None
+    assert sample("Borscht…\nUSA") is None
+    assert sample("Borscht\nUSA") is None
+    assert sample("Borscht costs 3.5 in the USA.Still one sentence. Bye") == (
+        7,
+        "Borscht costs 3.5 in the USA.Still one sentence.",
+    )
+    assert sample("A. B. USA, borscht! C.") == (7, "USA, borscht!")

@@ -1,0 +1,38 @@
+"""Country outlines as the dashboard's world maps draw them (app/maps.py), built at publish into
+marts.map_outlines (warehouse/marts/map_outlines.py).
+
+Countries are drawn as flat polygons, each shrunk by GAP degrees (mitred corners), so the white page
+shows between neighbours as their border (~1/3 px at the world view; the maps stop at zoom 4, where it
+is ~3 px). Islands smaller than MIN_AREA square degrees (~1/4 of a pixel at the world view) are left
+out, unless they are a country's largest polygon: they cannot be seen or clicked, and there are
+thousands. Coordinates are rounded to 2 decimals (the outlines' own grid, pipeline/geo.py PRECISION).
+"""
+
+from __future__ import annotations
+
+MIN_AREA = 0.05
+GAP = 0.06
+
+
+def drawn_polygons(geometry) -> list[list]:
+    """A shapely (Multi)Polygon as the maps draw it: its polygons (lists of rings of [lon, lat]),
+    islands under MIN_AREA left out, each polygon shrunk by GAP (kept whole when that empties it)."""
+    parts = list(getattr(geometry, "geoms", [geometry]))
+    largest = max(parts, key=lambda part: part.area)
+    drawn: list[list] = []
+    for part in parts:
+        if part.area < MIN_AREA and part is not largest:
+            continue
+        shrunk = part.buffer(-GAP, join_style="mitre")
+        drawn.extend(rings(part if shrunk.is_empty else shrunk))
+    return drawn
+
+
+def rings(geometry) -> list[list]:
+    """Each polygon of a shapely (Multi)Polygon as GeoJSON-style rings, coordinates to 2 decimals."""
+    polygons = getattr(geometry, "geoms", [geometry])
+    return [
+        [[[round(x, 2), round(y, 2)] for x, y in ring.coords] for ring in (polygon.exterior, *polygon.interiors)]
+        for polygon in polygons
+        if not polygon.is_empty
+    ]
