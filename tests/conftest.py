@@ -1,5 +1,5 @@
 """Shared fixtures: the real data in ../shared/data, temporary warehouses, and the CLI run as a
-user runs it (a subprocess), so tests exercise the real entry point."""
+user runs it (a process of its own, tests/cli_process.py), so tests exercise the real entry point."""
 
 from __future__ import annotations
 
