@@ -200,7 +200,7 @@ def within_edits(predicted: str, gold: str, max_edits: int = 1) -> bool:
 
 # A word: a run of letters, possibly with apostrophes *inside* it (м'ясо, кулеб'яка). Digits,
 # underscores, hyphens and punctuation separate words. norm_name has already unified apostrophes.
-_WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
 # Common Ukrainian and Russian inflection endings (nouns and adjectives; case, number, gender).
 # Only inflections, no derivational suffixes, so "вареники" and "вареник" share a stem but
@@ -225,7 +225,7 @@ MIN_STEM = 3
 
 def tokenize(text: str) -> list[str]:
     """Words of `text` after `norm_name`, in order (letters, with inner apostrophes kept)."""
-    return _WORD_RE.findall(norm_name(text))
+    return WORD_RE.findall(norm_name(text))
 
 
 def crude_stem(word: str) -> str:

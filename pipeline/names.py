@@ -26,13 +26,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pipeline.metrics import metric, paper_substring, tokenize, within_edits
+from pipeline.metrics import WORD_RE, metric, paper_substring, within_edits
 from pipeline.morph import MORPH_LANGS
 from pipeline.morph import analyzer as _morph
 from pipeline.text import norm_name
 
 SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
 NGRAM = 3
+_CYRILLIC_LETTER = re.compile("[а-яёіїєґ]")
 RULES = ("exact", "lev1", "stem", "similarity", "paper")
 SNOWBALL = {
     "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
@@ -44,6 +45,7 @@ SNOWBALL = {
 }  # fmt: skip
 
 
+@functools.cache
 def base_lang(lang: str) -> str:
     """'ru_formal' -> 'ru', 'zh_cn' -> 'zh', 'en' -> 'en'."""
     return lang.split("_", 1)[0].lower()
@@ -108,9 +110,9 @@ def stems(text: str, lang: str) -> frozenset[str]:
     """The set of word stems of `text` (a Cyrillic word in a non-ru/uk prompt is lemmatised as Russian)."""
     code = base_lang(lang)
     out = set()
-    for word in tokenize(text):
+    for word in WORD_RE.findall(_norm(text)):  # metrics.tokenize, on the cached normal form
         word_lang = code
-        if code not in MORPH_LANGS and re.search("[а-яёіїєґ]", word):
+        if code not in MORPH_LANGS and _CYRILLIC_LETTER.search(word):
             word_lang = "ru"
         out.add(stem_word(word, word_lang))
     return frozenset(out)
@@ -254,7 +256,7 @@ class NameIndex:
         language, then English, then any (in key order)."""
         code = base_lang(lang)
         for candidate in candidates:
-            found = self._by_norm.get(norm_name(candidate))
+            found = self._by_norm.get(_norm(candidate))
             if not found:
                 continue
             ranked = sorted(

@@ -14,8 +14,10 @@ than the generation itself (an answer re-imported since).
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -25,14 +27,16 @@ import pyarrow as pa
 
 from pipeline import names
 from pipeline.countries import UK_NATIONS
-from pipeline.extract import get_extractor
+from pipeline.extract import get_extractor, language
 from pipeline.extract.choice import paper_choice
-from pipeline.extract.language import answer_languages
 from pipeline.metrics import get_metric
 from pipeline.tasks import Task, registry
 from warehouse.io import insert, transaction
 
 CHUNK = 20_000
+# From this many answers left to lingua on, a worker process detects their language beside the stage's own work
+# (lingua's batch call holds the GIL; one at a time it is most of the stage's CPU); below it, starting one costs more.
+LINGUA_WORKER_MIN = 5_000
 
 
 @dataclass
@@ -114,6 +118,7 @@ def score(
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
     names_context: names.NamesContext | None = None
     memo = _Memo()
+    work = []
     for task in registry().values():
         if task.task_id not in declared:
             continue
@@ -124,19 +129,29 @@ def score(
                 "register an extractor for it before its answers can be scored"
             )
         extractor_name, extract = get_extractor(task.extractor)
-        metrics = {name: get_metric(name) for name in task.metrics}
-        rows = pending(con, task, extractor_name, rescore)
-        known_total = summary.scored + rows.height  # the progress total grows task by task, never below the done
-        if rows.height and task.answer_kind == "dish_name" and names_context is None:
-            names_context = names.NamesContext.load(con)
-        for chunk in rows.iter_slices(CHUNK):
-            if task.answer_kind == "choice":
-                _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo)
-            else:
-                _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
-            summary.scored += chunk.height
-            if on_chunk:
-                on_chunk(chunk.height, known_total)
+        work.append((task, extractor_name, extract, pending(con, task, extractor_name, rescore)))
+    # Multiple choice first: its answers need no language, so lingua's work on the others' runs meanwhile.
+    work.sort(key=lambda job: job[0].answer_kind != "choice")
+    total = sum(rows.height for *_, rows in work)
+    with memo.languages:
+        memo.languages.expect(
+            chunk["response"]
+            for task, *_, rows in work
+            if task.answer_kind != "choice"
+            for chunk in rows.iter_slices(CHUNK)
+        )
+        for task, extractor_name, extract, rows in work:
+            metrics = {name: get_metric(name) for name in task.metrics}
+            if rows.height and task.answer_kind == "dish_name" and names_context is None:
+                names_context = names.NamesContext.load(con)
+            for chunk in rows.iter_slices(CHUNK):
+                if task.answer_kind == "choice":
+                    _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo)
+                else:
+                    _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
+                summary.scored += chunk.height
+                if on_chunk:
+                    on_chunk(chunk.height, total)
     check_gold_texts(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -159,8 +174,11 @@ def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> i
         {"extractor": extractor_name} if not rescore else {},
     ).fetchall()
     checks = []
+    found: dict[tuple[str, str], list[str]] = {}  # a gold string recurs across items (6,117 distinct of 18,000)
     for item_id, lang, text, gold in rows:
-        countries = list(extract(text, lang).countries)
+        countries = found.get((text, lang))
+        if countries is None:
+            countries = found[text, lang] = list(extract(text, lang).countries)
         status = "names_gold" if set(countries) & set(gold) else ("names_other" if countries else "names_none")
         checks.append(
             {"item_id": item_id, "lang": lang, "extractor": extractor_name, "countries": countries, "status": status}
@@ -216,13 +234,73 @@ def _series(name: str, values: list, dtype: pl.DataType) -> pl.Series:
     return pl.Series(name, values, dtype=dtype)
 
 
+class _AnswerLanguages:
+    """`language.answer_language` of each distinct answer text. The rules run here; what they leave to lingua is sent
+    ahead (`expect`, in the order the chunks will ask) to a worker process when there is much of it, in one batch per
+    chunk, so that lingua works beside the stage and a chunk waits only for its own batch (`of`)."""
+
+    def __init__(self) -> None:
+        self.known: dict[str | None, str | None] = {}
+        self._batch_of: dict[str | None, Future] = {}  # an answer sent to the worker -> its batch
+        self._batches: dict[Future, list[str]] = {}  # a batch not yet read -> its texts
+        self._pool: ProcessPoolExecutor | None = None
+
+    def expect(self, chunks: Iterable[pl.Series]) -> None:
+        """Settle by rule what the rules settle and send the rest to lingua: each chunk's new texts, in order."""
+        batches = []
+        for responses in chunks:
+            new = [r for r in dict.fromkeys(responses.to_list()) if r not in self.known and r not in self._batch_of]
+            asked = []
+            for response, decided in zip(new, language.by_rule(new), strict=True):
+                if decided in language.OPEN:
+                    asked.append((decided, response))
+                    self._batch_of[response] = None
+                else:
+                    self.known[response] = decided
+            batches.append(asked)
+        if sum(map(len, batches)) < LINGUA_WORKER_MIN:
+            for asked in batches:
+                self._learn([text for _, text in asked], language.by_lingua(asked))
+            return
+        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        for asked in filter(None, batches):
+            batch = self._pool.submit(language.by_lingua, asked)
+            self._batches[batch] = [text for _, text in asked]
+            self._batch_of.update(dict.fromkeys(self._batches[batch], batch))
+
+    def of(self, responses: list) -> list[str | None]:
+        """The language of each answer (rules and lingua for one not `expect`ed)."""
+        for response in responses:
+            if response not in self.known:
+                batch = self._batch_of.get(response)
+                if batch is not None:
+                    self._learn(self._batches.pop(batch), batch.result())
+                else:
+                    self._learn([response], language.answer_languages([response]))
+        return [self.known[response] for response in responses]
+
+    def _learn(self, texts: list, found: list) -> None:
+        self.known.update(zip(texts, found, strict=True))
+        for text in texts:
+            self._batch_of.pop(text, None)
+
+    def __enter__(self) -> _AnswerLanguages:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """The worker ends with the stage (a batch no chunk read, after an error, is dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
 @dataclass
 class _Memo:
     """One `score` run's results by distinct input (see `_Results`), shared by the tasks of the run."""
 
     extractions: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang) -> extraction
     spans: dict[str, list[tuple]] = field(default_factory=dict)  # extractor -> span rows by extraction id
-    languages: dict[str | None, str | None] = field(default_factory=dict)  # response -> answer_language(response)
+    languages: _AnswerLanguages = field(default_factory=lambda: _AnswerLanguages())  # response -> its language
     values: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> inputs -> one value each
     names: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> name inputs -> values + match
     choices: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang, options) -> reading
@@ -242,8 +320,6 @@ def _write(
 ) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
     ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
-    unknown = list({response: None for response in responses if response not in memo.languages})
-    memo.languages.update(zip(unknown, answer_languages(unknown), strict=True))
     extracted = memo.extractions.setdefault(extractor_name, _Results(_EXTRACTED_SCHEMA))
     spans_of = memo.spans.setdefault(extractor_name, [])
 
@@ -252,7 +328,6 @@ def _write(
         spans_of.append(tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans))
         return (
             result.status,
-            memo.languages[response],
             list(result.countries),
             list(result.regions),
             list(result.dish_names),
@@ -263,7 +338,10 @@ def _write(
         for response, lang in zip(responses, langs, strict=True)
     ]
     extractions = extracted.gather(keys).with_columns(
-        generation_id=ids, extractor=pl.lit(extractor_name), extracted_at=pl.lit(now, dtype=pl.Datetime("us"))
+        generation_id=ids,
+        extractor=pl.lit(extractor_name),
+        answer_lang=pl.Series(memo.languages.of(responses), dtype=pl.String),
+        extracted_at=pl.lit(now, dtype=pl.Datetime("us")),
     )
     span_rows = [(generation_id, *span) for generation_id, key in zip(ids, keys, strict=True) for span in spans_of[key]]
     spans = pl.DataFrame(
@@ -495,10 +573,10 @@ _GOLD_CHECK_SCHEMA = {
     "countries": pl.List(pl.String),
     "status": pl.String,
 }
-# what an extraction is, per distinct (answer, language), before it is tied to a generation
+# what an extraction is, per distinct (answer, language), before it is tied to a generation (the answer's language,
+# a function of its text alone, is added then), before it is tied to a generation
 _EXTRACTED_SCHEMA = {
     "status": pl.String,
-    "answer_lang": pl.String,
     "countries": pl.List(pl.String),
     "regions": pl.List(pl.String),
     "dish_names": pl.List(pl.String),

@@ -46,6 +46,7 @@ def _latin_detector() -> LanguageDetector:
 # What the rules leave to lingua: which of its two detectors decides, and what it says when it names no language.
 _ASK_CYRILLIC, _ASK_LATIN = "?cyrillic", "?latin"
 _LINGUA = {_ASK_CYRILLIC: (_cyrillic_detector, "ru"), _ASK_LATIN: (_latin_detector, "other")}
+OPEN = frozenset(_LINGUA)  # `by_rule`'s verdicts that leave the language to lingua (`by_lingua`)
 
 
 def _by_rule(text: str | None) -> str | None:
@@ -75,6 +76,22 @@ def answer_language(text: str | None) -> str | None:
         detector, default = _LINGUA[decided]
         return _CODES.get(detector().detect_language_of(text), default)
     return decided
+
+
+def by_rule(texts: Sequence[str | None]) -> list[str | None]:
+    """Each text's language where a rule settles it, else which of lingua's detectors must (a key of `by_lingua`'s
+    pairs): the cheap half of `answer_language`, so that the costly half can run elsewhere."""
+    return [_by_rule(text) for text in texts]
+
+
+def by_lingua(asked: Sequence[tuple[str, str]]) -> list[str]:
+    """The language of each (`by_rule`'s open verdict, text), one text at a time: what `answer_language` gives it.
+    The score stage runs this in a worker process beside its own work (lingua's batch call holds the GIL)."""
+    found = []
+    for ask, text in asked:
+        detector, default = _LINGUA[ask]
+        found.append(_CODES.get(detector().detect_language_of(text), default))
+    return found
 
 
 def answer_languages(texts: Sequence[str | None]) -> list[str | None]:

@@ -171,11 +171,15 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
             scoring.score(con)
 
 
-def test_each_stored_row_is_what_its_answer_gives_alone(real_warehouse: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("lingua_worker", [False, True], ids=["lingua-here", "lingua-in-worker"])
+def test_each_stored_row_is_what_its_answer_gives_alone(
+    real_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lingua_worker: bool
+) -> None:
     """The stage computes each distinct answer once and writes its rows set-wise; on a real sample of every
     task (the same text answered in several prompt languages included), each stored extraction, span, answer
     language, name match and score equals what the task's extractor, `answer_language`, the name scorer and the
-    metrics give that one answer by itself."""
+    metrics give that one answer by itself — whether lingua runs in the stage's process (a small run) or in its
+    worker process, batch by batch beside the chunks (a large one; here forced on the sample)."""
     from pipeline import names
     from pipeline import score as scoring
     from pipeline.countries import UK_NATIONS
@@ -220,6 +224,7 @@ def test_each_stored_row_is_what_its_answer_gives_alone(real_warehouse: Path, tm
         for table in tables:
             if table in ("extractions", "extraction_spans", "scores", "choice_extractions", "name_matches"):
                 con.execute(f"DELETE FROM core.{table}")
+        monkeypatch.setattr(scoring, "LINGUA_WORKER_MIN", 1 if lingua_worker else 10**9)
         summary = scoring.score(con)
         stored = {
             "extractions": con.execute(
