@@ -171,25 +171,11 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
             scoring.score(con)
 
 
-@pytest.mark.parametrize("lingua_worker", [False, True], ids=["lingua-here", "lingua-in-worker"])
-def test_each_stored_row_is_what_its_answer_gives_alone(
-    real_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lingua_worker: bool
-) -> None:
-    """The stage computes each distinct answer once and writes its rows set-wise; on a real sample of every
-    task (the same text answered in several prompt languages included), each stored extraction, span, answer
-    language, name match and score equals what the task's extractor, `answer_language`, the name scorer and the
-    metrics give that one answer by itself — whether lingua runs in the stage's process (a small run) or in its
-    worker process, batch by batch beside the chunks (a large one; here forced on the sample)."""
-    from pipeline import names
-    from pipeline import score as scoring
-    from pipeline.countries import UK_NATIONS
-    from pipeline.extract import get_extractor
-    from pipeline.extract.choice import paper_choice
-    from pipeline.extract.language import answer_language
-    from pipeline.metrics import get_metric
-    from pipeline.tasks import registry
-
-    work = tmp_path / "warehouse.work.duckdb"
+@pytest.fixture(scope="module")
+def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's working database cut down to a real sample of every task's answers (answers written word for word
+    under several prompt languages included), with the tables `score` writes emptied: made once for both tests."""
+    work = tmp_path_factory.mktemp("sampled") / "warehouse.work.duckdb"
     shutil.copy(real_warehouse.with_name("warehouse.work.duckdb"), work)
     con = duckdb.connect(str(work))
     try:
@@ -224,6 +210,33 @@ def test_each_stored_row_is_what_its_answer_gives_alone(
         for table in tables:
             if table in ("extractions", "extraction_spans", "scores", "choice_extractions", "name_matches"):
                 con.execute(f"DELETE FROM core.{table}")
+    finally:
+        con.close()
+    return work
+
+
+@pytest.mark.parametrize("lingua_worker", [False, True], ids=["lingua-here", "lingua-in-worker"])
+def test_each_stored_row_is_what_its_answer_gives_alone(
+    sampled_work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lingua_worker: bool
+) -> None:
+    """The stage computes each distinct answer once and writes its rows set-wise; on a real sample of every
+    task (the same text answered in several prompt languages included), each stored extraction, span, answer
+    language, name match and score equals what the task's extractor, `answer_language`, the name scorer and the
+    metrics give that one answer by itself — whether lingua runs in the stage's process (a small run) or in its
+    worker process, batch by batch beside the chunks (a large one; here forced on the sample)."""
+    from pipeline import names
+    from pipeline import score as scoring
+    from pipeline.countries import UK_NATIONS
+    from pipeline.extract import get_extractor
+    from pipeline.extract.choice import paper_choice
+    from pipeline.extract.language import answer_language
+    from pipeline.metrics import get_metric
+    from pipeline.tasks import registry
+
+    work = tmp_path / "warehouse.work.duckdb"
+    shutil.copy(sampled_work, work)
+    con = duckdb.connect(str(work))
+    try:
         monkeypatch.setattr(scoring, "LINGUA_WORKER_MIN", 1 if lingua_worker else 10**9)
         summary = scoring.score(con)
         stored = {
