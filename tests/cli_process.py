@@ -21,6 +21,7 @@ import runpy
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 _context: multiprocessing.context.ForkServerContext | None = None
@@ -72,7 +73,13 @@ def run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> s
         stdout.touch()
         stderr.touch()
         process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(stdout), str(stderr)))
-        process.start()
+        # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
+        # there: the command must start from `pipeline/__main__.py` alone.
+        caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")
+        try:
+            process.start()
+        finally:
+            sys.modules["__main__"] = caller_main
         process.join(timeout)
         if process.exitcode is None:
             process.kill()

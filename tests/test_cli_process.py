@@ -33,3 +33,17 @@ def test_each_command_gets_its_own_environment(tmp_path: Path) -> None:
     assert first.returncode == second.returncode == 2  # nothing to publish in either folder
     assert str(tmp_path / "elsewhere.work.duckdb") in first.stderr
     assert "elsewhere" not in second.stderr and str(tmp_path / "w.work.duckdb") in second.stderr
+
+
+def test_a_page_script_left_as_main_is_not_run_in_the_command(tmp_path: Path, monkeypatch) -> None:
+    """An AppTest leaves its page script as `__main__`; the command must not run it again before its own."""
+    import sys
+    import types
+
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('the page script ran in the command')\n", encoding="utf-8")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    result = cli_process.run(["--help"], cwd=REPO, env=cli_environment(), timeout=120)
+    assert result.returncode == 0 and "page script" not in result.stderr
