@@ -73,8 +73,7 @@ def answer_language(text: str | None) -> str | None:
     """ru | uk | en | other; None for an empty answer."""
     decided = _by_rule(text)
     if decided in _LINGUA:
-        detector, default = _LINGUA[decided]
-        return _CODES.get(detector().detect_language_of(text), default)
+        return by_lingua([(decided, text)])[0]
     return decided
 
 
