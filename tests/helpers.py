@@ -23,8 +23,13 @@ def cli_environment() -> dict[str, str]:
     return env
 
 
+def cli_arguments(warehouse: Path, *args: str) -> list[str]:
+    """What follows `python -m pipeline` for a command on `warehouse`."""
+    return ["--warehouse", str(warehouse), *args]
+
+
 def cli_command(warehouse: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args]
+    return [sys.executable, "-m", "pipeline", *cli_arguments(warehouse, *args)]
 
 
 def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -32,7 +37,7 @@ def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.Compl
     tests/cli_process.py)."""
     from tests import cli_process
 
-    result = cli_process.run(cli_command(warehouse, *args)[3:], cwd=REPO, env=cli_environment(), timeout=600)
+    result = cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=600)
     if check and result.returncode != 0:
         raise AssertionError(f"pipeline {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
     return result

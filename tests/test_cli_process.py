@@ -6,14 +6,14 @@ import subprocess
 from pathlib import Path
 
 from tests import cli_process
-from tests.helpers import REPO, cli_command, cli_environment
+from tests.helpers import REPO, cli_arguments, cli_command, cli_environment
 
 
 def both(warehouse: Path, *args: str) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     """The same command as a new interpreter and as a fork of the server."""
     command = cli_command(warehouse, *args)
     fresh = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=cli_environment(), timeout=120)
-    forked = cli_process.run(command[3:], cwd=REPO, env=cli_environment(), timeout=120)
+    forked = cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=120)
     return fresh, forked
 
 
