@@ -13,6 +13,7 @@ import os
 
 import duckdb
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.maps import VIEW
 from tests.e2e.conftest import HEIGHT, WIDTH, serve
@@ -33,6 +34,30 @@ def pixel(lon: float, lat: float, box: dict) -> tuple[float, float]:
     x = box["width"] / 2 + (lon - VIEW.longitude) / 360 * size
     y = box["height"] / 2 - (mercator_y(lat) - mercator_y(VIEW.latitude)) * size / (2 * math.pi)
     return box["x"] + x, box["y"] + y
+
+
+def click_until(page, x: float, y: float, text: str, *, tries: int = 3, wait_ms: int = 20_000) -> int:
+    """Click (x, y) until `text` shows; how many clicks it took.
+
+    deck.gl's click is a tap (mjolnir.js): the release must come within 250 ms of the press, timed
+    when the page's script handles each event. The press first picks the object under the pointer,
+    which software WebGL draws on the CPU; on a machine busy with other tests that can take longer
+    than 250 ms (the likely cause of CI's failure at stop 24; Chromium's CPU throttling reproduces
+    it), and a press that long is not a click. A user clicks again; so does
+    this test, at most `tries` times, only once the app is idle again (a click that did reach the
+    server is never clicked over) and never within a double-click's interval."""
+    shown = page.get_by_text(text)
+    for attempt in range(1, tries + 1):
+        page.mouse.click(x, y)
+        try:
+            shown.wait_for(state="visible", timeout=wait_ms)
+            return attempt
+        except PlaywrightTimeout:
+            wait_for_run(page)  # a click that did reach the server is let finish its run, never clicked over
+            if shown.is_visible() or attempt == tries:
+                break
+    shown.wait_for(state="visible", timeout=1)
+    return attempt
 
 
 def shown_value(selectbox) -> str:
@@ -69,8 +94,7 @@ def test_clicking_a_country_on_the_map_opens_its_summaries(map_url: str, real_wa
     assert "none (click the map)" in shown_value(country_box) and "country=" not in page.url
     page.screenshot(path=str(SCREENSHOTS / "map_before_click.png"))
 
-    page.mouse.click(x, y)
-    page.get_by_text("Named instead of Brazil").wait_for(state="visible")
+    click_until(page, x, y, "Named instead of Brazil")
     wait_for_run(page)
     assert "country=BR" in page.url
     assert "Brazil (BR)" in shown_value(country_box)
