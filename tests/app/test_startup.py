@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from streamlit.testing.v1 import AppTest
 from streamlit.web.server.app_discovery import discover_asgi_app
 
 from app import dashboard
@@ -51,10 +52,23 @@ def test_a_server_without_a_published_warehouse_still_warms_up(tmp_path: Path):
     assert "app.dashboard" in warm_in_fresh_process(tmp_path / "none.duckdb")
 
 
+def url_paths() -> None:
+    """A script listing the pages' url paths (st.Page is built inside a script run)."""
+    import json
+
+    import streamlit as st
+
+    from app import dashboard
+
+    st.text(json.dumps([page.url_path for page in dashboard.pages()]))
+
+
 def test_every_page_named_in_draws_is_a_page():
     """The first-draw hints are keyed by the pages' url paths: a renamed page must not lose its hint."""
-    paths = {page.url_path for page in dashboard.pages()}
-    assert set(dashboard.DRAWS) <= paths and len(paths) == len(dashboard.pages())
+    at = AppTest.from_function(url_paths).run()
+    paths = json.loads(at.text[0].value)
+    assert len(set(paths)) == len(paths) == 18
+    assert set(dashboard.DRAWS) <= set(paths)
     assert "map" in dashboard.DRAWS["map"] and "map" in dashboard.DRAWS["dish"]
 
 
