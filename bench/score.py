@@ -127,9 +127,11 @@ def main() -> None:
             f"{'baseline: the extractor alone':34}{'':>17}{extractor_per_s:>11,.0f}   "
             f"{len(answers):,} open-ended origin answers, once each; the stage: {per_s / extractor_per_s:.2f}x it"
         )
+        per_cpu_s = summary.scored / score_cpu
         print(
             f"score stage CPU-s: {score_cpu - score_worker_cpu:.1f} in this process + {score_worker_cpu:.1f} in its "
-            f"lingua worker; per CPU-s: {summary.scored / score_cpu:,.0f} answers"
+            f"lingua worker; per CPU-s: {per_cpu_s:,.0f} answers = {per_cpu_s / GOAL_PER_S:.2f}x the goal of "
+            "10,000/s on one core (the stage's work, on any number of cores)"
         )
         print(
             f"per answer: score {score_s / summary.scored * 1e6:.0f} µs "

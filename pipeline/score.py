@@ -13,13 +13,13 @@ than the generation itself (an answer re-imported since).
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import time
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -204,14 +204,19 @@ class _Results:
         self._new: list[list] = [[] for _ in schema]  # results not yet in the frame, by column
         self._frame = pl.DataFrame(schema=schema)
 
-    def id(self, key: Hashable, compute: Callable[[], tuple]) -> int:
-        """The id of `key`'s result; `compute()` (the values of `schema`'s columns, in order) only when new."""
-        found = self.ids.get(key)
-        if found is None:
-            found = self.ids[key] = len(self.ids)
-            for column, value in zip(self._new, compute(), strict=True):
-                column.append(value)
-        return found
+    def ids_of(self, keys: Iterable[Hashable], compute: Callable[[Any], tuple]) -> list[int]:
+        """The id of each key's result; `compute(key)` (the values of `schema`'s columns, in order) only for a new
+        key. No closure per row: most rows repeat an earlier key, and building one for each cost more than the
+        look-up."""
+        known, new, out = self.ids, self._new, []
+        for key in keys:
+            found = known.get(key)
+            if found is None:
+                found = known[key] = len(known)
+                for column, value in zip(new, compute(key), strict=True):
+                    column.append(value)
+            out.append(found)
+        return out
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -333,10 +338,7 @@ def _write(
             list(result.dish_names),
         )
 
-    keys = [
-        extracted.id((response, lang), lambda r=response, g=lang: extraction(r, g))
-        for response, lang in zip(responses, langs, strict=True)
-    ]
+    keys = extracted.ids_of(zip(responses, langs, strict=True), lambda key: extraction(*key))
     extractions = extracted.gather(keys).with_columns(
         generation_id=ids,
         extractor=pl.lit(extractor_name),
@@ -384,25 +386,21 @@ def _metric_scores(
         fns = [metrics[name] for name in names_]
         rows = range(chunk.height)
         if reads == "text":
-            pairs = zip(responses, gold_texts, strict=True)
-            keys = [results.id(pair, functools.partial(_values, fns, *pair)) for pair in pairs]
+            keys = results.ids_of(zip(responses, gold_texts, strict=True), lambda pair, fns=fns: _values(fns, *pair))
         elif reads == "nations":  # only where the gold names a UK nation; the regions name nations too
             rows = [row for row, gold in enumerate(golds) if any(code in UK_NATIONS for code in gold)]
-            keys = [
-                results.id(
-                    (tuple(countries[row]), tuple(regions[row]), tuple(golds[row])),
-                    functools.partial(_values, fns, [*countries[row], *regions[row]], golds[row]),
-                )
-                for row in rows
-            ]
+            keys = results.ids_of(
+                ((tuple(countries[row]), tuple(regions[row]), tuple(golds[row])) for row in rows),
+                lambda key, fns=fns: _values(fns, [*key[0], *key[1]], list(key[2])),
+            )
         else:  # the countries of the gold (without its UK nations)
-            keys = []
-            for predicted, gold in zip(countries, golds, strict=True):
-                if any(code in UK_NATIONS for code in gold):
-                    gold = [code for code in gold if code not in UK_NATIONS]
-                keys.append(
-                    results.id((tuple(predicted), tuple(gold)), functools.partial(_values, fns, predicted, gold))
-                )
+            keys = results.ids_of(
+                (
+                    (tuple(predicted), tuple(code for code in gold if code not in UK_NATIONS))
+                    for predicted, gold in zip(countries, golds, strict=True)
+                ),
+                lambda key, fns=fns: _values(fns, list(key[0]), list(key[1])),
+            )
         ids = chunk["generation_id"] if isinstance(rows, range) else chunk["generation_id"].gather(rows)
         frames.append(results.gather(keys).with_columns(generation_id=ids))
     return _long_scores(frames)
@@ -432,24 +430,29 @@ def _name_scores(
     results = memo.names.setdefault(
         tuple(metrics), _Results({**dict.fromkeys(metrics, pl.Float64), **_NAME_MATCH_VALUES})
     )
-    keys = []
-    for response, lang, candidates, gold in zip(
-        responses, langs, extractions["dish_names"].to_list(), chunk["gold"].to_list(), strict=True
-    ):
-        key = (
-            response,
-            lang,
-            tuple(candidates),
-            tuple((n["name"], n["lang"]) for n in gold["names"]),
-            gold.get("paper"),
-            gold.get("dish_key"),
-        )
 
-        def compute(response=response, lang=lang, candidates=candidates, gold=gold) -> tuple:
-            values, match = context.score("", response, lang, candidates, gold, metrics)
-            return (*(values[name] for name in metrics), *(match[column] for column in _NAME_MATCH_VALUES))
+    def compute(key: tuple) -> tuple:
+        response, lang, candidates, gold_names, paper, dish_key = key
+        gold = {"names": [{"name": n, "lang": g} for n, g in gold_names], "paper": paper, "dish_key": dish_key}
+        values, match = context.score("", response, lang, candidates, gold, metrics)
+        return (*(values[name] for name in metrics), *(match[column] for column in _NAME_MATCH_VALUES))
 
-        keys.append(results.id(key, compute))
+    keys = results.ids_of(
+        (
+            (
+                response,
+                lang,
+                tuple(candidates),
+                tuple((n["name"], n["lang"]) for n in gold["names"]),
+                gold.get("paper"),
+                gold.get("dish_key"),
+            )
+            for response, lang, candidates, gold in zip(
+                responses, langs, extractions["dish_names"].to_list(), chunk["gold"].to_list(), strict=True
+            )
+        ),
+        compute,
+    )
     rows = results.gather(keys).with_columns(generation_id=chunk["generation_id"])
     scores = _long_scores([rows.select("generation_id", *metrics)] if metrics else [])
     return scores, rows.select(list(_NAME_MATCH_SCHEMA))
@@ -489,15 +492,14 @@ def _write_choices(
         memo.paper_reads.append(found.choice)
         return found.status, found.choice if found.choice is not None and abs(found.choice) < 2**31 else None
 
-    reading_keys, paper_keys = [], []
-    for response, lang, options, prompt in zip(
-        responses, langs, chunk["options"].to_list(), chunk["prompt"].to_list(), strict=True
-    ):
-        options = tuple(options or ())
-        reading_keys.append(
-            readings.id((response, lang, options), lambda r=response, g=lang, o=options: reading(r, g, o))
-        )
-        paper_keys.append(papers.id((response, prompt), lambda r=response, p=prompt: paper(r, p)))
+    reading_keys = readings.ids_of(
+        (
+            (response, lang, tuple(options or ()))
+            for response, lang, options in zip(responses, langs, chunk["options"].to_list(), strict=True)
+        ),
+        lambda key: reading(*key),
+    )
+    paper_keys = papers.ids_of(zip(responses, chunk["prompt"].to_list(), strict=True), lambda key: paper(*key))
     ours, theirs = readings.gather(reading_keys), papers.gather(paper_keys)
     extractions = pl.DataFrame(
         {
@@ -520,15 +522,15 @@ def _write_choices(
         read = {"choice": choice, "paper_choice": paper_read}
         return tuple(float(fn(read.get(_reads(fn)), gold)) for fn in fns)
 
-    keys = [
-        values.id((choice, paper_read, gold), lambda c=choice, p=paper_read, g=gold: scored(c, p, g))
-        for choice, paper_read, gold in zip(
+    keys = values.ids_of(
+        zip(
             ours["choice"].to_list(),
             [memo.paper_reads[key] for key in paper_keys],
             chunk["gold"].to_list(),
             strict=True,
-        )
-    ]
+        ),
+        lambda key: scored(*key),
+    )
     scores = _long_scores([values.gather(keys).with_columns(generation_id=ids)] if names_ else [])
     with transaction(con):
         for table in ("core.choice_extractions", "core.scores"):

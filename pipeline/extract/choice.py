@@ -50,6 +50,8 @@ _KEYWORD_CHOICE = re.compile(
     rf"(?:{_KEYWORDS})\s*(?:is|es|est|è|é|adalah|je|:|：|-|—|№|#|\s)*\s*[\(\[«\"']?(\d+|{_LETTER})(?![\w])",
     re.IGNORECASE,
 )
+# The whole answer is one number or letter ("2", "[Б]", "C.")
+_WHOLE = re.compile(rf"[\W_]*(\d+|{_LETTER})[\W_]*", re.IGNORECASE)
 _BRACKETED = re.compile(rf"[\[(]\s*(\d+|{_LETTER})\s*[\])]")
 _LEADING_NUMBER = re.compile(r"^\W*(\d+)(?:\s*[.)\]:,\-–—]|\s+(?=\S)|\s*$)")
 _LEADING_LETTER = re.compile(rf"^\W*({_LETTER})\s*[.)\]:]")
@@ -157,7 +159,7 @@ def extract_choice(
     if not answer:
         return ChoiceResult("empty")
     n = n_options or len(options) or 5
-    whole = re.fullmatch(rf"[\W_]*(\d+|{_LETTER})[\W_]*", answer, re.IGNORECASE)
+    whole = _WHOLE.fullmatch(answer)
     if whole:
         value = _value(whole.group(1), n, lettering)
         return ChoiceResult("ok", value, (value,)) if value else ChoiceResult("unparsed")

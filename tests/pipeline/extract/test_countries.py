@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from pipeline.extract.countries import extract_countries
+from pipeline.extract.countries import extract_countries, matcher_for, search_langs
 from pipeline.extract.evaluation import evaluate, read_gold
 from tests.helpers import REPO
 
@@ -106,6 +106,14 @@ def test_broad_regions_are_regions_not_countries() -> None:
 )
 def test_status(text: str | None, status: str) -> None:
     assert extract_countries(text, "ru").status == status
+
+
+def test_prompt_language_variants_that_search_the_same_languages_share_one_matcher() -> None:
+    """Building a matcher is most of a short run's extraction cost: id_casual and id_formal search the same
+    gazetteers, so they get the same matcher; another list of languages gets its own."""
+    assert search_langs("id_casual") == search_langs("id_formal")
+    assert matcher_for("id_casual") is matcher_for("id_formal")
+    assert matcher_for("id_casual") is not matcher_for("en")
 
 
 def test_spans_point_into_the_original_answer() -> None:
