@@ -75,9 +75,9 @@ def test_every_page_named_in_draws_is_a_page():
 def test_the_hints_are_gone_once_the_page_has_drawn(warehouse_path: Path):
     """The tiny elements sent first are removed: the sidebar holds no map, chart or table, and the Map
     page draws one map."""
-    for page, draws in (("views/map.py", "deck_gl_json_chart"), ("views/overview.py", "arrow_vega_lite_chart")):
+    for page, draws in (("views/map.py", "deck_gl_json_chart"), ("views/overview.py", "vega_lite_chart")):
         at = open_page(page)
         kinds = {node.type for node in at.sidebar}
-        assert not kinds & {"deck_gl_json_chart", "arrow_vega_lite_chart", "arrow_data_frame", "dataframe"}
+        assert not kinds & {"deck_gl_json_chart", "vega_lite_chart", "arrow_data_frame"}
         assert len(at.get(draws)) >= 1
         assert len(at.get("deck_gl_json_chart")) == (1 if page == "views/map.py" else 0)
