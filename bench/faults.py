@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -217,17 +218,39 @@ def leftovers(folder: Path) -> list[tuple[Path, int]]:
     return found
 
 
-def prepare(scenario: Scenario, root: Path, env: dict[str, str]) -> tuple[Path, dict, float]:
+class StartStates:
+    """The state after each distinct list of setup commands, built once and copied for every scenario that
+    starts from it (import-responses and score both start from an ingested WorldCuisines; generate and
+    corpus scan from an ingested BORSch). Scenarios run in threads: each state is built under its own lock."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root, self.env = root / "start-states", env
+        self._built: dict[tuple[tuple[str, ...], ...], Path] = {}
+        self._locks: dict[tuple[tuple[str, ...], ...], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def copy_to(self, setup: tuple[tuple[str, ...], ...], target: Path) -> None:
+        with self._guard:
+            lock = self._locks.setdefault(setup, threading.Lock())
+        with lock:
+            if setup not in self._built:
+                folder = self.root / hashlib.sha256(repr(setup).encode()).hexdigest()[:12]
+                folder.mkdir(parents=True)
+                for args in setup:
+                    code, stderr, _ = run(folder, args, self.env)
+                    if code != 0:
+                        raise RuntimeError(f"setup {' '.join(args)} failed: {stderr[-2000:]}")
+                self._built[setup] = folder
+        copy_state(self._built[setup], target)
+
+
+def prepare(scenario: Scenario, root: Path, starts: StartStates) -> tuple[Path, dict, float]:
     """The start state (after setup) and the clean run's snapshot summary and duration."""
     start = root / "start"
-    start.mkdir(parents=True)
-    for args in scenario.setup:
-        code, stderr, _ = run(start, args, env)
-        if code != 0:
-            raise RuntimeError(f"setup {' '.join(args)} failed: {stderr[-2000:]}")
+    starts.copy_to(scenario.setup, start)
     clean = root / "clean"
     copy_state(start, clean)
-    code, stderr, seconds = run(clean, scenario.command, env)
+    code, stderr, seconds = run(clean, scenario.command, starts.env)
     if code != 0:
         raise RuntimeError(f"clean {scenario.name} failed: {stderr[-2000:]}")
     return start, summary(clean / WAREHOUSE), seconds
@@ -288,8 +311,10 @@ def sweep(
     with LocalServer(echo) as server, ThreadPoolExecutor(workers) as pool:
         chosen = [s for s in scenarios(data, inputs, server.url, tiny_model) if not only or s.name in only]
         seeds = [rng.randrange(2**32) for _ in chosen]
+        starts = StartStates(root, env)
         swept = pool.map(
-            lambda pair: _sweep_one(pair[0], root, kills, random.Random(pair[1]), env), zip(chosen, seeds, strict=True)
+            lambda pair: _sweep_one(pair[0], root, kills, random.Random(pair[1]), starts),
+            zip(chosen, seeds, strict=True),
         )
         return [outcome for outcomes in swept for outcome in outcomes]
 
@@ -300,14 +325,14 @@ def echo(messages: list[dict], max_tokens: int) -> str:
     return f"Это блюдо из России, не из Украины: {message_text(messages[-1])[:40]}"
 
 
-def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, env: dict) -> list[Outcome]:
+def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, starts: StartStates) -> list[Outcome]:
     """One command: its start state, its clean run, then `kills` killed runs each followed by a rerun
     (scenarios run side by side, `workers` at a time)."""
     base = root / re.sub(r"\W", "_", scenario.name)
-    start, reference, seconds = prepare(scenario, base, env)
+    start, reference, seconds = prepare(scenario, base, starts)
     # Skip the first ~0.8 s (interpreter start and imports: nothing is written yet).
     moments = [rng.uniform(min(0.8, seconds * 0.5), seconds) for _ in range(kills)]
-    outcomes = [trial(scenario, start, reference, at, base / f"kill{i}", env) for i, at in enumerate(moments)]
+    outcomes = [trial(scenario, start, reference, at, base / f"kill{i}", starts.env) for i, at in enumerate(moments)]
     shutil.rmtree(base, ignore_errors=True)
     return outcomes
 

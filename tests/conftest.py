@@ -9,6 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# pytest-xdist runs one worker per core and the real demo builds beside them. torch's OpenMP pool would put one
+# thread per core in each of those processes, and a tiny model's operations are too small to share: on the busy
+# machine, two threads made each batch of the tiny vision model 10-40x slower (5-18 s instead of 0.45 s). Set
+# before anything imports torch; every process the tests start (CLI commands, builds, servers) inherits it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 from tests import shared_builds
 from tests.helpers import REPO, copy_warehouse, run_cli
 

@@ -98,7 +98,11 @@ class TransformersBackend:
         dtype: str = "auto",
         batch_size: int = 8,
         max_new_tokens: int | None = None,
+        threads: int | None = None,
     ) -> None:
+        """`threads`: CPU threads for torch's operations (None: torch's default, one per core). A tiny
+        model's operations are too small to share: on a busy 2-core machine two threads each made the
+        demo's tiny vision model 10-40x slower than one (OpenMP threads waiting on each other)."""
         self.model_id = str(model)
         if is_embedded(self.model_id):  # a real small model shipped by a package (pipeline/backends/embedded.py)
             self.path = str(converted_path(self.model_id))
@@ -110,6 +114,9 @@ class TransformersBackend:
         self.dtype = resolve_dtype(dtype, self.device)
         self.batch_size = max(1, int(batch_size))
         self.max_new_tokens = max_new_tokens
+        if threads is not None and int(threads) < 1:
+            raise BackendError(f"threads must be at least 1, not {threads!r}")
+        self.threads = None if threads is None else int(threads)
         self.config = self._load_config()
         self.is_vision = hasattr(self.config, "vision_config")
         self._model = None
@@ -143,6 +150,8 @@ class TransformersBackend:
         from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, AutoProcessor, AutoTokenizer
 
         auto_model = AutoModelForImageTextToText if self.is_vision else AutoModelForCausalLM
+        if self.threads is not None and self.device == "cpu":
+            torch.set_num_threads(self.threads)
         try:
             processor = (AutoProcessor if self.is_vision else AutoTokenizer).from_pretrained(self.path)
             model = auto_model.from_pretrained(self.path, dtype=DTYPES[self.dtype])

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import torch
 from PIL import Image
 
 from pipeline.backends import BackendError, Message, Request, Response, create_backend
@@ -200,3 +201,23 @@ def test_the_max_new_tokens_setting_caps_every_request(tiny_text_model: Path) ->
         backend.close()
     assert response.tokens_out <= 2
     assert backend.settings()["max_new_tokens"] == 2
+
+
+def test_the_threads_setting_runs_torch_on_that_many_threads_with_the_same_answers_and_cache_key(
+    tiny_text_model: Path, text_backend
+) -> None:
+    request = Request("k", (Message("user", QUESTIONS["en-1"]),), max_tokens=6)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)  # as on a 2-core machine (the test session itself runs torch on one thread)
+    backend = create_backend("transformers", str(tiny_text_model), device="cpu", batch_size=2, threads=1)
+    try:
+        (answer,) = backend.generate([request])
+        assert torch.get_num_threads() == 1
+    finally:
+        backend.close()
+        torch.set_num_threads(before)
+    (expected,) = text_backend.generate([request])
+    assert answer.text == expected.text
+    assert backend.settings() == text_backend.settings()  # threads never change an answer: not in the cache key
+    with pytest.raises(BackendError, match="threads must be at least 1"):
+        create_backend("transformers", str(tiny_text_model), device="cpu", threads=0)
