@@ -1,12 +1,14 @@
 """Dish Atlas dashboard: `streamlit run app/main.py`.
 
-Reads only the `marts.*` tables of the published warehouse snapshot (see app/data.py). The
-pages are declared here, once; the sidebar (dataset, language), the sample banner and the
-empty state are drawn here, around whichever page runs.
+Reads only the `marts.*` tables of the published warehouse snapshot (see app/data.py). This file
+is two things to Streamlit:
 
-The page scripts live in app/views/, not app/pages/: a `pages/` folder beside the entry point
-switches Streamlit to its legacy multipage mode until `st.navigation` first runs in the process
-(and for every AppTest run), which runs a page file on its own, without this frame.
+- the script of every page view (`__main__`): it runs the dashboard's frame, app/dashboard.py,
+  which declares the pages and draws the sidebar around the chosen one;
+- the app to serve: `streamlit run` finds the `st.App` below (by reading this file), imports it
+  and serves it, first running its lifespan, app/startup.py, which imports what the pages need
+  and opens the snapshot before the server answers, so that a fresh server's first page does not
+  wait for them.
 """
 
 import sys
@@ -16,71 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `streamlit run` puts only app/ on the path
     sys.path.insert(0, str(ROOT))
 
-import duckdb  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from app import data, ui  # noqa: E402
-from app.safe import code, literal  # noqa: E402
-from warehouse.db import NotPublished  # noqa: E402
+if __name__ == "__main__":  # a page view (`streamlit run`, AppTest)
+    from app.dashboard import main
 
-VIEWS_DIR = Path(__file__).resolve().parent / "views"
-PAGES = [
-    st.Page(VIEWS_DIR / "overview.py", title="Overview", icon=":material/insights:", default=True),
-    st.Page(VIEWS_DIR / "map.py", title="Map", icon=":material/public:", url_path="map"),
-    st.Page(VIEWS_DIR / "confusion.py", title="Confusion", icon=":material/grid_on:", url_path="confusion"),
-    st.Page(
-        VIEWS_DIR / "language_pull.py", title="Language pull", icon=":material/translate:", url_path="language-pull"
-    ),
-    st.Page(VIEWS_DIR / "answers.py", title="Answers", icon=":material/search:", url_path="answers"),
-    st.Page(VIEWS_DIR / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
-    st.Page(VIEWS_DIR / "consistency.py", title="Consistency", icon=":material/sync_alt:", url_path="consistency"),
-    st.Page(VIEWS_DIR / "method_audit.py", title="Method audit", icon=":material/fact_check:", url_path="method-audit"),
-    st.Page(
-        VIEWS_DIR / "language_switching.py",
-        title="Language switching",
-        icon=":material/g_translate:",
-        url_path="language-switching",
-    ),
-    st.Page(VIEWS_DIR / "dish.py", title="Dish", icon=":material/ramen_dining:", url_path="dish"),
-    st.Page(VIEWS_DIR / "dishes.py", title="Dishes", icon=":material/restaurant_menu:"),
-    st.Page(VIEWS_DIR / "dish_names.py", title="Dish names", icon=":material/label:", url_path="dish-names"),
-    st.Page(VIEWS_DIR / "cooccurrence.py", title="Co-occurrence", icon=":material/hub:", url_path="cooccurrence"),
-    st.Page(VIEWS_DIR / "codemix.py", title="Code mixing", icon=":material/compare_arrows:", url_path="codemix"),
-    st.Page(VIEWS_DIR / "imagined.py", title="Imagined dishes", icon=":material/palette:", url_path="imagined"),
-    st.Page(VIEWS_DIR / "review.py", title="Review", icon=":material/rate_review:", url_path="review"),
-    st.Page(VIEWS_DIR / "culturemix.py", title="Culture mix", icon=":material/blender:", url_path="culture-mix"),
-    st.Page(VIEWS_DIR / "probe.py", title="Live probe", icon=":material/science:", url_path="probe"),
-]
+    main()
+else:  # imported by `streamlit run app/main.py` to serve it
+    from app import startup
 
-
-def not_published() -> None:
-    st.warning(ui.NOT_PUBLISHED.format(path=code(data.warehouse_path())), icon=":material/database_off:")
-
-
-def main() -> None:
-    # A local favicon: a material-icon page_icon makes the browser fetch it from a font CDN.
-    st.set_page_config(page_title="Dish Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
-    page = st.navigation(PAGES)
-    try:
-        data.snapshot()
-    except NotPublished:
-        not_published()  # the empty state: this warning and nothing else, on every page
-        return
-    try:
-        selected = ui.sidebar()
-        if selected is None:
-            st.warning(ui.NO_DATASETS.format(path=code(data.warehouse_path())), icon=":material/database_off:")
-            return
-        ui.sample_banner(selected)
-        page.run()
-    except NotPublished:  # the snapshot vanished mid-run
-        not_published()
-    except duckdb.Error as exc:
-        st.error(
-            f"Could not read the published warehouse at {code(data.warehouse_path())}: {literal(exc)}  \n"
-            "It may predate this version of the app; rebuild it with `make demo` "
-            "(or `python -m pipeline demo`)."
-        )
-
-
-main()
+    server = st.App(__file__, lifespan=startup.lifespan)

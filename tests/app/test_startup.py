@@ -1,0 +1,83 @@
+"""A fresh dashboard server warms up before its first visitor, and each page has the browser load
+the frontend parts it draws while its first run computes (issue 13: cold first draws)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+from streamlit.web.server.app_discovery import discover_asgi_app
+
+from app import dashboard
+from tests.app.conftest import open_page
+from tests.helpers import REPO
+
+MAIN = REPO / "app" / "main.py"
+
+
+def warm_in_fresh_process(warehouse: Path) -> dict:
+    """Run `startup.warm()` in a new interpreter (this one has imported everything already)."""
+    code = (
+        "import json, sys\n"
+        "from app import startup\n"
+        "startup.warm()\n"
+        "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in "
+        "{'pandas', 'pyarrow', 'pydeck', 'babel', 'app', 'warehouse'})))\n"
+    )
+    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(warehouse)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_streamlit_run_serves_main_as_an_app_with_a_warm_up():
+    """`streamlit run app/main.py` finds the st.App in the file and serves it (with its lifespan)."""
+    found = discover_asgi_app(MAIN)
+    assert found.is_asgi_app and found.app_name == "server"
+
+
+def test_the_warm_up_imports_what_the_pages_import(real_warehouse: Path):
+    loaded = warm_in_fresh_process(real_warehouse)
+    for module in ("pandas", "pyarrow", "pydeck", "app.maps", "app.ui", "app.vega", "app.dashboard"):
+        assert module in loaded
+    assert "warehouse.queries.geo" in loaded and "warehouse.queries.dish" in loaded
+
+
+def test_a_server_without_a_published_warehouse_still_warms_up(tmp_path: Path):
+    assert "app.dashboard" in warm_in_fresh_process(tmp_path / "none.duckdb")
+
+
+def url_paths() -> None:
+    """A script listing the pages' url paths (st.Page is built inside a script run)."""
+    import json
+
+    import streamlit as st
+
+    from app import dashboard
+
+    st.text(json.dumps([page.url_path for page in dashboard.pages()]))
+
+
+def test_every_page_named_in_draws_is_a_page():
+    """The first-draw hints are keyed by the pages' url paths: a renamed page must not lose its hint."""
+    at = AppTest.from_function(url_paths).run()
+    paths = json.loads(at.text[0].value)
+    assert len(set(paths)) == len(paths) == 18
+    assert set(dashboard.DRAWS) <= set(paths)
+    assert "map" in dashboard.DRAWS["map"] and "map" in dashboard.DRAWS["dish"]
+
+
+def test_the_hints_are_gone_once_the_page_has_drawn(warehouse_path: Path):
+    """The tiny elements sent first are removed: the sidebar holds no map, chart or table, and the Map
+    page draws one map."""
+    for page, draws in (("views/map.py", "deck_gl_json_chart"), ("views/overview.py", "vega_lite_chart")):
+        at = open_page(page)
+        kinds = {node.type for node in at.sidebar}
+        assert not kinds & {"deck_gl_json_chart", "vega_lite_chart", "arrow_data_frame"}
+        assert len(at.get(draws)) >= 1
+        assert len(at.get("deck_gl_json_chart")) == (1 if page == "views/map.py" else 0)
