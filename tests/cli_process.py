@@ -15,6 +15,7 @@ that signal or time a process (kills, locks held by a running command) start a r
 from __future__ import annotations
 
 import atexit
+import io
 import multiprocessing
 import os
 import runpy
@@ -36,7 +37,7 @@ def _fork_server() -> multiprocessing.context.ForkServerContext:
     return _context
 
 
-def _main(args: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: str) -> None:
+def _main(args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: str, stderr: str) -> None:
     """In the forked process: become `python -m pipeline ARGS` and exit with its status."""
     os.chdir(cwd)
     os.environ.clear()
@@ -45,7 +46,12 @@ def _main(args: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: s
         handle = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(handle, fd)
         os.close(handle)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(os.open(stdin, os.O_RDONLY), 0)
+    # multiprocessing gave the child a /dev/null `sys.stdin`: read fd 0 as the interpreter's own stdin does
+    like = sys.__stdin__ or sys.__stdout__
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=like.encoding, errors=like.errors
+    )
     sys.argv = [str(Path(cwd) / "pipeline" / "__main__.py"), *args]
     code: int | str | None = 0
     try:
@@ -66,13 +72,17 @@ def _main(args: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: s
     os._exit(code or 0)
 
 
-def run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    """What `subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, text=True)` returns."""
+def run(
+    args: list[str], *, cwd: Path, env: dict[str, str], timeout: float, stdin: bytes | None = None
+) -> subprocess.CompletedProcess:
+    """What `subprocess.run([sys.executable, "-m", "pipeline", *args], input=stdin, capture_output=True, text=True)`
+    returns (no `stdin`: the command reads an empty input, as from /dev/null)."""
     with tempfile.TemporaryDirectory(prefix="cli-") as folder:
-        stdout, stderr = Path(folder) / "stdout", Path(folder) / "stderr"
+        given, stdout, stderr = Path(folder) / "stdin", Path(folder) / "stdout", Path(folder) / "stderr"
+        given.write_bytes(stdin or b"")
         stdout.touch()
         stderr.touch()
-        process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(stdout), str(stderr)))
+        process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr)))
         # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
         # there: the command must start from `pipeline/__main__.py` alone.
         caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")

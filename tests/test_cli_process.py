@@ -9,11 +9,18 @@ from tests import cli_process
 from tests.helpers import REPO, cli_arguments, cli_command, cli_environment
 
 
-def both(warehouse: Path, *args: str) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+def both(
+    warehouse: Path, *args: str, stdin: bytes | None = None
+) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     """The same command as a new interpreter and as a fork of the server."""
     command = cli_command(warehouse, *args)
-    fresh = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=cli_environment(), timeout=120)
-    forked = cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=120)
+    fresh = subprocess.run(
+        command, cwd=REPO, input=stdin or b"", capture_output=True, env=cli_environment(), timeout=120
+    )
+    fresh = subprocess.CompletedProcess(
+        fresh.args, fresh.returncode, fresh.stdout.decode(errors="replace"), fresh.stderr.decode(errors="replace")
+    )
+    forked = cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=120, stdin=stdin)
     return fresh, forked
 
 
@@ -22,6 +29,13 @@ def test_help_and_a_usage_error_are_the_same_as_a_new_interpreters(tmp_path: Pat
         fresh, forked = both(tmp_path / "w.duckdb", *args)
         assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
     assert fresh.returncode == 2 and "no-such-command" in fresh.stderr
+
+
+def test_the_standard_input_reaches_the_command_as_in_a_new_interpreter(tmp_path: Path) -> None:
+    """Lines on stdin, one of them not UTF-8: `countries` reads them exactly as from a new interpreter's stdin."""
+    fresh, forked = both(tmp_path / "w.duckdb", "countries", "--lang", "uk", stdin=b"Kyiv\n\xff\xfe \xd0\x9a\n")
+    assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.returncode == 0 and fresh.stdout.count("\n") == 2
 
 
 def test_each_command_gets_its_own_environment(tmp_path: Path) -> None:

@@ -13,15 +13,14 @@ import json
 import os
 import shutil
 import socket
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, run_cli
+from tests import cli_process
+from tests.helpers import REPO, cli_arguments, cli_environment, copy_warehouse, run_cli
 
 WC_ANSWERS = "task2_oe_llava-1.6-7b.jsonl"
 
@@ -216,10 +215,10 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+def prepared(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, ingested_template) -> Path:
     """A warehouse with BORSch and WorldCuisines ingested (copied into each case's folder)."""
     warehouse = tmp_path_factory.mktemp("prepared") / "w.duckdb"
-    run_cli(warehouse, "ingest", "worldcuisines", "--source", str(data_dir / "worldcuisines"))
+    copy_warehouse(ingested_template("worldcuisines"), warehouse)
     run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
     return warehouse
 
@@ -248,21 +247,18 @@ def test_bad_input_gets_one_clear_line(case: Case, tmp_path: Path, prepared: Pat
     folder.mkdir()
     warehouse = warehouse_for(case, tmp_path, prepared)
     args = case.build(folder, data_dir)
-    env = {k: v for k, v in os.environ.items() if k not in ("DISH_ATLAS_WAREHOUSE", "DATA")}
-    env["COLUMNS"] = "200"
-    command = [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args]
     lock = None
     if case.name == "locked database":
         lock = open(warehouse.with_name("w.lock"), "a+")  # noqa: SIM115 - held while the command runs
         fcntl.flock(lock, fcntl.LOCK_EX)
     try:
-        result = subprocess.run(
-            command, cwd=REPO, input=case.stdin, capture_output=True, env=env, timeout=300, check=False
+        result = cli_process.run(
+            cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=300, stdin=case.stdin
         )
     finally:
         if lock is not None:
             lock.close()
-    stderr = result.stderr.decode("utf-8", "replace")
+    stderr = result.stderr
     assert "Traceback" not in stderr, stderr
     assert result.returncode == case.code, stderr
     if case.code == 0:
