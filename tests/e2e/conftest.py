@@ -87,14 +87,15 @@ def serve(script: str, env: dict[str, str], *, address: str | None = "127.0.0.1"
                 server.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url(real_warehouse: Path) -> Iterator[str]:
-    """`streamlit run app/main.py` on the real warehouse, on the loopback interface."""
+    """`streamlit run app/main.py` on the real warehouse, on the loopback interface: one server per test
+    worker, shared by the browser modules (each test opens its own browser context, so its own session)."""
     with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(real_warehouse)}) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """Headless system Chromium (never a browser downloaded by Playwright)."""
     from playwright.sync_api import sync_playwright

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.maps import VIEW
-from tests.e2e.conftest import HEIGHT, WIDTH, serve
+from tests.e2e.conftest import HEIGHT, WIDTH
 from tests.e2e.test_browser import DECK, EXCEPTION, SCREENSHOTS, wait_for_run
 
 pytestmark = pytest.mark.e2e
@@ -66,18 +66,12 @@ def shown_value(selectbox) -> str:
     return selectbox.inner_text() + " " + (inputs.first.input_value() if inputs.count() else "")
 
 
-@pytest.fixture(scope="module")
-def map_url(real_warehouse):
-    with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(real_warehouse)}) as url:
-        yield url
-
-
-def test_clicking_a_country_on_the_map_opens_its_summaries(map_url: str, real_warehouse, context) -> None:
+def test_clicking_a_country_on_the_map_opens_its_summaries(app_url: str, real_warehouse, context) -> None:
     with duckdb.connect(str(real_warehouse), read_only=True) as con:
         lon, lat = con.sql("SELECT lon, lat FROM marts.country_shapes WHERE country = 'BR'").fetchall()[0]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = context.new_page()
-    page.goto(f"{map_url}/map?dataset=worldcuisines", wait_until="domcontentloaded")
+    page.goto(f"{app_url}/map?dataset=worldcuisines", wait_until="domcontentloaded")
     wait_for_run(page)
     canvas = page.locator(DECK).first
     canvas.wait_for(state="visible")
