@@ -71,7 +71,6 @@ DRAWS: dict[str, tuple[preload.Kind, ...]] = {
     "cooccurrence": ("chart", "table"),
     "codemix": ("chart", "table"),
     "imagined": ("chart", "table"),
-    "review": ("chart", "table"),
     "culture-mix": ("chart", "table"),
 }
 

@@ -78,6 +78,6 @@ def test_the_hints_are_gone_once_the_page_has_drawn(warehouse_path: Path):
     for page, draws in (("views/map.py", "deck_gl_json_chart"), ("views/overview.py", "vega_lite_chart")):
         at = open_page(page)
         kinds = {node.type for node in at.sidebar}
-        assert not kinds & {"deck_gl_json_chart", "vega_lite_chart", "arrow_data_frame"}
+        assert not kinds & {"deck_gl_json_chart", "vega_lite_chart", "dataframe"}
         assert len(at.get(draws)) >= 1
         assert len(at.get("deck_gl_json_chart")) == (1 if page == "views/map.py" else 0)
