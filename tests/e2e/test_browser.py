@@ -211,6 +211,9 @@ def check_pages(app_url: str, context, pages: tuple[Page, ...]) -> list[str]:
         screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
 
         for selector, least in spec.content:
+            # widgets can land a moment after the run reports it finished (Review's radios did, on a busy machine)
+            with contextlib.suppress(PlaywrightTimeout):
+                page.locator(selector).nth(least - 1).wait_for(state="attached", timeout=10_000)
             found = page.locator(selector).count()
             assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
         if spec.min_rows:
