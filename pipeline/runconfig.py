@@ -7,7 +7,8 @@ ray = { address = "head:6379", workers = 8 }   # optional, with executor = "ray"
 [models.tiny]                                  # a name used below
 backend = "transformers"
 model = "/models/tiny-text"
-settings = { batch_size = 16 }
+settings = { batch_size = 16 }                 # the backend's settings; transformers: device, dtype, batch_size,
+                                               # max_new_tokens, threads (torch's CPU threads; 1 for tiny models)
 
 [[runs]]
 task = "borsch.origin_qa"
