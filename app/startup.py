@@ -11,42 +11,36 @@ warehouse yet, an old one) starts the same and shows the page's own message.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import pkgutil
 from collections.abc import AsyncIterator
 from typing import Any
 
 import duckdb
 
-# The modules the pages import (the Live probe's model code stays lazy: it loads a model).
-MODULES = (
-    "pyarrow",
-    "pydeck",
-    "app.charts",
-    "app.dashboard",
-    "app.data",
-    "app.dish_links",
-    "app.fmt",
-    "app.linked",
-    "app.links",
-    "app.maps",
-    "app.ui",
-    "app.vega",
-    "app.widgets",
-    "warehouse.queries",
-)
-
 
 def warm() -> None:
     """Import what every page needs and open the published snapshot (with the query the sidebar
-    runs first), so that the first visitor's page finds them in memory and in the query cache."""
-    for name in MODULES:
-        importlib.import_module(name)
-    queries = importlib.import_module("warehouse.queries")
-    for module in pkgutil.iter_modules(queries.__path__):
-        importlib.import_module(f"warehouse.queries.{module.name}")
+    runs first), so that the first visitor's page finds them in memory and in the query cache.
+    The imports are the pages' own (the Live probe's model code stays lazy: it loads a model)."""
+    import pyarrow  # noqa: F401
+    import pydeck  # noqa: F401
 
-    from app import data
+    import warehouse.queries.about_dish
+    import warehouse.queries.answers
+    import warehouse.queries.compare
+    import warehouse.queries.confusion
+    import warehouse.queries.consistency
+    import warehouse.queries.corpus
+    import warehouse.queries.culturemix
+    import warehouse.queries.dish
+    import warehouse.queries.geo
+    import warehouse.queries.imagined
+    import warehouse.queries.language
+    import warehouse.queries.linked
+    import warehouse.queries.methods
+    import warehouse.queries.names
+    import warehouse.queries.probe
+    import warehouse.queries.search  # noqa: F401
+    from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
     from warehouse.db import NotPublished
 
     with contextlib.suppress(NotPublished, duckdb.Error):
