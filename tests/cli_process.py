@@ -42,11 +42,11 @@ def _main(args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: st
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
-    for fd, path in ((1, stdout), (2, stderr)):
-        handle = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    written = os.O_WRONLY | os.O_TRUNC
+    for fd, path, flags in ((0, stdin, os.O_RDONLY), (1, stdout, written), (2, stderr, written)):
+        handle = os.open(path, flags)
         os.dup2(handle, fd)
         os.close(handle)
-    os.dup2(os.open(stdin, os.O_RDONLY), 0)
     # multiprocessing gave the child a /dev/null `sys.stdin`: read fd 0 as the interpreter's own stdin does
     like = sys.__stdin__ or sys.__stdout__
     sys.stdin = sys.__stdin__ = io.TextIOWrapper(
