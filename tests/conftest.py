@@ -61,14 +61,41 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shared_builds.close_session()
 
 
+# The modules that take longest (30 s or more each, idle, at eefa2fc), longest first: each group of modules (those
+# that do not read the real demo warehouse, then those that do) starts with them, so that the two workers finish
+# together instead of one running a long module alone at the end. Only the order depends on this list.
+LONGEST_FIRST = (
+    "tests/warehouse/test_faults.py",
+    "tests/pipeline/executors/test_ray.py",
+    "tests/pipeline/test_bad_inputs.py",
+    "tests/pipeline/test_culturemix_compose.py",
+    "tests/warehouse/test_storage_faults.py",
+    "tests/pipeline/test_generate.py",
+    "tests/pipeline/imagine/test_steps.py",
+    "tests/e2e/test_security.py",
+    "tests/e2e/test_browser.py",
+    "tests/e2e/test_browser_pages.py",
+    "tests/app/test_corpus_pages.py",
+    "tests/warehouse/test_corpus_analyses.py",
+    "tests/pipeline/test_score.py",
+    "tests/app/test_linked_views.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules that read the real demo warehouse run last, and its build starts now, in the background,
-    so the minutes it takes overlap with every other test instead of stalling the first that needs it."""
+    so the minutes it takes overlap with every other test instead of stalling the first that needs it.
+    pytest-xdist hands out modules in this order (`--no-loadscope-reorder` in pyproject.toml)."""
     waiting = {item.nodeid.split("::")[0] for item in items if "real_warehouse" in getattr(item, "fixturenames", ())}
-    if not waiting:
-        return
-    items.sort(key=lambda item: item.nodeid.split("::")[0] in waiting)  # stable: each module keeps its order
-    shared_builds.start(*real_demo(shared_data_dir()))
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        module = item.nodeid.split("::")[0]
+        rank = LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+        return module in waiting, rank
+
+    items.sort(key=order)  # stable: each module keeps its tests' order
+    if waiting:
+        shared_builds.start(*real_demo(shared_data_dir()))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

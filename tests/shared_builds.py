@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from filelock import FileLock
@@ -83,6 +84,20 @@ def wait(name: str, args: list[str], prebuilt: Path | None = None, timeout: floa
         log = (folder / "build.log").read_text(errors="replace")[-4000:]
         raise AssertionError(f"shared build {name} failed ({status}):\n{log}")
     return folder / "warehouse.duckdb"
+
+
+def made(name: str, build: Callable[[Path], Path]) -> Path:
+    """What `build(folder)` returns, built once per session by the first worker that asks (in its own process;
+    the others wait for it): for test inputs made from another shared build that several modules read but none
+    writes."""
+    folder = folder_for(name)
+    with FileLock(f"{folder}.lock"):
+        done = folder.with_name(f"{folder.name}.made")
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            done.write_text(str(build(folder)))
+        return Path(done.read_text())
 
 
 def _build(folder: Path, args: list[str]) -> int:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.stores import annotations
 from tests.helpers import REPO, shown, vega_rows
-from tests.warehouse.test_corpus_analyses import MODEL, build_corpus_warehouse
+from tests.warehouse.test_corpus_analyses import MODEL, shared_corpus_warehouse
 
 MAIN = REPO / "app" / "main.py"
 TIMEOUT = 60
@@ -20,13 +20,13 @@ SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 
 
 @pytest.fixture(scope="module")
-def corpus_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_corpus_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus-pages"))
+def corpus_warehouse(real_warehouse: Path) -> Path:
+    return shared_corpus_warehouse(real_warehouse)
 
 
 @pytest.fixture(scope="module")
-def no_corpus_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_corpus_warehouse(real_warehouse, tmp_path_factory.mktemp("no-corpus"), with_corpus=False)
+def no_corpus_warehouse(real_warehouse: Path) -> Path:
+    return shared_corpus_warehouse(real_warehouse, with_corpus=False)
 
 
 @pytest.fixture

@@ -13,15 +13,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO, query, shown, vega_rows
-from tests.warehouse.test_linked_answers import CORPUS, MODEL, build_linked_warehouse
+from tests.warehouse.test_linked_answers import CORPUS, MODEL, shared_linked_warehouse
 
 MAIN = REPO / "app" / "main.py"
 TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
-def linked_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_linked_warehouse(real_warehouse, tmp_path_factory.mktemp("linked-pages"))
+def linked_warehouse(real_warehouse: Path) -> Path:
+    return shared_linked_warehouse(real_warehouse)
 
 
 @pytest.fixture(scope="module")

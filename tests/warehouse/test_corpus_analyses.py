@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests import shared_builds
 from tests.helpers import query
 from warehouse.db import Warehouse
 from warehouse.queries import corpus
@@ -141,9 +142,17 @@ def fill_corpora(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CHECKPOINT")
 
 
+def shared_corpus_warehouse(real_warehouse: Path, *, with_corpus: bool = True) -> Path:
+    """`build_corpus_warehouse` made once per test session and read by several modules (none writes to it)."""
+    return shared_builds.made(
+        "corpus" if with_corpus else "no-corpus",
+        lambda folder: build_corpus_warehouse(real_warehouse, folder, with_corpus=with_corpus),
+    )
+
+
 @pytest.fixture(scope="module")
-def corpus_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_corpus_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus"))
+def corpus_warehouse(real_warehouse: Path) -> Path:
+    return shared_corpus_warehouse(real_warehouse)
 
 
 def test_dishes_fall_into_ten_log_spaced_count_bins_and_ten_ratio_bins(corpus_warehouse: Path):
@@ -315,8 +324,8 @@ def test_queries_pool_prompt_languages_and_list_corpora(corpus_warehouse: Path):
     assert by_lang["line"].nunique() == 30
 
 
-def test_an_empty_corpus_gives_empty_marts(real_warehouse: Path, tmp_path: Path):
-    path = build_corpus_warehouse(real_warehouse, tmp_path / "empty", with_corpus=False)
+def test_an_empty_corpus_gives_empty_marts(real_warehouse: Path):
+    path = shared_corpus_warehouse(real_warehouse, with_corpus=False)
     for mart in ("corpora", "cooccurrence_dishes", "cooccurrence_bins", "codemix_pairs", "codemix_excluded",
                  "codemix_bins", "corpus_samples"):  # fmt: skip
         assert query(path, f"SELECT count(*) FROM marts.{mart}") == [(0,)]

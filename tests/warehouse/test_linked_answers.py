@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests import shared_builds
 from tests.helpers import query
 from tests.warehouse.test_corpus_analyses import clear_corpora
 from warehouse.db import Warehouse
@@ -57,9 +58,14 @@ def build_linked_warehouse(published: Path, directory: Path) -> Path:
     return target
 
 
+def shared_linked_warehouse(real_warehouse: Path) -> Path:
+    """`build_linked_warehouse` made once per test session and read by several modules (none writes to it)."""
+    return shared_builds.made("linked", lambda folder: build_linked_warehouse(real_warehouse, folder))
+
+
 @pytest.fixture(scope="module")
-def linked_warehouse(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_linked_warehouse(real_warehouse, tmp_path_factory.mktemp("linked"))
+def linked_warehouse(real_warehouse: Path) -> Path:
+    return shared_linked_warehouse(real_warehouse)
 
 
 def jaccard(predicted: list[str], gold: list[str]) -> float:
