@@ -22,10 +22,12 @@ import runpy
 import subprocess
 import sys
 import tempfile
+import threading
 import types
 from pathlib import Path
 
 _context: multiprocessing.context.ForkServerContext | None = None
+_starting = threading.Lock()
 
 
 def _fork_server() -> multiprocessing.context.ForkServerContext:
@@ -85,11 +87,12 @@ def run(
         process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr)))
         # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
         # there: the command must start from `pipeline/__main__.py` alone.
-        caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")
-        try:
-            process.start()
-        finally:
-            sys.modules["__main__"] = caller_main
+        with _starting:  # callers in threads (bench/faults.py) must not swap `__main__` over each other
+            caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")
+            try:
+                process.start()
+            finally:
+                sys.modules["__main__"] = caller_main
         process.join(timeout)
         if process.exitcode is None:
             process.kill()

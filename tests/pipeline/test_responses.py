@@ -215,7 +215,7 @@ def test_import_before_ingest_says_what_to_run(warehouse: Path, tmp_path: Path) 
 
 
 def test_killing_an_import_midway_leaves_no_partial_file(wc_warehouse: Path, data_dir: Path) -> None:
-    files = sorted((data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"))
+    files = sorted((data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"))[:4]  # 15,000 answers each
     published_before = wc_warehouse.read_bytes()
     env = {**os.environ, "COLUMNS": "200"}
     process = subprocess.Popen(
@@ -234,10 +234,10 @@ def test_killing_an_import_midway_leaves_no_partial_file(wc_warehouse: Path, dat
     assert wc_warehouse.read_bytes() == published_before
     work = wc_warehouse.with_name("warehouse.work.duckdb")
     per_model = dict(query(work, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL"))
-    assert 1 <= len(per_model) < 12
+    assert 1 <= len(per_model) < len(files)
     assert set(per_model.values()) == {15000}
     # The rerun finishes the job: every file once, no duplicates.
     run_cli(wc_warehouse, "import-responses", *map(str, files))
     assert query(wc_warehouse, "SELECT count(*), count(DISTINCT generation_id) FROM core.generations") == [
-        (180000, 180000)
+        (60000, 60000)
     ]
