@@ -253,18 +253,27 @@ def analyse_many(answers: Sequence[tuple[str | None, str]]) -> list[Switching]:
     per candidate set, which lingua spreads over the cores. A first pass only records which segments lingua must
     judge: which ones it is asked about depends on the segments' scripts and names, never on its answers."""
     asked: dict[tuple[str, ...], dict[str, None]] = {}
+    questions = 0
 
     def record(text: str, candidates: tuple[str, ...]) -> list:
+        nonlocal questions
+        questions += 1
         asked.setdefault(candidates, {})[text] = None
         return []
 
+    settled: list[Switching | None] = []  # an answer no segment of which went to lingua is final after one pass
     for text, prompt_lang in answers:
-        _analyse(text, prompt_lang, record)
+        before = questions
+        first = _analyse(text, prompt_lang, record)
+        settled.append(first if questions == before else None)
     found: dict[tuple[str, tuple[str, ...]], list] = {}
     for candidates, texts in asked.items():
         values = _detector(candidates).compute_language_confidence_values_in_parallel(list(texts))
         found.update(((text, candidates), value) for text, value in zip(texts, values, strict=True))
-    return [_analyse(text, prompt_lang, lambda t, c: found[t, c]) for text, prompt_lang in answers]
+    return [
+        first if first is not None else _analyse(text, prompt_lang, lambda t, c: found[t, c])
+        for (text, prompt_lang), first in zip(answers, settled, strict=True)
+    ]
 
 
 def _analyse(text: str | None, prompt_lang: str, confidences: Confidences) -> Switching:
