@@ -566,7 +566,7 @@ def extract_countries(text: str | None, lang: str) -> Extraction:
         return Extraction((), (), (), "empty")
     if len(text) < _LONG_ANSWER:
         return _extract(text, lang)
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _extract(text, lang)
 
 
@@ -577,9 +577,9 @@ _LONG_ANSWER = 65_536
 
 
 @contextlib.contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """Reference counting alone frees what extraction makes (it builds no reference cycles), so the cyclic
-    collector is paused for one long answer and restored as it was."""
+    collector is paused for one long answer (or the whole score stage, `pipeline.score`) and restored as it was."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -83,13 +83,40 @@ def by_rule(texts: Sequence[str | None]) -> list[str | None]:
     return [_by_rule(text) for text in texts]
 
 
+# lingua reads a text only as its words: the runs of letters of the lower-cased text (single characters for Han and
+# kana). ASCII digits, punctuation, spaces and symbols are never part of a word, so a run of them parts words exactly as
+# one space does, and an ASCII capital is read as its small letter: texts equal after folding those are one text to
+# lingua ("Pizza!" and "pizza"). A capital sigma lower-cases by its neighbours (final ς), so a text with one is kept as
+# it is. Measured on the demo's 57,428 texts left to lingua: 54,391 distinct folded texts (5% fewer calls), and every
+# text's verdict equal to its own call's.
+_ASCII_NON_LETTERS = re.compile(r"[\x00-@\[-`{-\x7f]+")
+_ASCII_CAPITALS = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_SHARED_MAX = 1 << 18  # folded texts remembered by one process (a long-lived caller's memory stays bounded)
+_shared: dict[tuple[str, str], str] = {}
+
+
+def lingua_text(text: str) -> str:
+    """The text as lingua reads it, for sharing one call between texts: ASCII capitals lower-cased, runs of ASCII
+    non-letters one space; a text with a capital sigma unchanged."""
+    if "\u03a3" in text:
+        return text
+    return _ASCII_NON_LETTERS.sub(" ", text.translate(_ASCII_CAPITALS)).strip(" ")
+
+
 def by_lingua(asked: Sequence[tuple[str, str]]) -> list[str]:
-    """The language of each (`by_rule`'s open verdict, text), one text at a time: what `answer_language` gives it.
-    The score stage runs this in a worker process beside its own work (lingua's batch call holds the GIL)."""
+    """The language of each (`by_rule`'s open verdict, text): what `answer_language` gives it, one lingua call per
+    distinct `lingua_text` (per process, across calls). The score stage runs this in a worker process beside its own
+    work (lingua's batch call holds the GIL)."""
+    if len(_shared) > _SHARED_MAX:
+        _shared.clear()
     found = []
     for ask, text in asked:
-        detector, default = _LINGUA[ask]
-        found.append(_CODES.get(detector().detect_language_of(text), default))
+        key = (ask, lingua_text(text))
+        code = _shared.get(key)
+        if code is None:
+            detector, default = _LINGUA[ask]
+            code = _shared[key] = _CODES.get(detector().detect_language_of(text), default)
+        found.append(code)
     return found
 
 

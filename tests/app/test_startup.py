@@ -48,6 +48,34 @@ def test_the_warm_up_imports_what_the_pages_import(real_warehouse: Path):
     assert "warehouse.queries.geo" in loaded and "warehouse.queries.dish" in loaded
 
 
+def test_the_warm_up_leaves_the_shared_reads_of_a_first_page_in_the_caches(real_warehouse: Path):
+    """After the warm-up, the map outlines, the sidebar's queries for the default dataset and babel's
+    English names are served without touching the warehouse again."""
+    code = (
+        "from app import data, fmt, maps, startup, ui\n"
+        "from warehouse.queries import answers\n"
+        "startup.warm()\n"
+        "def closed(*args, **kwargs):\n"
+        "    raise AssertionError('queried the warehouse again')\n"
+        "data._query = closed\n"
+        "assert maps.outlines().polygons['UA']\n"
+        "dataset = ui.default_dataset(data.dataset_summary())\n"
+        "tasks = data.query(answers.tasks, dataset)\n"
+        "assert tasks and data.query(answers.models, dataset, tasks[0])\n"
+        "assert data.query(answers.prompt_langs, dataset, tasks[0])\n"
+        "data.languages(dataset), data.published_info()\n"
+        "import babel.localedata\n"
+        "assert 'en' in babel.localedata._cache\n"
+        "print('cached')\n"
+    )
+    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(real_warehouse)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("cached")
+
+
 def test_a_server_without_a_published_warehouse_still_warms_up(tmp_path: Path):
     assert "app.dashboard" in warm_in_fresh_process(tmp_path / "none.duckdb")
 
