@@ -19,8 +19,14 @@ from tests.helpers import REPO
 MAIN = REPO / "app" / "main.py"
 
 
+def in_fresh_process(code: str, warehouse: Path) -> subprocess.CompletedProcess:
+    """Run `code` in a new interpreter (this one has imported everything already) against `warehouse`."""
+    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(warehouse)}
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
 def warm_in_fresh_process(warehouse: Path) -> dict:
-    """Run `startup.warm()` in a new interpreter (this one has imported everything already)."""
+    """Run `startup.warm()` in a new interpreter: the modules it leaves imported."""
     code = (
         "import json, sys\n"
         "from app import startup\n"
@@ -28,10 +34,8 @@ def warm_in_fresh_process(warehouse: Path) -> dict:
         "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in "
         "{'pandas', 'pyarrow', 'pydeck', 'babel', 'app', 'warehouse'})))\n"
     )
-    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(warehouse)}
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True
-    )
+    result = in_fresh_process(code, warehouse)
+    assert result.returncode == 0, result.stderr[-2000:]
     return set(json.loads(result.stdout.strip().splitlines()[-1]))
 
 
@@ -68,10 +72,7 @@ def test_the_warm_up_leaves_the_shared_reads_of_a_first_page_in_the_caches(real_
         "assert 'en' in babel.localedata._cache\n"
         "print('cached')\n"
     )
-    env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(real_warehouse)}
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
-    )
+    result = in_fresh_process(code, real_warehouse)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().endswith("cached")
 
