@@ -19,10 +19,15 @@ from tests.helpers import REPO
 MAIN = REPO / "app" / "main.py"
 
 
-def in_fresh_process(code: str, warehouse: Path) -> subprocess.CompletedProcess:
-    """Run `code` in a new interpreter (this one has imported everything already) against `warehouse`."""
+def in_fresh_process(code: str, warehouse: Path) -> str:
+    """Run `code` in a new interpreter (this one has imported everything already) against `warehouse`: its
+    standard output, once it has exited 0."""
     env = {**os.environ, "DISH_ATLAS_WAREHOUSE": str(warehouse)}
-    return subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
 
 
 def warm_in_fresh_process(warehouse: Path) -> dict:
@@ -34,9 +39,7 @@ def warm_in_fresh_process(warehouse: Path) -> dict:
         "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in "
         "{'pandas', 'pyarrow', 'pydeck', 'babel', 'app', 'warehouse'})))\n"
     )
-    result = in_fresh_process(code, warehouse)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+    return set(json.loads(in_fresh_process(code, warehouse).strip().splitlines()[-1]))
 
 
 def test_streamlit_run_serves_main_as_an_app_with_a_warm_up():
@@ -72,9 +75,7 @@ def test_the_warm_up_leaves_the_shared_reads_of_a_first_page_in_the_caches(real_
         "assert 'en' in babel.localedata._cache\n"
         "print('cached')\n"
     )
-    result = in_fresh_process(code, real_warehouse)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip().endswith("cached")
+    assert in_fresh_process(code, real_warehouse).strip().endswith("cached")
 
 
 def test_a_server_without_a_published_warehouse_still_warms_up(tmp_path: Path):
