@@ -87,7 +87,7 @@ def wait(name: str, args: list[str], prebuilt: Path | None = None, timeout: floa
 
 
 def made(name: str, build: Callable[[Path], Path]) -> Path:
-    """What `build(folder)` returns, built once per session by the first worker that asks (in its own process;
+    """What `build(folder)` returns, built once per session by the first worker that asks (in that worker;
     the others wait for it): for test inputs made from another shared build that several modules read but none
     writes."""
     folder = folder_for(name)
