@@ -1,4 +1,6 @@
-"""One local Ray for the whole session (starting one takes ~15 s on this machine): the executor joins it."""
+"""One local Ray for the module that uses it (starting one takes ~15 s on this machine): the executor joins it.
+Module-scoped, not session-scoped: its daemons kept polling (and their memory kept) for the rest of the worker's
+session, ~12 minutes of a suite run, after test_ray.py, the only module using it, had ended."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_ray() -> Iterator[str]:
     """A local Ray with 2 CPUs and no dashboard; yields its address for commands run as subprocesses."""
     import ray
