@@ -49,22 +49,9 @@ def warm() -> None:
     with contextlib.suppress(NotPublished, duckdb.Error):
         summary = data.dataset_summary()
         if not summary.empty:
-            sidebar_queries(ui.default_dataset(summary))
+            ui.read_sidebar(ui.default_dataset(summary))
         maps.outlines()
     fmt.language_name("en")  # babel's English locale data (the sidebar's language names)
-
-
-def sidebar_queries(dataset: str) -> None:
-    """The queries the sidebar runs for `dataset` with its first task (the default choices)."""
-    from app import data
-    from warehouse.queries import answers
-
-    data.languages(dataset)
-    data.published_info()
-    tasks = data.query(answers.tasks, dataset)
-    if tasks:
-        data.query(answers.models, dataset, tasks[0])
-        data.query(answers.prompt_langs, dataset, tasks[0])
 
 
 @contextlib.asynccontextmanager

@@ -109,13 +109,27 @@ def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple
         return None, (), ()
     st.sidebar.divider()
     task = url_select("Task", tasks, param="task", what="task")
-    all_models = tuple(data.query(answers.models, dataset, task))
-    all_langs = tuple(data.query(answers.prompt_langs, dataset, task))
+    all_models, all_langs = task_choices(dataset, task)
     models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
     langs = url_multiselect(
         "Prompt languages", all_langs, param="langs", format_func=fmt.language, help="None selected: all languages."
     )
     return Filters(dataset=dataset, task=task, models=models, langs=langs), all_models, all_langs
+
+
+def task_choices(dataset: str, task: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The models and prompt languages with answers to `task`: the choices of the sidebar's two lists."""
+    return tuple(data.query(answers.models, dataset, task)), tuple(data.query(answers.prompt_langs, dataset, task))
+
+
+def read_sidebar(dataset: str) -> None:
+    """The warehouse reads `sidebar` makes for `dataset` with its first task, without drawing anything: the
+    server's warm-up (app/startup.py) runs them so that the first visitor's sidebar finds them cached."""
+    data.languages(dataset)
+    data.published_info()
+    tasks = data.query(answers.tasks, dataset)
+    if tasks:
+        task_choices(dataset, tasks[0])
 
 
 def sidebar() -> Selection | None:
