@@ -65,7 +65,7 @@ DRAWS: dict[str, tuple[preload.Kind, ...]] = {
     "consistency": ("chart", "table"),
     "method-audit": ("table",),
     "language-switching": ("table",),
-    "dish": ("map", "table"),
+    "dish": ("table",),
     "dishes": ("table",),
     "dish-names": ("chart", "table"),
     "cooccurrence": ("chart", "table"),

@@ -1,6 +1,7 @@
-"""World maps drawn with pydeck from marts.country_shapes, without any basemap or network request.
+"""World maps drawn from marts.country_shapes, without any basemap or network request.
 
-Shared by the Map page (choropleth + error arcs) and the Dish and Live probe pages (`origins_map`).
+The Map page's map (choropleth + error arcs, clicked to pick a country) is pydeck (deck.gl); the Dish
+and Live probe pages' small maps (`origins_map`) are SVG images of the same outlines (see there).
 
 Countries are drawn as flat polygons (`SolidPolygonLayer`, one row per polygon of a country's
 MultiPolygon), each shrunk by a hair so the white page shows between neighbours as their border
@@ -23,6 +24,7 @@ CARTO basemap, fetched from basemaps.cartocdn.com.)
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -349,13 +351,78 @@ def show(chart: CompactDeck, *, height: int = HEIGHT, key: str, **selection: obj
     return st.pydeck_chart(chart, height=height, key=key, **selection)
 
 
-def origins_map(shapes: pd.DataFrame, highlight: dict[str, list[int]], key: str, height: int = 300) -> None:
-    """A small world map: the countries in `highlight` filled with their RGBA colour, the rest
-    light grey; hovering shows the country name. `shapes` = the rows of marts.country_shapes."""
-    view = centred_view(shapes, highlight)
-    rows = country_rows(highlight, default_fill=BACKGROUND, view=view)
-    chart = deck([country_layer(rows)], tooltip=NAME_TOOLTIP, view=view)
-    show(chart, height=height, key=key)
+def origins_map(shapes: pd.DataFrame, highlight: dict[str, list[int]], height: int = 300) -> None:
+    """A small world map: the countries in `highlight` filled with their RGBA colour and named on
+    the map, the rest light grey. `shapes` = the rows of marts.country_shapes.
+
+    Drawn as an SVG image (`svg_map`), not deck.gl: nothing on it is clicked, and a deck.gl map costs
+    a fresh browser ~2 s before its first frame (its 3 MB script, the outlines parsed as JSON5,
+    WebGL set-up; bench/pages.py), the image of the same outlines a fraction of that. An image has no
+    hover, so the highlighted countries carry their names."""
+    st.image(svg_map(highlight, centred_view(shapes, highlight), height), width="stretch")
+
+
+# The small maps' SVG: Web Mercator (as deck.gl's) scaled to a world WORLD units wide, one decimal.
+WORLD = 1000.0
+MAX_LATITUDE = 85.0511  # Web Mercator's square world
+COLUMN_PX = 950  # the width of a map across the page's column (see VIEW)
+LABEL_PX = 13  # the highlighted countries' names, in pixels at COLUMN_PX
+
+
+def mercator(lon: float, lat: float) -> tuple[float, float]:
+    """(x, y) of a point in the SVG's units: x east from the antimeridian, y south from the top."""
+    phi = math.radians(max(min(lat, MAX_LATITUDE), -MAX_LATITUDE))
+    y = (math.pi - math.log(math.tan(math.pi / 4 + phi / 2))) / (2 * math.pi)
+    return (lon + 180.0) / 360.0 * WORLD, y * WORLD
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _svg_paths(snap: data.Snapshot) -> Mapping[str, str]:
+    """Each drawn country (`outlines`) as the `d` of one SVG path (its rings as subpaths, holes by the
+    even-odd rule), computed once per snapshot."""
+    paths = {}
+    for code, polygons in _outlines(snap).polygons.items():
+        subpaths = []
+        for polygon in polygons:
+            for ring in polygon:
+                points = " ".join("{:.1f} {:.1f}".format(*mercator(lon, lat)) for lon, lat in ring[:-1])
+                subpaths.append(f"M{points}Z")
+        paths[code] = "".join(subpaths)
+    return paths
+
+
+def svg_window(view: pdk.ViewState, height: int) -> tuple[float, float, float, float]:
+    """The SVG's viewBox (x, y, width, height): what a deck.gl map of `view`, COLUMN_PX wide and
+    `height` px high, would show, kept inside the world."""
+    zoom = float(view.zoom or 0)
+    width = min(WORLD, WORLD * COLUMN_PX / (512 * 2**zoom))
+    tall = min(WORLD, width * height / COLUMN_PX)
+    x, y = mercator(float(view.longitude or 0), float(view.latitude or 0))
+    return min(max(x - width / 2, 0.0), WORLD - width), min(max(y - tall / 2, 0.0), WORLD - tall), width, tall
+
+
+def svg_map(highlight: Mapping[str, Sequence[int]], view: pdk.ViewState, height: int) -> str:
+    """The world's countries as an SVG image: `highlight`'s in their RGBA colour, named at their label
+    points, the rest BACKGROUND; each path's id is its country code. Names are escaped (they come from
+    the warehouse)."""
+    shapes = outlines()
+    box = svg_window(view, height)
+    font = LABEL_PX * box[2] / COLUMN_PX
+    drawn, labels = [], []
+    for code, d in _svg_paths(data.snapshot()).items():
+        red, green, blue, alpha = (*highlight.get(code, BACKGROUND), 255)[:4]
+        drawn.append(f'<path id="{code}" d="{d}" fill="rgb({red},{green},{blue})" fill-opacity="{alpha / 255:.2f}"/>')
+        lon, lat = shapes.points.get(code, (None, None))
+        if code in highlight and lon is not None and lat is not None:
+            x, y = mercator(lon, lat)
+            name = html.escape(fmt.country(code, shapes.names.get(code)))
+            labels.append(f'<text x="{x:.1f}" y="{y:.1f}">{name}</text>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{" ".join(f"{v:.1f}" for v in box)}" '
+        f'fill-rule="evenodd">{"".join(drawn)}'
+        f'<g font-family="sans-serif" font-size="{font:.2f}" text-anchor="middle" fill="#222" stroke="#fff" '
+        f'stroke-width="{font / 4:.2f}" paint-order="stroke">{"".join(labels)}</g></svg>'
+    )
 
 
 def centred_view(shapes: pd.DataFrame, countries: Sequence[str]) -> pdk.ViewState:

@@ -86,3 +86,16 @@ def vega_rows(chart) -> list[dict]:
     for table in [*arrow, *(dataset.data.data for dataset in chart.proto.datasets)]:
         rows += pa.ipc.open_stream(table).read_all().to_pylist()
     return rows
+
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+SVG_DATA = "data:image/svg+xml;base64,"
+
+
+def svg_maps(at) -> list:
+    """The small maps an AppTest run drew (st.image of an SVG: app/maps.py origins_map), parsed."""
+    import base64
+    from xml.etree import ElementTree
+
+    urls = [url for image in at.get("image") for url in image.value if url.startswith(SVG_DATA)]
+    return [ElementTree.fromstring(base64.b64decode(url[len(SVG_DATA) :])) for url in urls]

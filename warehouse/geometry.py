@@ -3,15 +3,31 @@ marts.map_outlines (warehouse/marts/map_outlines.py).
 
 Countries are drawn as flat polygons, each shrunk by GAP degrees (mitred corners), so the white page
 shows between neighbours as their border (~1/3 px at the world view; the maps stop at zoom 4, where it
-is ~3 px). Islands smaller than MIN_AREA square degrees (~1/4 of a pixel at the world view) are left
+is ~3 px). Islands smaller than MIN_AREA square degrees (~2 pixels at the world view) are left
 out, unless they are a country's largest polygon: they cannot be seen or clicked, and there are
 thousands. Coordinates are rounded to 2 decimals (the outlines' own grid, pipeline/geo.py PRECISION).
+
+Before that, all countries are simplified together (`simplified`: GEOS coverage simplification, which
+keeps neighbours' shared borders identical) by DETAIL (about half a pixel at the world view): with
+the small islands left out, the 44,000 points of Natural Earth's outlines become ~17,000 (32,000
+before). The browser parses and triangulates every point before a map's first frame (bench/pages.py:
+the Map page's cold draw, ~0.4 s less).
 """
 
 from __future__ import annotations
 
-MIN_AREA = 0.05
+from collections.abc import Sequence
+
+MIN_AREA = 0.3
 GAP = 0.06
+DETAIL = 0.2
+
+
+def simplified(geometries: Sequence) -> list:
+    """The countries' shapely (Multi)Polygons simplified together by DETAIL, shared borders kept shared."""
+    import shapely
+
+    return list(shapely.coverage_simplify(list(geometries), DETAIL))
 
 
 def drawn_polygons(geometry) -> list[list]:

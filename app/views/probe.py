@@ -272,7 +272,7 @@ def show_context(result: helpers.ProbeResult) -> None:
     left, right = st.columns([3, 2])
     with left:
         st.subheader("On the map")
-        maps.origins_map(maps.load_shapes(), helpers.map_colours(gold, result.countries), key="probe_map", height=320)
+        maps.origins_map(maps.load_shapes(), helpers.map_colours(gold, result.countries), height=320)
         st.caption(
             ":green[■] gold origin of the matched dish · :orange[■] named by the model · "
             ":violet[■] both. " + maps.CRIMEA_NOTE

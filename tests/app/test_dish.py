@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.views.dish import names_table
+from app.views.dish import GOLD_RGBA, WRONG_RGBA, names_table
 from app.widgets import highlight
-from tests.helpers import REPO, shown
+from tests.helpers import REPO, SVG_NS, shown, svg_maps
 
 MAIN = REPO / "app" / "main.py"
 DISH_PAGE = "views/dish.py"  # relative to app/main.py
@@ -111,7 +111,10 @@ def test_deep_link_shows_names_origins_answers_and_highlighted_spans(app: AppTes
     assert names.iloc[0].to_dict() == {"lang": "en", "names": "Melktert"}
     assert "Мельктерт" in set(names["names"])
     assert any("South Africa (ZA)" in text for text in texts(at.markdown))
-    assert at.get("deck_gl_json_chart"), "no origins map"
+    (origins,) = svg_maps(at)  # the origins map: South Africa green, the United States red
+    fills = {path.get("id"): path.get("fill") for path in origins.iter(SVG_NS + "path")}
+    assert fills["ZA"] == "rgb({},{},{})".format(*GOLD_RGBA[:3])
+    assert fills["US"] == "rgb({},{},{})".format(*WRONG_RGBA[:3])
     captions = texts(at.caption)
     assert any("Image from Wikimedia (not reachable offline)" in text and "https://" in text for text in captions)
     assert at.get("image"), "no dish photo"
@@ -162,6 +165,6 @@ def test_dataset_without_answers_shows_names_origins_and_what_to_run(app: AppTes
     assert at.dataframe[0].value.to_dict("records") == [{"lang": "ru", "names": "Перец фаршированный"}]
     origins = " ".join(texts(at.markdown))
     assert "Spain (ES)" in origins and "Mexico (MX)" in origins
-    assert at.get("deck_gl_json_chart")
+    assert len(svg_maps(at)) == 1
     assert any("No model answers" in text and "pipeline score" in text for text in texts(at.info))
     assert not at.html

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, SVG_NS, svg_maps
 
 MAIN = REPO / "app" / "main.py"
 MAP_PAGE = "views/map.py"  # relative to app/main.py
@@ -204,22 +205,49 @@ def test_clicking_a_country_or_an_arc_picks_it(open_map):
     assert at.query_params.get("country") == "JP"  # an arc picks the dish's true origin
 
 
-def test_origins_map_for_the_dish_page(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
+def small_map(real_warehouse: Path, highlight: dict[str, list[int]]) -> ElementTree.Element:
+    """origins_map of `highlight` drawn by a one-line page; its SVG."""
 
-    def dish_page_map():
+    def dish_page_map(highlight: dict[str, list[int]]):
         import os
 
         from app import maps
         from warehouse.queries import geo
 
-        shapes = geo.country_shapes(os.environ["DISH_ATLAS_WAREHOUSE"])
-        maps.origins_map(shapes, {"UA": [200, 0, 0, 255], "RU": [0, 0, 200, 255]}, key="origins", height=250)
+        maps.origins_map(geo.country_shapes(os.environ["DISH_ATLAS_WAREHOUSE"]), highlight, height=250)
 
-    at = AppTest.from_function(dish_page_map, default_timeout=TIMEOUT).run()
+    at = AppTest.from_function(dish_page_map, args=(highlight,), default_timeout=TIMEOUT).run()
     assert not at.exception
-    spec = deck_spec(at)
-    assert spec["mapStyle"] == "__MAP_STYLE__"
-    fills = fills_by_country(spec["layers"][0])
-    assert fills["UA"] == [200, 0, 0, 255] and fills["RU"] == [0, 0, 200, 255]
-    assert fills["FR"] == fills["JP"] != fills["UA"]  # every other country the same light grey
+    (svg,) = svg_maps(at)
+    return svg
+
+
+def test_origins_map_for_the_dish_page(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
+    svg = small_map(real_warehouse, {"UA": [200, 0, 0, 255], "RU": [0, 0, 200, 255]})
+    fills = {path.get("id"): path.get("fill") for path in svg.iter(SVG_NS + "path")}
+    with duckdb.connect(str(real_warehouse), read_only=True) as con:
+        drawn = {code for (code,) in con.execute("SELECT country FROM marts.map_outlines").fetchall()}
+    assert set(fills) == drawn  # every country of the outlines, once
+    assert fills["UA"] == "rgb(200,0,0)" and fills["RU"] == "rgb(0,0,200)"
+    assert fills["FR"] == fills["JP"] == "rgb(228,228,228)"  # every other country the same light grey
+    labels = [text.text for text in svg.iter(SVG_NS + "text")]
+    assert sorted(labels) == ["Russia (RU)", "Ukraine (UA)"]  # the highlighted countries are named
+
+    # the view is centred between them, as the deck.gl maps' centred_view: both label points inside it
+    x, y, width, height = map(float, svg.get("viewBox").split())
+    for text in svg.iter(SVG_NS + "text"):
+        assert x < float(text.get("x")) < x + width and y < float(text.get("y")) < y + height
+    assert width < 1000 and height / width == pytest.approx(250 / 950, rel=0.01)
+
+
+def test_every_country_name_on_a_small_map_is_well_formed_text(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
+    """Names come from the warehouse (Natural Earth, babel): on the map as escaped text, never as markup."""
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
+    with duckdb.connect(str(real_warehouse), read_only=True) as con:
+        countries = [code for (code,) in con.execute("SELECT country FROM marts.map_outlines").fetchall()]
+    svg = small_map(real_warehouse, {code: [0, 120, 0, 255] for code in countries})  # parses: well-formed
+    labels = [text.text or "" for text in svg.iter(SVG_NS + "text")]
+    assert len(labels) >= len(countries) - 5  # every country with a label point is named
+    assert "Bosnia & Herzegovina (BA)" in labels  # escaped in the SVG ("&amp;"), read back as the name
+    assert all(not list(text) for text in svg.iter(SVG_NS + "text"))  # text only, no elements inside

@@ -52,6 +52,7 @@ CONTENT_HEIGHT = """() => {
     return block.getBoundingClientRect().top + block.scrollHeight + 48;
 }"""
 DECK = "[data-testid='stDeckGlJsonChart'] canvas"
+SVG_MAP = "[data-testid='stImage'] img[src^='data:image/svg+xml']"  # the small maps (app/maps.py origins_map)
 EXCEPTION = "[data-testid='stException']"
 # What a page draws, counted in the browser: chart marks, metrics, table rows Streamlit drew from
 # HTML, plain text blocks, radios, messages. Vega-Lite charts (app/vega.py) draw SVG: bars and heatmap
@@ -94,7 +95,12 @@ PAGES = (
     Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
     Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
     Page(
-        "dish", "Dish", f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949", (DECK,), ((HTML_ROWS, 12), (METRICS, 4)), 2
+        "dish",
+        "Dish",
+        f"/dish?{WORLDCUISINES}&dish=worldcuisines:en:949",
+        (SVG_MAP,),
+        ((HTML_ROWS, 12), (METRICS, 4)),
+        2,
     ),
     Page("dishes", "Dishes", f"/dishes?{WORLDCUISINES}", min_rows=1000),
     Page("dish_names", "Dish names", f"/dish-names?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 * 30),)),
@@ -209,6 +215,10 @@ def check_pages(app_url: str, context, pages: tuple[Page, ...]) -> list[str]:
             page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
             canvas = page.locator(DECK).first.screenshot()
             assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
+        if SVG_MAP in spec.draws:
+            image = page.locator(SVG_MAP).first
+            assert image.evaluate("(img) => img.complete && img.naturalWidth > 0"), f"{spec.name}: the map did not load"
+            assert colours(image.screenshot()) > 3, f"{spec.name}: the map is blank"
         wait_for_run(page)
         page.wait_for_load_state("networkidle")
         screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind

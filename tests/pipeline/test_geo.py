@@ -45,3 +45,24 @@ def test_outlines_are_kept_in_the_cache_and_a_damaged_file_is_rebuilt(tmp_path, 
     assert country_shapes() == built
     monkeypatch.setenv(derived.CACHE_ENV, "off")
     assert derived.cache_path("reference", "country_shapes", geo._digest()) is None
+
+
+def test_the_drawn_outlines_are_simplified_together_so_neighbours_still_share_their_border() -> None:
+    """warehouse/geometry.py: fewer points for the browser, and no overlaps or slivers between countries."""
+    import shapely
+
+    from warehouse.geometry import GAP, simplified
+
+    shapes = [row for row in country_shapes() if row["geojson"]]
+    original = [shape(json.loads(row["geojson"])) for row in shapes]
+    drawn = dict(zip((row["country"] for row in shapes), simplified(original), strict=True))
+    points = sum(shapely.get_num_coordinates(geometry) for geometry in drawn.values())
+    assert points < 0.7 * sum(shapely.get_num_coordinates(geometry) for geometry in original)
+    assert all(geometry.is_valid and not geometry.is_empty for geometry in drawn.values())
+    for a, b in (("UA", "PL"), ("UA", "RU"), ("UA", "BY"), ("FR", "ES"), ("US", "CA")):
+        shared = drawn[a].intersection(drawn[b])
+        assert shared.length > 1  # still a common border
+        # Natural Earth's outlines (2 decimals) overlap by slivers; so do the simplified ones, far thinner than
+        # the gap each drawn country is shrunk by, so the white border between neighbours still shows
+        assert shared.area / shared.length < GAP / 4
+    assert drawn["UA"].contains(Point(34.10, 44.95))  # Simferopol: Crimea still in Ukraine
