@@ -75,7 +75,6 @@ TIP_CSS = (
 )
 _TIP_ROOT = {"backgroundColor": "transparent", "padding": "0", "fontSize": "12px"}
 TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b><br/>{label}</div>', "style": _TIP_ROOT}
-NAME_TOOLTIP = {"html": TIP_CSS + '<div class="dish-atlas-tip {tip}"><b>{name}</b></div>', "style": _TIP_ROOT}
 # The selected country's halo is grown by HALO degrees.
 HALO = 0.8
 # A halo is grown from the country simplified by this much (degrees): its outline is HALO wide and
@@ -403,15 +402,16 @@ def svg_window(view: pdk.ViewState, height: int) -> tuple[float, float, float, f
 
 def svg_map(highlight: Mapping[str, Sequence[int]], view: pdk.ViewState, height: int) -> str:
     """The world's countries as an SVG image: `highlight`'s in their RGBA colour, named at their label
-    points, the rest BACKGROUND; each path's id is its country code. Names are escaped (they come from
-    the warehouse)."""
+    points, the rest BACKGROUND; each path's id is its country code. Codes and names are escaped (they
+    come from the warehouse)."""
     shapes = outlines()
     box = svg_window(view, height)
     font = LABEL_PX * box[2] / COLUMN_PX
     drawn, labels = [], []
     for code, d in _svg_paths(data.snapshot()).items():
         red, green, blue, alpha = (*highlight.get(code, BACKGROUND), 255)[:4]
-        drawn.append(f'<path id="{code}" d="{d}" fill="rgb({red},{green},{blue})" fill-opacity="{alpha / 255:.2f}"/>')
+        fill = f'fill="rgb({red},{green},{blue})" fill-opacity="{alpha / 255:.2f}"'
+        drawn.append(f'<path id="{html.escape(code)}" d="{d}" {fill}/>')
         lon, lat = shapes.points.get(code, (None, None))
         if code in highlight and lon is not None and lat is not None:
             x, y = mercator(lon, lat)

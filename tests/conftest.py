@@ -55,6 +55,12 @@ def real_demo(data_dir: Path) -> tuple[str, list[str], Path | None]:
 
 def pytest_configure(config: pytest.Config) -> None:
     shared_builds.open_session()
+    # Streamlit collects all garbage after every script run (`runner.postScriptGC`): in a test worker, whose heap
+    # holds every module and fixture of its session, each AppTest run paid a full collection (test_dish and
+    # test_map: 22.0 s -> 17.8 s without it). Python's own collections still run; servers keep the option on.
+    import streamlit.config
+
+    streamlit.config.set_option("runner.postScriptGC", False)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
