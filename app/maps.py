@@ -54,6 +54,7 @@ ARC_TO = [213, 94, 0, 170]  # the country the model named instead (orange end)
 # The whole world across the page's column (~950 px: the wide layout on a 1,400 px screen, sidebar
 # open), 500 px high: from northern Canada to Tierra del Fuego, no empty margins.
 VIEW = pdk.ViewState(latitude=22, longitude=10, zoom=0.9, max_zoom=4)
+COLUMN_PX = 950  # that column's width
 HEIGHT = 500
 COUNTRY_LAYER = "countries"
 SELECTED_LAYER = "selected"
@@ -350,22 +351,24 @@ def show(chart: CompactDeck, *, height: int = HEIGHT, key: str, **selection: obj
     return st.pydeck_chart(chart, height=height, key=key, **selection)
 
 
-def origins_map(shapes: pd.DataFrame, highlight: dict[str, list[int]], height: int = 300) -> None:
-    """A small world map: the countries in `highlight` filled with their RGBA colour and named on
-    the map, the rest light grey. `shapes` = the rows of marts.country_shapes.
+def origins_map(
+    shapes: pd.DataFrame, highlight: dict[str, list[int]], height: int = 300, width: int = COLUMN_PX
+) -> None:
+    """A small world map, about `width` x `height` px (the image fills its column, keeping its shape):
+    the countries in `highlight` filled with their RGBA colour and named on the map, the rest light
+    grey. `shapes` = the rows of marts.country_shapes.
 
     Drawn as an SVG image (`svg_map`), not deck.gl: nothing on it is clicked, and a deck.gl map costs
     a fresh browser ~2 s before its first frame (its 3 MB script, the outlines parsed as JSON5,
     WebGL set-up; bench/pages.py), the image of the same outlines a fraction of that. An image has no
     hover, so the highlighted countries carry their names."""
-    st.image(svg_map(highlight, centred_view(shapes, highlight), height), width="stretch")
+    st.image(svg_map(highlight, centred_view(shapes, highlight), height, width), width="stretch")
 
 
 # The small maps' SVG: Web Mercator (as deck.gl's) scaled to a world WORLD units wide, one decimal.
 WORLD = 1000.0
 MAX_LATITUDE = 85.0511  # Web Mercator's square world
-COLUMN_PX = 950  # the width of a map across the page's column (see VIEW)
-LABEL_PX = 13  # the highlighted countries' names, in pixels at COLUMN_PX
+LABEL_PX = 13  # the highlighted countries' names, in pixels
 
 
 def mercator(lon: float, lat: float) -> tuple[float, float]:
@@ -390,23 +393,23 @@ def _svg_paths(snap: data.Snapshot) -> Mapping[str, str]:
     return paths
 
 
-def svg_window(view: pdk.ViewState, height: int) -> tuple[float, float, float, float]:
-    """The SVG's viewBox (x, y, width, height): what a deck.gl map of `view`, COLUMN_PX wide and
-    `height` px high, would show, kept inside the world."""
+def svg_window(view: pdk.ViewState, height: int, width: int = COLUMN_PX) -> tuple[float, float, float, float]:
+    """The SVG's viewBox (x, y, width, height): what a deck.gl map of `view`, `width` x `height` px,
+    would show, kept inside the world."""
     zoom = float(view.zoom or 0)
-    width = min(WORLD, WORLD * COLUMN_PX / (512 * 2**zoom))
-    tall = min(WORLD, width * height / COLUMN_PX)
+    wide = min(WORLD, WORLD * width / (512 * 2**zoom))
+    tall = min(WORLD, wide * height / width)
     x, y = mercator(float(view.longitude or 0), float(view.latitude or 0))
-    return min(max(x - width / 2, 0.0), WORLD - width), min(max(y - tall / 2, 0.0), WORLD - tall), width, tall
+    return min(max(x - wide / 2, 0.0), WORLD - wide), min(max(y - tall / 2, 0.0), WORLD - tall), wide, tall
 
 
-def svg_map(highlight: Mapping[str, Sequence[int]], view: pdk.ViewState, height: int) -> str:
+def svg_map(highlight: Mapping[str, Sequence[int]], view: pdk.ViewState, height: int, width: int = COLUMN_PX) -> str:
     """The world's countries as an SVG image: `highlight`'s in their RGBA colour, named at their label
     points, the rest BACKGROUND; each path's id is its country code. Codes and names are escaped (they
     come from the warehouse)."""
     shapes = outlines()
-    box = svg_window(view, height)
-    font = LABEL_PX * box[2] / COLUMN_PX
+    box = svg_window(view, height, width)
+    font = LABEL_PX * box[2] / width
     drawn, labels = [], []
     for code, d in _svg_paths(data.snapshot()).items():
         red, green, blue, alpha = (*highlight.get(code, BACKGROUND), 255)[:4]

@@ -272,7 +272,8 @@ def show_context(result: helpers.ProbeResult) -> None:
     left, right = st.columns([3, 2])
     with left:
         st.subheader("On the map")
-        maps.origins_map(maps.load_shapes(), helpers.map_colours(gold, result.countries), height=320)
+        colours = helpers.map_colours(gold, result.countries)
+        maps.origins_map(maps.load_shapes(), colours, height=320, width=maps.COLUMN_PX * 3 // 5)  # 3 of 5 columns
         st.caption(
             ":green[■] gold origin of the matched dish · :orange[■] named by the model · "
             ":violet[■] both. " + maps.CRIMEA_NOTE
