@@ -128,10 +128,10 @@ def _name_answers(dish_key: str) -> None:
     if answers.empty:
         return
     st.subheader("What models called this dish")
-    accuracy = answers.groupby("model")[["exact", "lev1", "stem", "paper"]].mean().reset_index()
-    number = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(accuracy, hide_index=True, column_config=dict.fromkeys(accuracy.columns[1:], number))
-    st.dataframe(answers.drop(columns=["generation_id"]), hide_index=True)
+    rules = ["exact", "lev1", "stem", "paper"]
+    accuracy = answers.groupby("model")[rules].mean().reset_index()
+    fmt.dataframe(accuracy, {rule: st.column_config.NumberColumn(fmt.header(rule), format="%.2f") for rule in rules})
+    fmt.dataframe(answers.drop(columns=["generation_id"]))  # plain headers, language names
 
 
 def _never_asked(dish_key: str, keys: tuple[str, ...]) -> None:
