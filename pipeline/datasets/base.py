@@ -5,7 +5,7 @@ the inputs of its tasks' prompts."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,6 +90,23 @@ def ensure_task(con: duckdb.DuckDBPyConnection, task: Task) -> None:
     """The task's core.tasks row, once (its items hang off it)."""
     if not scalar(con, "SELECT count(*) FROM core.tasks WHERE task_id = ?", [task.task_id]):
         insert(con, "core.tasks", [task.row()])
+
+
+def add_items(con: duckdb.DuckDBPyConnection, task: Task, items: Sequence[tuple[str, str, str, str]]) -> None:
+    """The task's items (item_id, dish_key, source_ref, subset) that core.items does not hold yet, in one
+    statement: one INSERT per item cost ~10 ms, 11 s for BORSch's dishes before a `generate` could start."""
+    if not items:
+        return
+    ids, keys, refs, subsets = (list(column) for column in zip(*items, strict=True))
+    con.execute(
+        """INSERT INTO core.items (item_id, task_id, dish_key, source_ref, subset)
+           SELECT item_id, $task, dish_key, source_ref, subset
+           FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest($refs) AS source_ref,
+                        unnest($subsets) AS subset, unnest(range(len($ids))) AS n) new
+           WHERE NOT EXISTS (SELECT 1 FROM core.items i WHERE i.item_id = new.item_id)
+           ORDER BY n""",  # stored in the given order, as one INSERT per item did (INSERT OR IGNORE would not keep it)
+        {"ids": ids, "task": task.task_id, "keys": keys, "refs": refs, "subsets": subsets},
+    )
 
 
 def read_images(folder: Path | None) -> tuple[list[tuple[Path, str]], str | None]:

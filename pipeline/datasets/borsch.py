@@ -25,6 +25,7 @@ from pipeline.datasets.base import (
     ItemsRequest,
     RemoteFile,
     TaskItems,
+    add_items,
     ensure_task,
     with_local_images,
 )
@@ -365,21 +366,24 @@ def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
     if request.subset == "parallel":
         rows = [row for row in rows if row[3]]
     rows = rows[: request.limit] if request.limit else rows
+    created = [
+        (f"{task.task_id}:{lang}:{dish_id}", key, f"{lang}:{dish_id}", "parallel" if parallel else "full")
+        for key, dish_id, _name, parallel in rows
+    ]
     with transaction(con):
         ensure_task(con, task)
-        for key, dish_id, _name, parallel in rows:
-            item_id = f"{task.task_id}:{lang}:{dish_id}"
+        add_items(con, task, created)
+        if task.answer_kind == "countries" and created:  # the dish's origins, item by item in the dishes' order
             con.execute(
-                "INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref, subset) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [item_id, task.task_id, key, f"{lang}:{dish_id}", "parallel" if parallel else "full"],
+                """INSERT INTO core.item_gold_countries
+                   SELECT i.item_id, o.country
+                   FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest(range(len($ids))) AS n) i
+                   JOIN core.dish_origins o USING (dish_key)
+                   WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g
+                                     WHERE g.item_id = i.item_id AND g.country = o.country)
+                   ORDER BY i.n, o.rowid""",
+                {"ids": [item[0] for item in created], "keys": [item[1] for item in created]},
             )
-            if task.answer_kind == "countries":
-                con.execute(
-                    "INSERT OR IGNORE INTO core.item_gold_countries SELECT ?, country FROM core.dish_origins "
-                    "WHERE dish_key = ?",
-                    [item_id, key],
-                )
     found = [ItemInput(f"{task.task_id}:{lang}:{dish_id}", key, name) for key, dish_id, name, _ in rows]
     return with_local_images(con, request, found, lambda item: _image_folder(request, item))
 

@@ -22,7 +22,15 @@ import duckdb
 import polars as pl
 
 from pipeline.datasets import DATASETS
-from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, TaskItems, ensure_task, with_local_images
+from pipeline.datasets.base import (
+    Dataset,
+    ItemInput,
+    ItemsRequest,
+    TaskItems,
+    add_items,
+    ensure_task,
+    with_local_images,
+)
 from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
@@ -232,17 +240,10 @@ def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
         raise ValueError(f"no dish named in {request.lang!r} in the warehouse: ingest a dataset first")
     rows_ = rows_[: request.limit] if request.limit else rows_
     task = request.task
-    found = []
+    found = [ItemInput(f"{task.task_id}:{key}", key, name) for key, _dish_id, name in rows_]
     with transaction(con):
         ensure_task(con, task)
-        for key, _dish_id, name in rows_:
-            item_id = f"{task.task_id}:{key}"
-            con.execute(
-                "INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref, subset) "
-                "VALUES (?, ?, ?, ?, 'full')",
-                [item_id, task.task_id, key, key],
-            )
-            found.append(ItemInput(item_id, key, name))
+        add_items(con, task, [(item.item_id, item.dish_key, item.dish_key, "full") for item in found])
     return with_local_images(con, request, found, lambda item: request.images_dir / item.dish_key.rsplit(":", 1)[1])
 
 
