@@ -148,13 +148,11 @@ def outlines() -> Outlines:
 def country_rows(
     fills: Mapping[str, Sequence[int]],
     labels: Mapping[str, str] | None = None,
-    default_fill: Sequence[int] = NO_DATA,
     default_label: str = "",
-    view: pdk.ViewState = VIEW,
 ) -> list[dict]:
     """One row per polygon of every country: `polygon` (rings), `country`, `name` ("Ukraine (UA)"),
     `fill` (RGBA), `label` (tooltip text) and `tip` (the tooltip box's style). Countries missing
-    from `fills` get default_fill and default_label."""
+    from `fills` get NO_DATA and default_label."""
     shapes = outlines()
     labels = labels or {}
     rows = []
@@ -163,9 +161,9 @@ def country_rows(
         shared = {
             "country": code,
             "name": fmt.country(code, shapes.names.get(code)),
-            "fill": list(fills.get(code, default_fill)),
+            "fill": list(fills.get(code, NO_DATA)),
             "label": labels.get(code, default_label),
-            "tip": tip_direction(lon, lat, view),
+            "tip": tip_direction(lon, lat),
         }
         rows.extend({"polygon": polygon, **shared} for polygon in polygons)
     return rows
@@ -407,11 +405,12 @@ def svg_map(highlight: Mapping[str, Sequence[int]], view: pdk.ViewState, height:
     """The world's countries as an SVG image: `highlight`'s in their RGBA colour, named at their label
     points, the rest BACKGROUND; each path's id is its country code. Codes and names are escaped (they
     come from the warehouse)."""
-    shapes = outlines()
+    snap = data.snapshot()  # the outlines and their paths from one snapshot
+    shapes = _outlines(snap)
     box = svg_window(view, height, width)
     font = LABEL_PX * box[2] / width
     drawn, labels = [], []
-    for code, d in _svg_paths(data.snapshot()).items():
+    for code, d in _svg_paths(snap).items():
         red, green, blue, alpha = (*highlight.get(code, BACKGROUND), 255)[:4]
         fill = f'fill="rgb({red},{green},{blue})" fill-opacity="{alpha / 255:.2f}"'
         drawn.append(f'<path id="{html.escape(code)}" d="{d}" {fill}/>')

@@ -128,7 +128,7 @@ def switches(context, url: str, spec: Page, runs: int, via: Page) -> list[float]
 
 
 def measure(
-    spec: Page, warehouse: Path, warm_runs: int, browser, cold_runs: int = 1
+    spec: Page, warehouse: Path, warm_runs: int, browser, cold_runs: int
 ) -> tuple[list[float], list[float], list[float]]:
     """(cold seconds, warm seconds in new tabs, warm seconds by page switches) of one page: each cold
     sample on a fresh server, the warm ones on the first of them."""
