@@ -30,13 +30,12 @@ def show(dish_key: str, dataset: str) -> None:
     if links.empty:
         st.caption("No other dataset names this dish (no link found).")
     else:
-        st.dataframe(
+        fmt.dataframe(
             links.drop(columns=["evidence"]),
-            hide_index=True,
-            column_config={
-                "score": st.column_config.NumberColumn("score", format="%.2f", help=LINK_HELP),
-                "method": st.column_config.TextColumn("method", help=LINK_HELP),
-                "origins_agree": st.column_config.CheckboxColumn("same origins"),
+            {
+                "score": st.column_config.NumberColumn("Score", format="%.2f", help=LINK_HELP),
+                "method": st.column_config.TextColumn("Method", help=LINK_HELP),
+                "origins_agree": st.column_config.CheckboxColumn("Same origins"),
             },
         )
         disagreements = data.query(queries.disagreements, dish_key)
