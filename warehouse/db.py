@@ -649,17 +649,29 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
+# Building on the snapshot replaces the changed tables' rows (a delete and an insert, then a checkpoint that rewrites
+# them): cheap for a corpus scan's tables, dearer than copying the working file once many rows changed. Measured on the
+# demo build (4.2 million rows): corpus tables changed, 2.3 s on the snapshot against 10 s in full; answers, their
+# extractions and scores changed (61% of the rows), 56 s on the snapshot against 13 s in full.
+_MOST_ROWS_CHANGED = 0.1
+
+
 def _changed_tables(published: dict | None, sources: dict) -> set[str] | None:
-    """The raw/core/meta tables whose rows differ from the snapshot's, when the snapshot can be built on:
-    built by the same SQL and marts code from the same tables and schema (None: rebuild everything)."""
+    """The raw/core/meta tables whose rows differ from the snapshot's, when building on the snapshot is possible and
+    cheaper: built by the same SQL and marts code from the same tables and schema, and the changed tables holding at
+    most `_MOST_ROWS_CHANGED` of the rows (None: rebuild everything)."""
     if not published or published.get("code") != sources["code"]:
         return None
     old = {(s, t): list(rest) for s, t, *rest in published.get("tables", [])}
     new = {(s, t): list(rest) for s, t, *rest in sources["tables"]}
     if old.keys() != new.keys():
         return None
-    changed = {f"{s}.{t}" for (s, t), digest in new.items() if old[s, t] != digest}
-    return None if "meta.schema_migrations" in changed else changed
+    changed = {(s, t) for (s, t), digest in new.items() if old[s, t] != digest}
+    rows = {key: max(old[key][0], digest[0]) for key, digest in new.items()}  # a table emptied costs its old rows
+    if sum(rows[key] for key in changed) > _MOST_ROWS_CHANGED * sum(rows.values()):
+        return None
+    names = {f"{s}.{t}" for s, t in changed}
+    return None if "meta.schema_migrations" in names else names
 
 
 def _copy_tables(con: duckdb.DuckDBPyConnection, working: str, tables: set[str]) -> None:

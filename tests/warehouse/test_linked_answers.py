@@ -11,7 +11,6 @@ linked BORSch pairs, with counts that land in known bins:
 
 from __future__ import annotations
 
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import duckdb
 import pytest
 
 from tests import shared_builds
-from tests.helpers import query
+from tests.helpers import copy_warehouse, query
 from tests.warehouse.test_corpus_analyses import clear_corpora
 from warehouse.db import Warehouse
 from warehouse.queries import corpus, language
@@ -37,9 +36,7 @@ VINEGRET = "borsch:uk:543"  # ВІНЕГРЕТ, the same dish as WorldCuisines' 
 
 
 def build_linked_warehouse(published: Path, directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / "warehouse.duckdb"
-    shutil.copyfile(published.with_name("warehouse.work.duckdb"), Warehouse(target).working_path)
+    target = copy_warehouse(published, directory / "warehouse.duckdb")  # its snapshot too: an incremental publish
     con = duckdb.connect(str(Warehouse(target).working_path))
     try:
         clear_corpora(con)
@@ -54,7 +51,7 @@ def build_linked_warehouse(published: Path, directory: Path) -> Path:
         con.execute("CHECKPOINT")
     finally:
         con.close()
-    Warehouse(target).publish(force=True)
+    Warehouse(target).publish()
     return target
 
 
