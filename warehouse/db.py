@@ -651,7 +651,7 @@ def _code_digest() -> str:
 
 # Building on the snapshot replaces the changed tables' rows (a delete and an insert, then a checkpoint that rewrites
 # them): cheap for a corpus scan's tables, dearer than copying the working file once many rows changed. Measured on the
-# demo build (4.2 million rows): corpus tables changed, 2.3 s on the snapshot against 10 s in full; answers, their
+# demo build (4.2 million rows): corpus tables changed, 1.5 s on the snapshot against 10 s in full; answers, their
 # extractions and scores changed (61% of the rows), 56 s on the snapshot against 13 s in full.
 _MOST_ROWS_CHANGED = 0.1
 

@@ -62,8 +62,8 @@ SAMPLES = [  # corpus, dish_key, country, sentence
 
 def build_corpus_warehouse(published: Path, directory: Path, *, with_corpus: bool = True) -> Path:
     """A published warehouse in `directory`: the demo data of `published` plus the test corpora. The copy keeps the
-    demo's snapshot, so the publish rebuilds only the marts the corpus tables reach (as after a user's corpus scan),
-    not all of them."""
+    demo's snapshot, so without the test corpora (whose BORSch answers, extractions and scores replace most rows) the
+    publish builds on it and rebuilds only the corpus marts, as after a user's corpus scan."""
     target = copy_warehouse(published, directory / "warehouse.duckdb")
     con = duckdb.connect(str(Warehouse(target).working_path))
     try:
