@@ -37,6 +37,6 @@ SCRIPT_SAMPLES = (
     "这道菜来自中国",
 )
 
-_detector = LanguageDetectorBuilder.from_languages(*switching._LINGUA.values(), *language._LATIN_LANGUAGES).build()
+_detector = LanguageDetectorBuilder.from_languages(*(switching.LINGUA_LANGUAGES | language.LINGUA_LANGUAGES)).build()
 for _text in SCRIPT_SAMPLES:
     _detector.compute_language_confidence_values(_text)

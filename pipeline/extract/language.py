@@ -30,6 +30,8 @@ _LATIN_LANGUAGES = (
     Language.GERMAN,
     Language.PORTUGUESE,
 )
+# every language `answer_language` may ask lingua about (callers that load lingua's models ahead of time)
+LINGUA_LANGUAGES = frozenset({*_LATIN_LANGUAGES, Language.RUSSIAN, Language.UKRAINIAN})
 _CODES = {Language.ENGLISH: "en", Language.RUSSIAN: "ru", Language.UKRAINIAN: "uk"}
 
 

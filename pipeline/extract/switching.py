@@ -55,6 +55,7 @@ _LINGUA = {
     "yo": Language.YORUBA,
     "zh": Language.CHINESE,
 }
+LINGUA_LANGUAGES = frozenset(_LINGUA.values())  # every language this detector may ask lingua about
 _CODE = {language: code for code, language in _LINGUA.items()}
 _LATIN_CANDIDATES = ("en", "es", "fr", "it", "id", "tl", "az", "cs", "yo", "de", "pt", "ms")
 _HAN_LANGS = ("zh", "yue", "nan")  # written in Han characters; lingua cannot tell them apart
