@@ -666,12 +666,13 @@ def _changed_tables(published: dict | None, sources: dict) -> set[str] | None:
     new = {(s, t): list(rest) for s, t, *rest in sources["tables"]}
     if old.keys() != new.keys():
         return None
-    changed = {(s, t) for (s, t), digest in new.items() if old[s, t] != digest}
+    changed = {key for key, digest in new.items() if old[key] != digest}
+    if ("meta", "schema_migrations") in changed:
+        return None
     rows = {key: max(old[key][0], digest[0]) for key, digest in new.items()}  # a table emptied costs its old rows
     if sum(rows[key] for key in changed) > _MOST_ROWS_CHANGED * sum(rows.values()):
         return None
-    names = {f"{s}.{t}" for s, t in changed}
-    return None if "meta.schema_migrations" in names else names
+    return {f"{s}.{t}" for s, t in changed}
 
 
 def _copy_tables(con: duckdb.DuckDBPyConnection, working: str, tables: set[str]) -> None:
