@@ -30,14 +30,15 @@ _LATIN_LANGUAGES = (
     Language.GERMAN,
     Language.PORTUGUESE,
 )
+_CYRILLIC_LANGUAGES = (Language.RUSSIAN, Language.UKRAINIAN)  # Cyrillic answers are only ever these here
 # every language `answer_language` may ask lingua about (callers that load lingua's models ahead of time)
-LINGUA_LANGUAGES = frozenset({*_LATIN_LANGUAGES, Language.RUSSIAN, Language.UKRAINIAN})
+LINGUA_LANGUAGES = frozenset({*_LATIN_LANGUAGES, *_CYRILLIC_LANGUAGES})
 _CODES = {Language.ENGLISH: "en", Language.RUSSIAN: "ru", Language.UKRAINIAN: "uk"}
 
 
 @functools.cache
 def _cyrillic_detector() -> LanguageDetector:
-    return LanguageDetectorBuilder.from_languages(Language.RUSSIAN, Language.UKRAINIAN).build()
+    return LanguageDetectorBuilder.from_languages(*_CYRILLIC_LANGUAGES).build()
 
 
 @functools.cache
