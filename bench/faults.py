@@ -5,8 +5,8 @@ server on 127.0.0.1, corpus scan, publish, demo on the embedded sample) a clean 
 reference snapshot. Then, per kill, the command starts from the same state, is killed with SIGKILL
 (its whole process group) at a random moment of its clean duration, and is run again to completion.
 The rerun must exit 0, its published snapshot must hold the same tables with the same rows as the
-clean run's (core and marts; columns that record when or in which run something happened are left out), and no
-temporary file of the killed run may be left (`*.tmp-PID`, `*.wal`, DuckDB temp folders).
+clean run's (core and marts; columns that record when or in which run something happened are left
+out), and no temporary file of the killed run may be left (`*.tmp-PID`, `*.wal`, DuckDB temp folders).
 
     .venv/bin/python bench/faults.py --kills 8 --data ../shared/data
     -> prints "N kills, N identical, 0 bytes left"
