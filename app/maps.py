@@ -349,18 +349,16 @@ def show(chart: CompactDeck, *, height: int = HEIGHT, key: str, **selection: obj
     return st.pydeck_chart(chart, height=height, key=key, **selection)
 
 
-def origins_map(
-    shapes: pd.DataFrame, highlight: dict[str, list[int]], height: int = 300, width: int = COLUMN_PX
-) -> None:
+def origins_map(highlight: dict[str, list[int]], height: int = 300, width: int = COLUMN_PX) -> None:
     """A small world map, about `width` x `height` px (the image fills its column, keeping its shape):
     the countries in `highlight` filled with their RGBA colour and named on the map, the rest light
-    grey. `shapes` = the rows of marts.country_shapes.
+    grey, centred on the highlighted ones (marts.country_shapes, `load_shapes`).
 
     Drawn as an SVG image (`svg_map`), not deck.gl: nothing on it is clicked, and a deck.gl map costs
     a fresh browser ~2 s before its first frame (its 3 MB script, the outlines parsed as JSON5,
     WebGL set-up; bench/pages.py), the image of the same outlines a fraction of that. An image has no
     hover, so the highlighted countries carry their names."""
-    st.image(svg_map(highlight, centred_view(shapes, highlight), height, width), width="stretch")
+    st.image(svg_map(highlight, centred_view(load_shapes(), highlight), height, width), width="stretch")
 
 
 # The small maps' SVG: Web Mercator (as deck.gl's) scaled to a world WORLD units wide, one decimal.

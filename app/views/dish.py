@@ -106,7 +106,7 @@ def origins_map(gold: list[str], wrong: str | None) -> None:
     highlight_colors = {code: GOLD_RGBA for code in gold}
     if wrong and wrong not in highlight_colors:
         highlight_colors[wrong] = WRONG_RGBA
-    maps.origins_map(maps.load_shapes(), highlight_colors, height=300)
+    maps.origins_map(highlight_colors, height=300)
 
 
 def show_image(images: pd.DataFrame) -> None:

@@ -273,7 +273,7 @@ def show_context(result: helpers.ProbeResult) -> None:
     with left:
         st.subheader("On the map")
         colours = helpers.map_colours(gold, result.countries)
-        maps.origins_map(maps.load_shapes(), colours, height=320, width=maps.COLUMN_PX * 3 // 5)  # 3 of 5 columns
+        maps.origins_map(colours, height=320, width=maps.COLUMN_PX * 3 // 5)  # 3 of 5 columns
         st.caption(
             ":green[■] gold origin of the matched dish · :orange[■] named by the model · "
             ":violet[■] both. " + maps.CRIMEA_NOTE

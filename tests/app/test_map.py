@@ -205,16 +205,13 @@ def test_clicking_a_country_or_an_arc_picks_it(open_map):
     assert at.query_params.get("country") == "JP"  # an arc picks the dish's true origin
 
 
-def small_map(real_warehouse: Path, highlight: dict[str, list[int]]) -> ElementTree.Element:
-    """origins_map of `highlight` drawn by a one-line page; its SVG."""
+def small_map(highlight: dict[str, list[int]]) -> ElementTree.Element:
+    """origins_map of `highlight` drawn by a one-line page over $DISH_ATLAS_WAREHOUSE; its SVG."""
 
     def dish_page_map(highlight: dict[str, list[int]]):
-        import os
-
         from app import maps
-        from warehouse.queries import geo
 
-        maps.origins_map(geo.country_shapes(os.environ["DISH_ATLAS_WAREHOUSE"]), highlight, height=250)
+        maps.origins_map(highlight, height=250)
 
     at = AppTest.from_function(dish_page_map, args=(highlight,), default_timeout=TIMEOUT).run()
     assert not at.exception
@@ -224,7 +221,7 @@ def small_map(real_warehouse: Path, highlight: dict[str, list[int]]) -> ElementT
 
 def test_origins_map_for_the_dish_page(real_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
-    svg = small_map(real_warehouse, {"UA": [200, 0, 0, 255], "RU": [0, 0, 200, 255]})
+    svg = small_map({"UA": [200, 0, 0, 255], "RU": [0, 0, 200, 255]})
     fills = {path.get("id"): path.get("fill") for path in svg.iter(SVG_NS + "path")}
     with duckdb.connect(str(real_warehouse), read_only=True) as con:
         drawn = {code for (code,) in con.execute("SELECT country FROM marts.map_outlines").fetchall()}
@@ -246,7 +243,7 @@ def test_every_country_name_on_a_small_map_is_well_formed_text(real_warehouse: P
     monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(real_warehouse))
     with duckdb.connect(str(real_warehouse), read_only=True) as con:
         countries = [code for (code,) in con.execute("SELECT country FROM marts.map_outlines").fetchall()]
-    svg = small_map(real_warehouse, {code: [0, 120, 0, 255] for code in countries})  # parses: well-formed
+    svg = small_map({code: [0, 120, 0, 255] for code in countries})  # parses: well-formed
     labels = [text.text or "" for text in svg.iter(SVG_NS + "text")]
     assert len(labels) >= len(countries) - 5  # every country with a label point is named
     assert "Bosnia & Herzegovina (BA)" in labels  # escaped in the SVG ("&amp;"), read back as the name
