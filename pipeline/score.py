@@ -14,6 +14,7 @@ than the generation itself (an answer re-imported since).
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -38,6 +39,18 @@ CHUNK = 20_000
 # From this many answers left to lingua on, a worker process detects their language beside the stage's own work
 # (lingua's batch call holds the GIL; one at a time it is most of the stage's CPU); below it, starting one costs more.
 LINGUA_WORKER_MIN = 5_000
+
+
+def _available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, as `taskset` or a container's cpuset sets it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _lingua_in_a_worker(asked: int) -> bool:
+    """Whether lingua's share goes to a worker process: only with much to ask and a second core for it. On one core
+    the worker only takes turns with the stage and loads lingua's models a second time (the demo build under
+    `taskset -c 0`: 62.3 CPU-s with the worker, 58.3 without; bench/score.py)."""
+    return asked >= LINGUA_WORKER_MIN and _available_cores() > 1
 
 
 @dataclass
@@ -245,8 +258,9 @@ def _series(name: str, values: list, dtype: pl.DataType) -> pl.Series:
 
 class _AnswerLanguages:
     """`language.answer_language` of each distinct answer text. The rules run here; what they leave to lingua is sent
-    ahead (`expect`, in the order the chunks will ask) to a worker process when there is much of it, in one batch per
-    chunk, so that lingua works beside the stage and a chunk waits only for its own batch (`of`)."""
+    ahead (`expect`, in the order the chunks will ask) to a worker process when there is much of it and a second core
+    (`_lingua_in_a_worker`), in one batch per chunk, so that lingua works beside the stage and a chunk waits only for
+    its own batch (`of`)."""
 
     def __init__(self) -> None:
         self.known: dict[str | None, str | None] = {}
@@ -267,7 +281,7 @@ class _AnswerLanguages:
                 else:
                     self.known[response] = decided
             batches.append(asked)
-        if sum(map(len, batches)) < LINGUA_WORKER_MIN:
+        if not _lingua_in_a_worker(sum(map(len, batches))):
             for asked in batches:
                 self._learn([text for _, text in asked], language.by_lingua(asked))
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 import shutil
 from pathlib import Path
 
@@ -228,6 +229,20 @@ def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory)
     return work
 
 
+def test_lingua_gets_a_worker_process_only_with_much_to_ask_and_a_second_core() -> None:
+    """On one core a worker would only take turns with the stage (and load lingua's models again)."""
+    from pipeline import score as scoring
+
+    cores = os.sched_getaffinity(0)
+    assert scoring._lingua_in_a_worker(10**6) == (len(cores) > 1)
+    assert not scoring._lingua_in_a_worker(scoring.LINGUA_WORKER_MIN - 1)
+    os.sched_setaffinity(0, {min(cores)})  # as `taskset -c N` starts a command
+    try:
+        assert not scoring._lingua_in_a_worker(10**6)
+    finally:
+        os.sched_setaffinity(0, cores)
+
+
 @pytest.mark.parametrize("lingua_worker", [False, True], ids=["lingua-here", "lingua-in-worker"])
 def test_each_stored_row_is_what_its_answer_gives_alone(
     sampled_work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lingua_worker: bool
@@ -250,7 +265,7 @@ def test_each_stored_row_is_what_its_answer_gives_alone(
     shutil.copy(sampled_work, work)
     con = duckdb.connect(str(work))
     try:
-        monkeypatch.setattr(scoring, "LINGUA_WORKER_MIN", 1 if lingua_worker else 10**9)
+        monkeypatch.setattr(scoring, "_lingua_in_a_worker", lambda asked: lingua_worker)
         summary = scoring.score(con)
         stored = {
             "extractions": con.execute(
