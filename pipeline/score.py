@@ -48,8 +48,8 @@ def _available_cores() -> int:
 
 def _lingua_in_a_worker(asked: int) -> bool:
     """Whether lingua's share goes to a worker process: only with much to ask and a second core for it. On one core
-    the worker only takes turns with the stage and loads lingua's models a second time (the demo build under
-    `taskset -c 0`: 62.3 CPU-s with the worker, 58.3 without; bench/score.py)."""
+    the worker only takes turns with the stage and loads lingua's models a second time (the demo build's score under
+    `taskset -c 0`, bench/score.py: a median 52.5 s with the worker, 48.5 s without)."""
     return asked >= LINGUA_WORKER_MIN and _available_cores() > 1
 
 
