@@ -7,6 +7,7 @@ switches Streamlit to its legacy multipage mode until `st.navigation` first runs
 (and for every AppTest run), which runs a page file on its own, without this frame.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -20,59 +21,51 @@ ROOT = Path(__file__).resolve().parent.parent
 VIEWS_DIR = ROOT / "app" / "views"
 
 
+@dataclass(frozen=True)
+class View:
+    """One page of the dashboard: its script in app/views/, its navigation title and icon, its URL path ("" for the
+    default page) and what it draws on arrival, so that the browser fetches those parts of Streamlit's frontend
+    while the page's first run computes (app/preload.py)."""
+
+    script: str
+    title: str
+    icon: str
+    url_path: str
+    draws: tuple[preload.Kind, ...] = ()
+
+
+# The pages, in the navigation's order: adding a page adds its script and one line here.
+VIEWS = (
+    View("overview.py", "Overview", ":material/insights:", "", ("chart", "table")),
+    View("map.py", "Map", ":material/public:", "map", ("map", "table")),
+    View("confusion.py", "Confusion", ":material/grid_on:", "confusion", ("chart", "table")),
+    View("language_pull.py", "Language pull", ":material/translate:", "language-pull", ("chart", "table")),
+    View("answers.py", "Answers", ":material/search:", "answers", ("table",)),
+    View("compare.py", "Compare", ":material/compare:", "compare", ("chart", "table")),
+    View("consistency.py", "Consistency", ":material/sync_alt:", "consistency", ("chart", "table")),
+    View("method_audit.py", "Method audit", ":material/fact_check:", "method-audit", ("table",)),
+    View("language_switching.py", "Language switching", ":material/g_translate:", "language-switching", ("table",)),
+    View("dish.py", "Dish", ":material/ramen_dining:", "dish", ("table",)),
+    View("dishes.py", "Dishes", ":material/restaurant_menu:", "dishes", ("table",)),
+    View("dish_names.py", "Dish names", ":material/label:", "dish-names", ("chart", "table")),
+    View("cooccurrence.py", "Co-occurrence", ":material/hub:", "cooccurrence", ("chart", "table")),
+    View("codemix.py", "Code mixing", ":material/compare_arrows:", "codemix", ("chart", "table")),
+    View("imagined.py", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
+    View("review.py", "Review", ":material/rate_review:", "review"),
+    View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
+    View("probe.py", "Live probe", ":material/science:", "probe"),
+)
+# What each page draws on arrival, by URL path (app/preload.py).
+DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS if view.draws}
+
+
 def pages() -> list[st.Page]:
-    """The pages, in the navigation's order (built in each run: st.Page belongs to a script run)."""
+    """The pages of `VIEWS` (built in each run: st.Page belongs to a script run); the first is the default."""
     return [
-        st.Page(VIEWS_DIR / "overview.py", title="Overview", icon=":material/insights:", default=True),
-        st.Page(VIEWS_DIR / "map.py", title="Map", icon=":material/public:", url_path="map"),
-        st.Page(VIEWS_DIR / "confusion.py", title="Confusion", icon=":material/grid_on:", url_path="confusion"),
-        st.Page(
-            VIEWS_DIR / "language_pull.py", title="Language pull", icon=":material/translate:", url_path="language-pull"
-        ),
-        st.Page(VIEWS_DIR / "answers.py", title="Answers", icon=":material/search:", url_path="answers"),
-        st.Page(VIEWS_DIR / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
-        st.Page(VIEWS_DIR / "consistency.py", title="Consistency", icon=":material/sync_alt:", url_path="consistency"),
-        st.Page(
-            VIEWS_DIR / "method_audit.py", title="Method audit", icon=":material/fact_check:", url_path="method-audit"
-        ),
-        st.Page(
-            VIEWS_DIR / "language_switching.py",
-            title="Language switching",
-            icon=":material/g_translate:",
-            url_path="language-switching",
-        ),
-        st.Page(VIEWS_DIR / "dish.py", title="Dish", icon=":material/ramen_dining:", url_path="dish"),
-        st.Page(VIEWS_DIR / "dishes.py", title="Dishes", icon=":material/restaurant_menu:", url_path="dishes"),
-        st.Page(VIEWS_DIR / "dish_names.py", title="Dish names", icon=":material/label:", url_path="dish-names"),
-        st.Page(VIEWS_DIR / "cooccurrence.py", title="Co-occurrence", icon=":material/hub:", url_path="cooccurrence"),
-        st.Page(VIEWS_DIR / "codemix.py", title="Code mixing", icon=":material/compare_arrows:", url_path="codemix"),
-        st.Page(VIEWS_DIR / "imagined.py", title="Imagined dishes", icon=":material/palette:", url_path="imagined"),
-        st.Page(VIEWS_DIR / "review.py", title="Review", icon=":material/rate_review:", url_path="review"),
-        st.Page(VIEWS_DIR / "culturemix.py", title="Culture mix", icon=":material/blender:", url_path="culture-mix"),
-        st.Page(VIEWS_DIR / "probe.py", title="Live probe", icon=":material/science:", url_path="probe"),
-    ]
-
-
-# What each page draws on arrival (by url_path), so that the browser fetches those parts of
-# Streamlit's frontend while the page's first run computes (app/preload.py).
-DRAWS: dict[str, tuple[preload.Kind, ...]] = {
-    "": ("chart", "table"),  # Overview
-    "map": ("map", "table"),
-    "confusion": ("chart", "table"),
-    "language-pull": ("chart", "table"),
-    "answers": ("table",),
-    "compare": ("chart", "table"),
-    "consistency": ("chart", "table"),
-    "method-audit": ("table",),
-    "language-switching": ("table",),
-    "dish": ("table",),
-    "dishes": ("table",),
-    "dish-names": ("chart", "table"),
-    "cooccurrence": ("chart", "table"),
-    "codemix": ("chart", "table"),
-    "imagined": ("chart", "table"),
-    "culture-mix": ("chart", "table"),
-}
+        st.Page(VIEWS_DIR / view.script, title=view.title, icon=view.icon, url_path=view.url_path or None,
+                default=not view.url_path)
+        for view in VIEWS
+    ]  # fmt: skip
 
 
 def not_published() -> None:
