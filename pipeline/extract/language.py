@@ -106,6 +106,12 @@ def lingua_text(text: str) -> str:
     return _ASCII_NON_LETTERS.sub(" ", text.translate(_ASCII_CAPITALS)).strip(" ")
 
 
+def lingua_verdict(ask: str, text: str) -> str:
+    """lingua's own verdict on one text for `by_rule`'s open verdict `ask` (one call, nothing shared)."""
+    detector, default = _LINGUA[ask]
+    return _CODES.get(detector().detect_language_of(text), default)
+
+
 def by_lingua(asked: Sequence[tuple[str, str]]) -> list[str]:
     """The language of each (`by_rule`'s open verdict, text): what `answer_language` gives it, one lingua call per
     distinct `lingua_text` (per process, across calls). The score stage runs this in a worker process beside its own
@@ -117,8 +123,7 @@ def by_lingua(asked: Sequence[tuple[str, str]]) -> list[str]:
         key = (ask, lingua_text(text))
         code = _shared.get(key)
         if code is None:
-            detector, default = _LINGUA[ask]
-            code = _shared[key] = _CODES.get(detector().detect_language_of(text), default)
+            code = _shared[key] = lingua_verdict(ask, text)
         found.append(code)
     return found
 
