@@ -62,10 +62,15 @@ DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view
 def pages() -> list[st.Page]:
     """The pages of `VIEWS` (built in each run: st.Page belongs to a script run); the first is the default."""
     return [
-        st.Page(VIEWS_DIR / view.script, title=view.title, icon=view.icon, url_path=view.url_path or None,
-                default=not view.url_path)
+        st.Page(
+            VIEWS_DIR / view.script,
+            title=view.title,
+            icon=view.icon,
+            url_path=view.url_path or None,
+            default=not view.url_path,
+        )
         for view in VIEWS
-    ]  # fmt: skip
+    ]
 
 
 def not_published() -> None:
