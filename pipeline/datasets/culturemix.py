@@ -690,10 +690,21 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
     ).fetchall()
     if not rows:
         return 0
-    images, files, items, item_images, gold = [], [], [], [], []
+    # the UK nation of an English, Scottish... target dish (its country gold stays GB), as the dataset's own items
+    nations_of: dict[str, list[str]] = {}
+    for key, nation in con.execute(
+        "SELECT dish_key, nation FROM core.dish_origin_nations WHERE dish_key IN (SELECT unnest(?)) ORDER BY ALL",
+        [sorted({row[5] for row in rows})],
+    ).fetchall():
+        nations_of.setdefault(key, []).append(nation)
+    images, files, items, item_images, gold, nations = [], [], [], [], [], []
     for _key, image, path, content, subtask, target_key, labels, width, height in rows:
         image_id = content[:32]
-        images.append({**json.loads(labels), "image": image, "image_id": image_id, "origin": "composed"})
+        target_nations = nations_of.get(target_key, [])
+        images.append(
+            {**json.loads(labels), "target_nation": target_nations[0] if target_nations else None, "image": image,
+             "image_id": image_id, "origin": "composed"}
+        )  # fmt: skip
         files.append(
             {"image_id": image_id, "kind": "composite", "dish_key": target_key, "position": 0, "local_path": path,
              "sha256": content, "width": width, "height": height}
@@ -707,6 +718,7 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
         country = json.loads(labels).get("target_country")
         if country:
             gold.append({"item_id": identifier, "country": country})
+        nations += [{"item_id": identifier, "nation": nation} for nation in target_nations]
     with transaction(con):
         insert_tasks(con)
         ids = [f["image_id"] for f in files]
@@ -714,11 +726,12 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
         insert(con, "core.images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
         insert(con, "core.culturemix_images", pl.DataFrame(images, infer_schema_length=None))
         item_ids = [i["item_id"] for i in items]
-        for table in ("core.items", "core.item_images", "core.item_gold_countries"):
+        for table in ("core.items", "core.item_images", "core.item_gold_countries", "core.item_gold_nations"):
             con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [item_ids])
         insert(con, "core.items", items)
         insert(con, "core.item_images", item_images)
         insert(con, "core.item_gold_countries", gold)
+        insert(con, "core.item_gold_nations", nations)
     return len(rows)
 
 

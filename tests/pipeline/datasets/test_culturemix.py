@@ -7,13 +7,14 @@ import csv
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from PIL import Image
 
 from pipeline.countries import UnknownCountry
 from pipeline.cultural_distance import continent_of, cultural_distance, great_circle_km, nearest
 from pipeline.datasets.culturemix import link_food, parse_background, resolve_country
-from tests.helpers import query, run_cli
+from tests.helpers import copy_warehouse, query, run_cli
 
 
 def test_background_labels_are_a_country_and_a_variant():
@@ -158,6 +159,39 @@ def test_uk_nations_are_kept_beside_gb(sample_warehouse: Path):
         """SELECT d.name, n.nation FROM core.dish_origin_nations n JOIN core.dishes d USING (dish_key)
            WHERE d.dataset = 'culturemix' ORDER BY d.name""",
     ) == [("Bacon and egg pie", "GB-ENG"), ("Steak pie", "GB-ENG")]
+
+
+def test_a_composite_of_an_english_dish_is_an_item_with_its_nation(sample_warehouse: Path, tmp_path: Path):
+    """A composite becomes an item of its subtask with its target dish's gold, the UK nation included, as the
+    dataset's own items have it (the country gold stays GB)."""
+    from pipeline.culturemix_compose import compose
+    from pipeline.datasets.culturemix import register_compositions
+
+    warehouse = copy_warehouse(sample_warehouse, tmp_path / "w" / "warehouse.duckdb")
+    con = duckdb.connect(str(warehouse.with_name("warehouse.work.duckdb")))
+    try:
+        compose(con, tmp_path / "out", per_target=1, limit=1)
+        (steak,) = con.execute(
+            "SELECT dish_key FROM core.dishes WHERE dataset = 'culturemix' AND name = 'Steak pie'"
+        ).fetchone()
+        # the sample has no photo of its English dishes to compose, so one composite is relabelled as Steak pie's
+        con.execute(
+            """UPDATE core.culturemix_compositions
+               SET target_dish_key = $steak, labels = json_merge_patch(labels, $label)
+               WHERE recipe_sha256 = (SELECT min(recipe_sha256) FROM core.culturemix_compositions)""",
+            {"steak": steak, "label": json.dumps({"target_food_name": "Steak pie", "target_country": "GB"})},
+        )
+        assert register_compositions(con) >= 2
+        rows = con.execute(
+            """SELECT c.target_country, c.target_nation, g.country, n.nation FROM core.culturemix_images c
+               JOIN core.items i ON i.source_ref = c.image JOIN core.item_gold_countries g USING (item_id)
+               LEFT JOIN core.item_gold_nations n USING (item_id)
+               WHERE c.origin = 'composed' ORDER BY c.target_nation NULLS LAST, c.image"""
+        ).fetchall()
+    finally:
+        con.close()
+    assert rows[0] == ("GB", "GB-ENG", "GB", "GB-ENG")
+    assert all(nation is None and gold != "GB" for _, nation, gold, _ in rows[1:])  # the others name no nation
 
 
 def test_answers_to_an_english_target_are_scored_at_nation_level(tmp_path: Path, data_dir: Path):
