@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import inspect
-import pkgutil
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -31,10 +29,22 @@ def warm() -> None:
     import pyarrow  # noqa: F401
     import pydeck  # noqa: F401
 
-    import warehouse.queries
-
-    for query_module in pkgutil.iter_modules(warehouse.queries.__path__):  # every page's queries, new ones too
-        importlib.import_module(f"{warehouse.queries.__name__}.{query_module.name}")
+    import warehouse.queries.about_dish
+    import warehouse.queries.answers
+    import warehouse.queries.compare
+    import warehouse.queries.confusion
+    import warehouse.queries.consistency
+    import warehouse.queries.corpus
+    import warehouse.queries.culturemix
+    import warehouse.queries.dish
+    import warehouse.queries.geo
+    import warehouse.queries.imagined
+    import warehouse.queries.language
+    import warehouse.queries.linked
+    import warehouse.queries.methods
+    import warehouse.queries.names
+    import warehouse.queries.probe
+    import warehouse.queries.search  # noqa: F401
     from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
     from warehouse.db import NotPublished
 
