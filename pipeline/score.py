@@ -41,16 +41,12 @@ CHUNK = 20_000
 LINGUA_WORKER_MIN = 5_000
 
 
-def _available_cores() -> int:
-    """The cores this process may run on (its CPU affinity, as `taskset` or a container's cpuset sets it)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def _lingua_in_a_worker(asked: int) -> bool:
-    """Whether lingua's share goes to a worker process: only with much to ask and a second core for it. On one core
-    the worker only takes turns with the stage and loads lingua's models a second time (the demo build's score under
+    """Whether lingua's share goes to a worker process: only with much to ask and a second core for it (the process's
+    CPU affinity, as `taskset` or a container's cpuset sets it, as corpus scan counts its cores). On one core the
+    worker only takes turns with the stage and loads lingua's models a second time (the demo build's score under
     `taskset -c 0`, bench/score.py: a median 52.5 s with the worker, 48.5 s without)."""
-    return asked >= LINGUA_WORKER_MIN and _available_cores() > 1
+    return asked >= LINGUA_WORKER_MIN and len(os.sched_getaffinity(0)) > 1
 
 
 @dataclass
