@@ -120,6 +120,17 @@ def real_warehouse(data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def naive_answers(real_warehouse: Path) -> tuple:
+    """Every scored answer about countries of the session's real warehouse, read from the core tables alone
+    (tests/warehouse/naive.py): the independent oracle the mart and query tests recount against. Read once per
+    test worker: the eight modules that recount read the same answers, and each read cost 3-7 CPU-s. A tuple of
+    frozen answers, so that no test can change what the next one sees."""
+    from tests.warehouse import naive
+
+    return tuple(naive.load_answers(real_warehouse))
+
+
+@pytest.fixture(scope="session")
 def ingested_template(data_dir: Path):
     """`ingest DATASET --source DATA/DATASET` run once per session and dataset; tests get copies."""
 

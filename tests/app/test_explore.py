@@ -27,11 +27,6 @@ ALL = Filters(dataset="worldcuisines", task="origin_vqa")
 A, B = "gpt-4o-2024-08-06", "qwen-vl-2b"
 
 
-@pytest.fixture(scope="module")
-def scored(real_warehouse: Path) -> list[naive.Answer]:
-    return naive.load_answers(real_warehouse)
-
-
 @pytest.fixture
 def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     """File name -> the bytes its download button would send. Streamlit builds a deferred download only
@@ -87,11 +82,11 @@ def same_table(download: bytes, page_table: pd.DataFrame, link_columns: tuple[st
 # --- Compare ------------------------------------------------------------------------------------------
 
 
-def test_compare_shows_the_paired_difference_with_its_interval(warehouse_path: Path, scored, downloads):
+def test_compare_shows_the_paired_difference_with_its_interval(warehouse_path: Path, naive_answers, downloads):
     at = open_page("views/compare.py", a=A, b=B)
     assert at.selectbox(key="url_a").value == A and at.selectbox(key="url_b").value == B
     pairs: dict[tuple[str, str], list[naive.Answer]] = defaultdict(list)
-    for answer in naive.select(scored, Filters(ALL.dataset, ALL.task, (A, B))):
+    for answer in naive.select(naive_answers, Filters(ALL.dataset, ALL.task, (A, B))):
         pairs[(answer.ref, answer.lang)].append(answer)
     by_model = [{a.model: a for a in group} for group in pairs.values() if len(group) == 2]
     diffs = [group[A].right - group[B].right for group in by_model]
@@ -123,7 +118,7 @@ def test_compare_shows_the_paired_difference_with_its_interval(warehouse_path: P
     assert len(table(at, "response_a")) == sum(d == -1 for d in diffs)
 
 
-def test_compare_runs_the_per_country_bootstrap_only_when_its_tab_is_opened(warehouse_path: Path, scored):
+def test_compare_runs_the_per_country_bootstrap_only_when_its_tab_is_opened(warehouse_path: Path, naive_answers):
     at = open_page("views/compare.py", a=A, b=B)
     assert not any("country" in frame.value.columns for frame in at.dataframe)  # the language tab is open
     at.session_state["compare_by"] = "Per gold country"
@@ -131,7 +126,7 @@ def test_compare_runs_the_per_country_bootstrap_only_when_its_tab_is_opened(ware
     assert not at.exception
     countries = table(at, "country", "interval")
     pairs: dict[tuple[str, str], list[naive.Answer]] = defaultdict(list)
-    for answer in naive.select(scored, Filters(ALL.dataset, ALL.task, (A, B))):
+    for answer in naive.select(naive_answers, Filters(ALL.dataset, ALL.task, (A, B))):
         pairs[(answer.ref, answer.lang)].append(answer)
     assert len(countries) == len({country for group in pairs.values() if len(group) == 2 for country in group[0].gold})
     assert not any("lang" in frame.value.columns and "interval" in frame.value.columns for frame in at.dataframe)
@@ -145,11 +140,11 @@ def test_compare_refuses_one_model_against_itself(warehouse_path: Path):
 # --- Consistency --------------------------------------------------------------------------------------
 
 
-def test_consistency_lists_models_and_the_questions_that_flip_most(warehouse_path: Path, scored):
+def test_consistency_lists_models_and_the_questions_that_flip_most(warehouse_path: Path, naive_answers):
     at = open_page("views/consistency.py", model=A)
     models = table(at, "mean_langs").set_index("model")
     sets: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    for answer in naive.select(scored, ALL):
+    for answer in naive.select(naive_answers, ALL):
         sets[(answer.model, answer.ref)][frozenset(answer.countries)] += 1
     agreement: dict[str, list[float]] = defaultdict(list)
     for (model, _), counts in sets.items():
@@ -174,10 +169,10 @@ def test_consistency_lists_models_and_the_questions_that_flip_most(warehouse_pat
 # --- Answers: search, download, link state -----------------------------------------------------------
 
 
-def test_search_inside_answers_and_download_exactly_the_table(warehouse_path: Path, scored, downloads):
+def test_search_inside_answers_and_download_exactly_the_table(warehouse_path: Path, naive_answers, downloads):
     at = open_page("views/answers.py", q="borscht")
     found = table(at, "response", "variant")
-    expected = [a for a in naive.select(scored, ALL) if "borscht" in (a.response or "").lower()]
+    expected = [a for a in naive.select(naive_answers, ALL) if "borscht" in (a.response or "").lower()]
     assert len(found) == len(expected) > 0
     assert found["dish"].map(links.shown_text).notna().all()
     same_table(downloads["worldcuisines_answers.csv"], found, ("dish",))
@@ -214,23 +209,23 @@ def test_every_control_of_the_answers_page_survives_the_link(warehouse_path: Pat
     pd.testing.assert_frame_equal(table(again, "response", "variant"), first)
 
 
-def test_a_leaderboard_style_link_lists_one_model_in_one_language(warehouse_path: Path, scored):
+def test_a_leaderboard_style_link_lists_one_model_in_one_language(warehouse_path: Path, naive_answers):
     url = links.answers_url(Filters(ALL.dataset, ALL.task, (A,), ("ja_casual",)), "360 answers", result="right")
     params = dict(parse_qsl(urlsplit(url).query))
     at = open_page("views/answers.py", **{k: v for k, v in params.items() if k != "dataset"})
     rows = table(at, "response", "variant")
-    expected = [a for a in naive.select(scored, Filters(ALL.dataset, ALL.task, (A,), ("ja_casual",))) if a.right]
+    expected = [a for a in naive.select(naive_answers, Filters(ALL.dataset, ALL.task, (A,), ("ja_casual",))) if a.right]
     assert len(rows) == len(expected) > 0 and set(rows["model"]) == {A}
 
 
 # --- Dishes and the Dish selector ---------------------------------------------------------------------
 
 
-def test_dishes_show_answers_accuracy_and_filter_to_those_answered(warehouse_path: Path, scored, downloads):
+def test_dishes_show_answers_accuracy_and_filter_to_those_answered(warehouse_path: Path, naive_answers, downloads):
     at = open_page("views/dishes.py", show="answered")
     rows = table(at, "n_linked_answers")
     per_dish: dict[str, list[bool]] = defaultdict(list)
-    for answer in naive.select(scored, ALL):
+    for answer in naive.select(naive_answers, ALL):
         per_dish[answer.dish_key].append(answer.right)
     assert set(rows["dish_key"]) == set(per_dish)
     for row in rows.itertuples():
@@ -244,10 +239,10 @@ def test_dishes_show_answers_accuracy_and_filter_to_those_answered(warehouse_pat
     assert len(table(at, "n_linked_answers")) > len(rows)
 
 
-def test_the_dish_selector_marks_the_dishes_with_answers(warehouse_path: Path, scored):
+def test_the_dish_selector_marks_the_dishes_with_answers(warehouse_path: Path, naive_answers):
     at = open_page("views/dish.py", dish="worldcuisines:en:949")
     picker = at.selectbox(key="url_dish")
-    answered = {a.dish_key for a in naive.select(scored, ALL)}
+    answered = {a.dish_key for a in naive.select(naive_answers, ALL)}
     marked = [option for option in picker.options if option.startswith("● ")]
     assert len(marked) == len(answered)
     assert picker.format_func("worldcuisines:en:949").startswith("● ")

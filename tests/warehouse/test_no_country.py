@@ -19,11 +19,6 @@ WORLDCUISINES = Filters(dataset="worldcuisines", task="origin_vqa")
 MELKTERT = "worldcuisines:en:949"
 
 
-@pytest.fixture(scope="module")
-def scored(real_warehouse: Path) -> list[naive.Answer]:
-    return naive.load_answers(real_warehouse)
-
-
 def test_the_definition_is_every_status_but_ok_and_means_no_country_named(real_warehouse: Path):
     statuses = dict(
         query(
@@ -36,10 +31,10 @@ def test_the_definition_is_every_status_but_ok_and_means_no_country_named(real_w
     assert flagged == {"ok": False, "no_country": True, "refusal": True, "empty": True}
 
 
-def test_leaderboard_share_is_the_share_of_answers_without_a_country(real_warehouse: Path, scored):
+def test_leaderboard_share_is_the_share_of_answers_without_a_country(real_warehouse: Path, naive_answers):
     board = answers.leaderboard(real_warehouse, WORLDCUISINES)
     groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    for answer in naive.select(scored, WORLDCUISINES):
+    for answer in naive.select(naive_answers, WORLDCUISINES):
         groups[(answer.model, answer.lang)].append(answer.no_country)
         groups[(answer.model, "*")].append(answer.no_country)
     assert len(board) == len(groups)
@@ -57,11 +52,11 @@ def test_leaderboard_share_is_the_share_of_answers_without_a_country(real_wareho
     assert phi > only_no_country + 0.02
 
 
-def test_dish_page_share_and_confusion_column_count_the_same_answers(real_warehouse: Path, scored):
+def test_dish_page_share_and_confusion_column_count_the_same_answers(real_warehouse: Path, naive_answers):
     rows = dish.answers(real_warehouse, MELKTERT, WORLDCUISINES)
-    mine = [a for a in naive.select(scored, WORLDCUISINES) if a.dish_key == MELKTERT]
+    mine = [a for a in naive.select(naive_answers, WORLDCUISINES) if a.dish_key == MELKTERT]
     assert len(rows) == len(mine) > 0
     assert rows["no_country"].sum() == sum(a.no_country for a in mine)
     matrix = confusion.matrix(real_warehouse, WORLDCUISINES, ("ZA",)).set_index("predicted")
-    about_za = [a for a in naive.select(scored, WORLDCUISINES) if "ZA" in a.gold]
+    about_za = [a for a in naive.select(naive_answers, WORLDCUISINES) if "ZA" in a.gold]
     assert matrix.loc[confusion.NONE, "n"] == sum(a.no_country for a in about_za)

@@ -18,15 +18,12 @@ ALL = Filters(dataset="worldcuisines", task="origin_vqa")
 A, B = "gpt-4o-2024-08-06", "qwen-vl-2b"
 
 
-@pytest.fixture(scope="module")
-def scored(real_warehouse: Path) -> list[naive.Answer]:
-    return naive.load_answers(real_warehouse)
-
-
-def naive_pairs(scored: list[naive.Answer], filters: Filters, a: str, b: str) -> dict[tuple[str, str], tuple]:
+def naive_pairs(
+    naive_answers: tuple[naive.Answer, ...], filters: Filters, a: str, b: str
+) -> dict[tuple[str, str], tuple]:
     """(item ref, prompt language) -> (answer of a, answer of b), for the questions both answered."""
     by_model: dict[str, dict[tuple[str, str], naive.Answer]] = {a: {}, b: {}}
-    for answer in naive.select(scored, Filters(filters.dataset, filters.task, (a, b), filters.langs)):
+    for answer in naive.select(naive_answers, Filters(filters.dataset, filters.task, (a, b), filters.langs)):
         key = (answer.ref, answer.lang)
         assert key not in by_model[answer.model], "one answer per model, question and language"
         by_model[answer.model][key] = answer
@@ -42,8 +39,8 @@ def mean(values) -> float:
 @pytest.mark.parametrize(
     "filters", [ALL, Filters(ALL.dataset, ALL.task, langs=("ru_formal", "ru_casual", "en"))], ids=["all", "three"]
 )
-def test_the_comparison_is_the_naive_recount(real_warehouse: Path, scored, filters: Filters):
-    pairs = naive_pairs(scored, filters, A, B)
+def test_the_comparison_is_the_naive_recount(real_warehouse: Path, naive_answers, filters: Filters):
+    pairs = naive_pairs(naive_answers, filters, A, B)
     result = compare.compare(real_warehouse, filters, A, B)
     assert len(result.pairs) == len(pairs) > 0
     overall = result.overall.iloc[0]
@@ -79,8 +76,8 @@ def test_the_comparison_is_the_naive_recount(real_warehouse: Path, scored, filte
     assert split == {key: "A" if x.right else "B" for key, (x, y) in pairs.items() if x.right != y.right}
 
 
-def test_jaccard_is_compared_the_same_way(real_warehouse: Path, scored):
-    pairs = naive_pairs(scored, ALL, A, B)
+def test_jaccard_is_compared_the_same_way(real_warehouse: Path, naive_answers):
+    pairs = naive_pairs(naive_answers, ALL, A, B)
 
     def jaccard(answer: naive.Answer) -> float:
         named, gold = set(answer.countries), answer.gold

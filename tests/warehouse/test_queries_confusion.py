@@ -27,16 +27,11 @@ def wh(real_warehouse: Path) -> Path:
     return real_warehouse
 
 
-@pytest.fixture(scope="module")
-def scored(wh: Path) -> list[naive.Answer]:
-    return naive.load_answers(wh)
-
-
-def expected_matrix(scored: list[naive.Answer], filters: Filters, chosen: tuple[str, ...]) -> dict:
+def expected_matrix(naive_answers: tuple[naive.Answer, ...], filters: Filters, chosen: tuple[str, ...]) -> dict:
     """(true, column) -> answers, with countries outside `chosen` in OTHER, no country in NONE and
     another origin of the dish in CO_ORIGIN."""
     cells: Counter = Counter()
-    for (true, label), n in naive.confusion_pairs(naive.select(scored, filters)).items():
+    for (true, label), n in naive.confusion_pairs(naive.select(naive_answers, filters)).items():
         if true in chosen:
             column = (
                 NONE
@@ -51,9 +46,9 @@ def expected_matrix(scored: list[naive.Answer], filters: Filters, chosen: tuple[
     return cells
 
 
-def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path, scored):
+def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path, naive_answers):
     frame = confusion.countries(wh, ALL).set_index("country")
-    pairs = naive.confusion_pairs(naive.select(scored, ALL))
+    pairs = naive.confusion_pairs(naive.select(naive_answers, ALL))
     as_true, as_named = Counter(), Counter()
     for (true, label), n in pairs.items():
         as_true[true] += n
@@ -78,9 +73,9 @@ def test_countries_are_ranked_by_answers_and_count_every_pair(wh: Path, scored):
     ids=["all", "two-models", "one-language"],
 )
 @pytest.mark.parametrize("chosen", [MIXED, POST_SOVIET], ids=["mixed", "post-soviet"])
-def test_matrix_is_the_recount_row_normalised(wh: Path, scored, filters: Filters, chosen: tuple[str, ...]):
+def test_matrix_is_the_recount_row_normalised(wh: Path, naive_answers, filters: Filters, chosen: tuple[str, ...]):
     matrix = confusion.matrix(wh, filters, chosen).set_index(["true_country", "predicted"])
-    expected = expected_matrix(scored, filters, chosen)
+    expected = expected_matrix(naive_answers, filters, chosen)
     assert expected and set(matrix.index) == set(expected)
     rows = Counter()
     for (true, _), n in expected.items():
@@ -92,8 +87,8 @@ def test_matrix_is_the_recount_row_normalised(wh: Path, scored, filters: Filters
 
 
 @pytest.mark.parametrize(("true", "predicted"), [("JP", "CN"), ("RU", OTHER), ("UA", NONE), ("UA", CO_ORIGIN)])
-def test_cell_answers_are_the_cell(wh: Path, scored, true: str, predicted: str):
-    n = expected_matrix(scored, ALL, MIXED)[(true, predicted)]
+def test_cell_answers_are_the_cell(wh: Path, naive_answers, true: str, predicted: str):
+    n = expected_matrix(naive_answers, ALL, MIXED)[(true, predicted)]
     answers = confusion.cell_answers(wh, ALL, true, predicted, MIXED)
     assert n > 0 and len(answers) == min(n, confusion.CELL_LIMIT)
     assert (answers["true_country"] == true).all()
@@ -118,17 +113,19 @@ def test_cell_answers_respect_the_limit_and_filters(wh: Path):
     assert set(answers["lang"]) == {"ru_formal"}
 
 
-def test_naming_another_origin_of_the_dish_is_a_hit_not_a_confusion(wh: Path, scored):
+def test_naming_another_origin_of_the_dish_is_a_hit_not_a_confusion(wh: Path, naive_answers):
     """WorldCuisines asks about Paskha and Rassolnik with the gold Ukraine and lists both dishes as
     from Russia and Ukraine (Rassolnik: and Belarus): an answer naming Russia lands under CO_ORIGIN, and
     the UA -> RU cell holds only answers about dishes the dataset does not place in Russia."""
-    co_gold = [a for a in naive.select(scored, ALL) if "UA" in a.gold and "RU" in a.origins and "RU" not in a.gold]
+    co_gold = [
+        a for a in naive.select(naive_answers, ALL) if "UA" in a.gold and "RU" in a.origins and "RU" not in a.gold
+    ]
     naming_russia = [a for a in co_gold if "RU" in a.countries and "UA" not in a.countries]
     assert {a.dish_key for a in naming_russia} >= {"worldcuisines:en:1223", "worldcuisines:en:1189"}
     assert len(naming_russia) > 150  # the bulk of the old UA -> RU cell
 
     cells = confusion.matrix(wh, ALL, POST_SOVIET).set_index(["true_country", "predicted"])["n"]
-    expected = expected_matrix(scored, ALL, POST_SOVIET)
+    expected = expected_matrix(naive_answers, ALL, POST_SOVIET)
     assert cells[("UA", CO_ORIGIN)] == expected[("UA", CO_ORIGIN)] >= len(naming_russia)
     ua_ru = confusion.cell_answers(wh, ALL, "UA", "RU", POST_SOVIET)
     assert len(ua_ru) == expected[("UA", "RU")] == cells.get(("UA", "RU"), 0)
@@ -136,10 +133,10 @@ def test_naming_another_origin_of_the_dish_is_a_hit_not_a_confusion(wh: Path, sc
     assert all("RU" not in origins.split(",") for origins in ua_ru["origins"])
 
 
-def test_other_is_unpacked_into_the_countries_it_holds(wh: Path, scored):
+def test_other_is_unpacked_into_the_countries_it_holds(wh: Path, naive_answers):
     inside = confusion.other_countries(wh, ALL, MIXED, top=5)
-    expected = expected_matrix(scored, ALL, MIXED)
-    pairs = naive.confusion_pairs(naive.select(scored, ALL))
+    expected = expected_matrix(naive_answers, ALL, MIXED)
+    pairs = naive.confusion_pairs(naive.select(naive_answers, ALL))
     for true in MIXED:
         named = Counter({label: n for (t, label), n in pairs.items() if t == true and label not in (*MIXED, "-", "+")})
         rows = inside[inside["true_country"] == true]

@@ -18,16 +18,11 @@ FEW = Filters(ALL.dataset, ALL.task, langs=("en", "ru_formal", "ru_casual", "ja_
 MODEL = "gpt-4o-2024-08-06"
 
 
-@pytest.fixture(scope="module")
-def scored(real_warehouse: Path) -> list[naive.Answer]:
-    return naive.load_answers(real_warehouse)
-
-
-def naive_items(scored: list[naive.Answer], filters: Filters) -> dict[tuple[str, str], dict]:
+def naive_items(naive_answers: tuple[naive.Answer, ...], filters: Filters) -> dict[tuple[str, str], dict]:
     """(model, item ref) -> pair agreement (counted pair by pair), modal share, sets, accuracy."""
     sets: dict[tuple[str, str], list[tuple[str, frozenset]]] = defaultdict(list)
     right: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    for answer in naive.select(scored, filters):
+    for answer in naive.select(naive_answers, filters):
         sets[(answer.model, answer.ref)].append((answer.lang, frozenset(answer.countries)))
         right[(answer.model, answer.ref)].append(answer.right)
     items = {}
@@ -48,8 +43,8 @@ def naive_items(scored: list[naive.Answer], filters: Filters) -> dict[tuple[str,
 
 
 @pytest.mark.parametrize("filters", [ALL, FEW], ids=["all-languages", "four-languages"])
-def test_per_model_agreement_is_the_recount(real_warehouse: Path, scored, filters: Filters):
-    expected = naive_items(scored, filters)
+def test_per_model_agreement_is_the_recount(real_warehouse: Path, naive_answers, filters: Filters):
+    expected = naive_items(naive_answers, filters)
     frame = consistency.by_model(real_warehouse, filters).set_index("model")
     models = {model for model, _ in expected}
     assert set(frame.index) == models and len(models) == 12
@@ -62,8 +57,8 @@ def test_per_model_agreement_is_the_recount(real_warehouse: Path, scored, filter
     assert list(frame["pair_agreement"]) == sorted(frame["pair_agreement"], reverse=True)
 
 
-def test_the_questions_that_flip_most_come_first(real_warehouse: Path, scored):
-    expected = {ref: v for (model, ref), v in naive_items(scored, ALL).items() if model == MODEL}
+def test_the_questions_that_flip_most_come_first(real_warehouse: Path, naive_answers):
+    expected = {ref: v for (model, ref), v in naive_items(naive_answers, ALL).items() if model == MODEL}
     frame = consistency.items(real_warehouse, ALL, MODEL)
     assert set(frame["item_id"]) == set(expected) and len(frame) == len(expected)
     for row in frame.itertuples():
@@ -78,11 +73,11 @@ def test_the_questions_that_flip_most_come_first(real_warehouse: Path, scored):
     assert len(consistency.items(real_warehouse, ALL, MODEL, limit=10)) == 10
 
 
-def test_per_language_agreement_with_the_modal_answer(real_warehouse: Path, scored):
+def test_per_language_agreement_with_the_modal_answer(real_warehouse: Path, naive_answers):
     frame = consistency.by_language(real_warehouse, FEW, MODEL).set_index("lang")
-    expected = naive_items(scored, FEW)
+    expected = naive_items(naive_answers, FEW)
     agree: dict[str, list[bool]] = defaultdict(list)
-    for answer in naive.select(scored, Filters(FEW.dataset, FEW.task, (MODEL,), FEW.langs)):
+    for answer in naive.select(naive_answers, Filters(FEW.dataset, FEW.task, (MODEL,), FEW.langs)):
         item = expected[(MODEL, answer.ref)]
         if len(item["modal"]) == 1:  # the mart breaks ties by the set's text; count only untied questions
             agree[answer.lang].append(",".join(sorted(answer.countries)) in item["modal"])

@@ -23,11 +23,6 @@ def path(real_warehouse: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def scored(path: Path) -> list[naive.Answer]:
-    return naive.load_answers(path)
-
-
-@pytest.fixture(scope="module")
 def task(path: Path) -> str:
     return answers.tasks(path, DATASET)[0]
 
@@ -51,10 +46,10 @@ def test_shapes_hold_ukraine_with_crimea(path: Path):
     assert not shape(json.loads(russia["geojson"])).contains(crimea)
 
 
-def test_recall_over_two_models_adds_up_the_counts(path: Path, scored, task: str, two_models: tuple[str, str]):
+def test_recall_over_two_models_adds_up_the_counts(path: Path, naive_answers, task: str, two_models: tuple[str, str]):
     filters = Filters(DATASET, task, models=two_models)
     recall = geo.country_recall(path, filters).set_index("country")
-    expected = naive.recall(naive.select(scored, filters))
+    expected = naive.recall(naive.select(naive_answers, filters))
     assert len(expected) > 50 and set(recall.index) == set(expected)
     for country, (n_answers, n_hits) in expected.items():
         assert recall.loc[country, "n_answers"] == n_answers
@@ -62,20 +57,22 @@ def test_recall_over_two_models_adds_up_the_counts(path: Path, scored, task: str
         assert recall.loc[country, "recall"] == pytest.approx(n_hits / n_answers)
 
 
-def test_recall_of_one_model_and_language(path: Path, scored, task: str, two_models: tuple[str, str]):
+def test_recall_of_one_model_and_language(path: Path, naive_answers, task: str, two_models: tuple[str, str]):
     filters = Filters(DATASET, task, models=two_models[:1], langs=("en",))
     recall = geo.country_recall(path, filters).set_index("country")
-    expected = naive.recall(naive.select(scored, filters))
+    expected = naive.recall(naive.select(naive_answers, filters))
     assert len(recall) == len(expected)
     for country, (n_answers, n_hits) in expected.items():
         assert recall.loc[country, "recall"] == pytest.approx(n_hits / n_answers)
     assert recall.loc["JP", "n_answers"] > 0
 
 
-def test_overprediction_is_a_share_of_all_selected_answers(path: Path, scored, task: str, two_models: tuple[str, str]):
+def test_overprediction_is_a_share_of_all_selected_answers(
+    path: Path, naive_answers, task: str, two_models: tuple[str, str]
+):
     filters = Filters(DATASET, task, models=two_models, langs=("en", "ru_formal"))
     over = geo.country_overprediction(path, filters).set_index("country")
-    wrong, n_selected = naive.overprediction(naive.select(scored, filters))
+    wrong, n_selected = naive.overprediction(naive.select(naive_answers, filters))
     assert n_selected > 0 and set(over.index) == set(wrong)
     assert set(over["n_answers"]) == {n_selected}
     for country, n_wrong in wrong.items():
@@ -84,11 +81,11 @@ def test_overprediction_is_a_share_of_all_selected_answers(path: Path, scored, t
     assert over["n_wrong"].is_monotonic_decreasing
 
 
-def test_error_arcs_are_the_most_frequent_wrong_pairs(path: Path, scored, task: str):
+def test_error_arcs_are_the_most_frequent_wrong_pairs(path: Path, naive_answers, task: str):
     """Arcs count errors by the confusion matrix's rule: naming another of the dish's origins is a hit."""
     filters = Filters(DATASET, task)
     arcs = geo.error_arcs(path, filters, top=20)
-    counts = naive.confusion_pairs(naive.select(scored, filters))
+    counts = naive.confusion_pairs(naive.select(naive_answers, filters))
     ranked = sorted(
         (
             (true, named, n)
@@ -104,11 +101,11 @@ def test_error_arcs_are_the_most_frequent_wrong_pairs(path: Path, scored, task: 
     assert sum(every["n"]) == sum(n for _, _, n in ranked)
 
 
-def test_a_co_origin_named_is_no_arc(path: Path, scored, task: str):
+def test_a_co_origin_named_is_no_arc(path: Path, naive_answers, task: str):
     """Answers naming Russia for a dish from Russia and Ukraine asked about as Ukrainian (Paskha) are
     hits of the confusion rule: the UA -> RU arc counts fewer answers than the first-named rule would."""
     filters = Filters(DATASET, task)
-    selected = naive.select(scored, filters)
+    selected = naive.select(naive_answers, filters)
     co_origin = sum(n for (true, label), n in naive.confusion_pairs(selected).items() if (true, label) == ("UA", "+"))
     assert co_origin > 0  # the demo has such answers: the rule is exercised
     first_named = naive.pairs(selected)[("UA", "RU")]
@@ -117,10 +114,12 @@ def test_a_co_origin_named_is_no_arc(path: Path, scored, task: str):
     assert ua_ru == naive.confusion_pairs(selected)[("UA", "RU")] < first_named
 
 
-def test_country_answers_are_about_that_countrys_dishes(path: Path, scored, task: str, two_models: tuple[str, str]):
+def test_country_answers_are_about_that_countrys_dishes(
+    path: Path, naive_answers, task: str, two_models: tuple[str, str]
+):
     filters = Filters(DATASET, task, models=two_models)
     rows = geo.country_answers(path, filters, "UA")
-    about_ukraine = [a for a in naive.select(scored, filters) if "UA" in a.gold]
+    about_ukraine = [a for a in naive.select(naive_answers, filters) if "UA" in a.gold]
     n = len(about_ukraine)
     assert n > 0 and len(rows) == min(n, geo.DEFAULT_ANSWER_LIMIT)
     assert set(rows["n_total"]) == {n}

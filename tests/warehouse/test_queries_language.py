@@ -25,20 +25,15 @@ def wh(real_warehouse: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def scored(wh: Path) -> list[naive.Answer]:
-    return naive.load_answers(wh)
-
-
-@pytest.fixture(scope="module")
 def spoken(wh: Path) -> dict[str, set[str]]:
     return naive.language_countries(wh)
 
 
-def expected_pull(scored, spoken, filters: Filters) -> dict[str, dict]:
+def expected_pull(naive_answers, spoken, filters: Filters) -> dict[str, dict]:
     """Per prompt language: wrong answers, those naming a country of the language, and the English
     base: the wrong English answers of the same models (those with wrong answers in this language)
     and how many of them name one of this language's countries."""
-    everything = naive.select(scored, Filters(filters.dataset, filters.task, models=filters.models))
+    everything = naive.select(naive_answers, Filters(filters.dataset, filters.task, models=filters.models))
     wrong: dict[tuple[str, str], list[naive.Answer]] = defaultdict(list)
     for answer in everything:
         if answer.wrong:
@@ -67,9 +62,9 @@ def expected_pull(scored, spoken, filters: Filters) -> dict[str, dict]:
     [ALL, TWO, Filters(ALL.dataset, ALL.task, models=(GPT4O,)), Filters(ALL.dataset, ALL.task, langs=("ru_formal",))],
     ids=["all", "two-models", "one-model", "one-language"],
 )
-def test_pull_and_base_are_the_recount(wh: Path, scored, spoken, filters: Filters):
+def test_pull_and_base_are_the_recount(wh: Path, naive_answers, spoken, filters: Filters):
     pull = language.language_pull(wh, filters).set_index("lang")
-    expected = expected_pull(scored, spoken, filters)
+    expected = expected_pull(naive_answers, spoken, filters)
     assert expected and set(pull.index) == set(expected)
     for lang, row in expected.items():
         for column in ("n_wrong", "n_pulled", "n_base_wrong", "n_base_pulled"):
@@ -93,10 +88,10 @@ def test_language_filter_keeps_the_english_base(wh: Path, spoken):
 
 
 @pytest.mark.parametrize("filters", [ALL, TWO], ids=["all", "two-models"])
-def test_ru_ua_shares_count_answers_naming_either(wh: Path, scored, filters: Filters):
+def test_ru_ua_shares_count_answers_naming_either(wh: Path, naive_answers, filters: Filters):
     ru_ua = language.ru_ua_pull(wh, filters).set_index("lang")
     both = naive.dishes_of_both(wh)
-    about = [a for a in naive.select(scored, filters) if a.dish_key in both]
+    about = [a for a in naive.select(naive_answers, filters) if a.dish_key in both]
     by_lang: dict[str, list[naive.Answer]] = defaultdict(list)
     for answer in about:
         by_lang[answer.lang].append(answer)
@@ -110,9 +105,9 @@ def test_ru_ua_shares_count_answers_naming_either(wh: Path, scored, filters: Fil
         assert ru_ua.loc[lang, "ru_share"] == pytest.approx(n_ru / n_either if n_either else math.nan, nan_ok=True)
 
 
-def test_ru_ua_dishes_are_counted(wh: Path, scored):
+def test_ru_ua_dishes_are_counted(wh: Path, naive_answers):
     both = naive.dishes_of_both(wh)
-    about = [a for a in naive.select(scored, ALL) if a.dish_key in both]
+    about = [a for a in naive.select(naive_answers, ALL) if a.dish_key in both]
     dishes = language.ru_ua_dishes(wh, ALL).iloc[0]
     assert (dishes["n_dishes"], dishes["n_items"]) == (len({a.dish_key for a in about}), len({a.item for a in about}))
     assert 0 < dishes["n_dishes"] <= dishes["n_items"]
@@ -121,11 +116,11 @@ def test_ru_ua_dishes_are_counted(wh: Path, scored):
 
 
 @pytest.mark.parametrize("filters", [ALL, TWO], ids=["all", "two-models"])
-def test_ru_ua_per_dish_counts_each_dishs_answers(wh: Path, scored, filters: Filters):
+def test_ru_ua_per_dish_counts_each_dishs_answers(wh: Path, naive_answers, filters: Filters):
     by_dish = language.ru_ua_by_dish(wh, filters).set_index("dish_key")
     both = naive.dishes_of_both(wh)
     answers: dict[str, list[naive.Answer]] = defaultdict(list)
-    for answer in naive.select(scored, filters):
+    for answer in naive.select(naive_answers, filters):
         if answer.dish_key in both:
             answers[answer.dish_key].append(answer)
     assert set(by_dish.index) == set(answers) and len(answers) > 0

@@ -14,11 +14,6 @@ from warehouse.queries.search import AnswerSearch
 ALL = Filters(dataset="worldcuisines", task="origin_vqa")
 
 
-@pytest.fixture(scope="module")
-def scored(real_warehouse: Path) -> list[naive.Answer]:
-    return naive.load_answers(real_warehouse)
-
-
 def naive_search(answers: list[naive.Answer], query: AnswerSearch) -> list[naive.Answer]:
     def keep(a: naive.Answer) -> bool:
         return (
@@ -50,8 +45,10 @@ def naive_search(answers: list[naive.Answer], query: AnswerSearch) -> list[naive
     ],
     ids=["text", "cyrillic", "percent", "gold-named", "wrong", "one-model-one-lang-right", "dish-no-country"],
 )
-def test_search_finds_what_a_naive_scan_finds(real_warehouse: Path, scored, filters: Filters, query: AnswerSearch):
-    expected = naive_search(naive.select(scored, filters), query)
+def test_search_finds_what_a_naive_scan_finds(
+    real_warehouse: Path, naive_answers, filters: Filters, query: AnswerSearch
+):
+    expected = naive_search(naive.select(naive_answers, filters), query)
     found = search.answers(real_warehouse, filters, query, limit=100_000)
     assert len(found) == len(expected)
     if expected:
@@ -62,7 +59,7 @@ def test_search_finds_what_a_naive_scan_finds(real_warehouse: Path, scored, filt
         assert found["dish_name"].notna().all()
 
 
-def test_the_limit_keeps_the_total(real_warehouse: Path, scored):
+def test_the_limit_keeps_the_total(real_warehouse: Path, naive_answers):
     found = search.answers(real_warehouse, ALL, AnswerSearch(gold="US"), limit=7)
     assert len(found) == 7
-    assert found["n_total"].iloc[0] == len(naive_search(naive.select(scored, ALL), AnswerSearch(gold="US")))
+    assert found["n_total"].iloc[0] == len(naive_search(naive.select(naive_answers, ALL), AnswerSearch(gold="US")))
