@@ -130,12 +130,17 @@ def naive_answers(real_warehouse: Path) -> tuple:
     return tuple(naive.load_answers(real_warehouse))
 
 
+# A dataset's folder in the shared data where it is not the dataset's name: CultureMix is there as its public sample.
+SHARED_FOLDERS = {"culturemix": "culturemix-sample"}
+
+
 @pytest.fixture(scope="session")
 def ingested_template(data_dir: Path):
-    """`ingest DATASET --source DATA/DATASET` run once per session and dataset; tests get copies."""
+    """`ingest DATASET --source DATA/<its folder>` run once per session and dataset; tests get copies."""
 
     def template(dataset: str) -> Path:
-        return shared_builds.wait(f"ingested-{dataset}", ["ingest", dataset, "--source", str(data_dir / dataset)])
+        source = data_dir / SHARED_FOLDERS.get(dataset, dataset)
+        return shared_builds.wait(f"ingested-{dataset}", ["ingest", dataset, "--source", str(source)])
 
     return template
 
@@ -150,6 +155,12 @@ def borsch_warehouse(warehouse: Path, ingested_template) -> Path:
 def worldcuisines_warehouse(warehouse: Path, ingested_template) -> Path:
     """A warehouse where `ingest worldcuisines` has run on the real files (a copy: built once per session)."""
     return copy_warehouse(ingested_template("worldcuisines"), warehouse)
+
+
+@pytest.fixture
+def culturemix_warehouse(warehouse: Path, ingested_template) -> Path:
+    """A warehouse where `ingest culturemix` has run on the shared sample (a copy: built once per session)."""
+    return copy_warehouse(ingested_template("culturemix"), warehouse)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, copy_warehouse, run_cli
 from tests.pipeline.test_culturemix_metrics import ANSWERS
 
 PAGE = "views/culturemix.py"
@@ -23,23 +23,22 @@ def _answers_file(path: Path, rows: list[tuple[str, str, str]], prompt: str = "b
     return path
 
 
-def _warehouse(root: Path, data_dir: Path, rows: list[tuple[str, str, str]]) -> Path:
-    warehouse = root / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+def _warehouse(root: Path, ingested: Path, rows: list[tuple[str, str, str]]) -> Path:
+    warehouse = copy_warehouse(ingested, root / "warehouse.duckdb")
     run_cli(warehouse, "import-responses", "--format", "culturemix", str(_answers_file(root / "a.jsonl", rows)))
     run_cli(warehouse, "score")
     return warehouse
 
 
 @pytest.fixture(scope="module")
-def hand_answers(tmp_path_factory, data_dir: Path) -> Path:
-    return _warehouse(tmp_path_factory.mktemp("cm-app"), data_dir, ANSWERS)
+def hand_answers(tmp_path_factory, ingested_template) -> Path:
+    return _warehouse(tmp_path_factory.mktemp("cm-app"), ingested_template("culturemix"), ANSWERS)
 
 
 @pytest.fixture(scope="module")
-def test_model_answers(tmp_path_factory, data_dir: Path) -> Path:
+def test_model_answers(tmp_path_factory, ingested_template) -> Path:
     rows = [("tiny-vision", image, "Food: dumplings. Country: Japan") for _, image, _ in ANSWERS[:10]]
-    return _warehouse(tmp_path_factory.mktemp("cm-tiny"), data_dir, rows)
+    return _warehouse(tmp_path_factory.mktemp("cm-tiny"), ingested_template("culturemix"), rows)
 
 
 def open_page(warehouse: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
@@ -88,8 +87,6 @@ def test_answers_only_from_a_small_test_model_are_said_to_be_so(test_model_answe
     assert any("small test model with random weights" in w.value for w in at.warning)
 
 
-def test_a_warehouse_without_culturemix_answers_says_how_to_get_them(tmp_path: Path, data_dir: Path, monkeypatch):
-    warehouse = tmp_path / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
-    at = open_page(warehouse, monkeypatch)
+def test_a_warehouse_without_culturemix_answers_says_how_to_get_them(culturemix_warehouse: Path, monkeypatch):
+    at = open_page(culturemix_warehouse, monkeypatch)
     assert any("No CultureMix answers yet" in i.value for i in at.info)

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from pipeline.culturemix_compose import PANEL, fit, plain_object, red_box, side_by_side, stack
-from tests.helpers import REPO, query, run_cli
+from tests.helpers import REPO, copy_warehouse, query, run_cli
 
 BACKGROUNDS = {
     "Mexico1": (200, 60, 40),
@@ -51,10 +51,9 @@ def test_layouts_put_the_target_left_and_the_background_on_top():
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory, data_dir: Path) -> tuple[Path, Path]:
+def sample(tmp_path_factory, ingested_template) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("compose")
-    warehouse = root / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+    warehouse = copy_warehouse(ingested_template("culturemix"), root / "warehouse.duckdb")
     return warehouse, make_backgrounds(root / "backgrounds")
 
 
@@ -91,9 +90,10 @@ def test_compose_builds_every_variant_for_the_sample_and_caches_it(sample, tmp_p
     assert f"composed 0 images ({sum(n for *_, n in kinds)} cached)" in again.stderr
 
 
-def test_composites_become_items_that_a_model_can_be_asked(data_dir: Path, tmp_path: Path, tiny_vision_model: Path):
-    warehouse = tmp_path / "w" / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+def test_composites_become_items_that_a_model_can_be_asked(
+    culturemix_warehouse: Path, tmp_path: Path, tiny_vision_model: Path
+):
+    warehouse = culturemix_warehouse
     backgrounds = make_backgrounds(tmp_path / "bg")
     run_cli(warehouse, "compose", "culturemix", "--out", str(tmp_path / "o"), "--backgrounds", str(backgrounds),
             "--limit", "1", "--per-target", "1")  # fmt: skip
@@ -142,11 +142,11 @@ def _composed(warehouse: Path) -> set[tuple[str, str]]:
     return set(query(warehouse, "SELECT recipe_sha256, content_sha256 FROM core.culturemix_compositions"))
 
 
-def test_a_killed_compose_resumes_to_the_same_result(data_dir: Path, tmp_path: Path):
+def test_a_killed_compose_resumes_to_the_same_result(ingested_template, tmp_path: Path):
     backgrounds = make_backgrounds(tmp_path / "bg")
     clean, killed = tmp_path / "clean" / "w.duckdb", tmp_path / "killed" / "w.duckdb"
     for warehouse in (clean, killed):
-        run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+        copy_warehouse(ingested_template("culturemix"), warehouse)
     # the first 5 target foods: 75 composites, killed after 40 (the whole sample's 180 cost ~30 CPU-s more)
     args = ["compose", "culturemix", "--backgrounds", str(backgrounds), "--limit", "5"]
     run_cli(clean, *args, "--out", str(tmp_path / "clean-out"))

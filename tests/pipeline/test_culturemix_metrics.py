@@ -14,7 +14,7 @@ import pytest
 from pipeline.culturemix_answers import food_phrase, parse_food
 from pipeline.culturemix_metrics import classify_shift, food_match, food_similarity, label_entropy
 from pipeline.metrics import get_metric
-from tests.helpers import query, run_cli
+from tests.helpers import copy_warehouse, query, run_cli
 
 CONTRACT = (
     "model,subtask,prompt,target_food_id,image,target_country,distractor_country,background_country,distance,"
@@ -105,10 +105,9 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def answered(tmp_path_factory, data_dir: Path) -> Path:
+def answered(tmp_path_factory, ingested_template) -> Path:
     root = tmp_path_factory.mktemp("cm-answers")
-    warehouse = root / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+    warehouse = copy_warehouse(ingested_template("culturemix"), root / "warehouse.duckdb")
     answers = root / "answers.jsonl"
     answers.write_text(
         "".join(json.dumps({"model": m, "image": i, "prompt": "base", "response": r}) + "\n" for m, i, r in ANSWERS),

@@ -66,10 +66,8 @@ def test_link_by_id_when_the_names_agree_else_by_name():
 
 
 @pytest.fixture(scope="module")
-def sample_warehouse(tmp_path_factory, data_dir: Path) -> Path:
-    warehouse = tmp_path_factory.mktemp("cm") / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
-    return warehouse
+def sample_warehouse(ingested_template) -> Path:
+    return ingested_template("culturemix")  # read only: tests that write copy it
 
 
 def test_the_sample_ingests_with_every_label_resolved_or_reported(sample_warehouse: Path, data_dir: Path):
@@ -194,9 +192,8 @@ def test_a_composite_of_an_english_dish_is_an_item_with_its_nation(sample_wareho
     assert all(nation is None and gold != "GB" for _, nation, gold, _ in rows[1:])  # the others name no nation
 
 
-def test_answers_to_an_english_target_are_scored_at_nation_level(tmp_path: Path, data_dir: Path):
-    warehouse = tmp_path / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "culturemix", "--source", str(data_dir / "culturemix-sample"))
+def test_answers_to_an_english_target_are_scored_at_nation_level(culturemix_warehouse: Path, tmp_path: Path):
+    warehouse = culturemix_warehouse
     answers = tmp_path / "answers.jsonl"
     lines = [
         ("images/ff-04-png.jpg", "base", "Food: Steak pie. Country: England."),
