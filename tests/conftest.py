@@ -245,15 +245,14 @@ generator_settings = {{ batch_size = 2, max_sequence_length = 32 }}
 @pytest.fixture(scope="session")
 def imagined_warehouse(
     tmp_path_factory: pytest.TempPathFactory,
-    data_dir: Path,
     tiny_text_model: Path,
     tiny_text_to_image_model: Path,
     tiny_image_encoder: Path,
+    ingested_template,
 ) -> Path:
     """BORSch with 4 Russian dishes imagined end to end by tiny random models (published)."""
     root = tmp_path_factory.mktemp("imagined")
-    path = root / "wh" / "warehouse.duckdb"
-    run_cli(path, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    path = copy_warehouse(ingested_template("borsch"), root / "wh" / "warehouse.duckdb")
     photos = make_dish_photos(root / "photos", "RU", [1, 2, 3, 4])
     config = imagine_config(root / "run.toml", tiny_text_model, tiny_text_to_image_model, tiny_image_encoder, photos)
     run_cli(path, "run", str(config))

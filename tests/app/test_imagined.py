@@ -60,10 +60,10 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
 
 
 def test_without_qa_answers_the_page_says_so_instead_of_inventing(
-    warehouse: Path, data_dir: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
+    borsch_warehouse: Path, tmp_path: Path, tiny_text_model: Path, tiny_text_to_image_model: Path,
     tiny_image_encoder: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    warehouse = borsch_warehouse
     photos = make_dish_photos(tmp_path / "photos", "UK", [1, 2])
     run_cli(
         warehouse, "imagine", "--dataset", "borsch", "--lang", "uk", "--describer", str(tiny_text_model),

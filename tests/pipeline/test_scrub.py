@@ -19,7 +19,7 @@ from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.openai_api import OpenAIBackend
 from pipeline.scrub import scrub
 from pipeline.stores import probes as probe_store
-from tests.helpers import run_cli
+from tests.helpers import copy_warehouse, run_cli
 
 KEY = "sk-echoed-9d2f4b7a1c"
 KEY_ENV = "DISH_ATLAS_ECHO_KEY"
@@ -134,11 +134,9 @@ def test_the_probe_store_keeps_no_key(key: str, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def borsch_files(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+def borsch_files(tmp_path_factory: pytest.TempPathFactory, ingested_template) -> Path:
     """A working database with BORSch ingested once (copied per test)."""
-    warehouse = tmp_path_factory.mktemp("borsch") / "w.duckdb"
-    run_cli(warehouse, "ingest", "borsch", "--source", str(data_dir / "borsch"))
-    return warehouse
+    return copy_warehouse(ingested_template("borsch"), tmp_path_factory.mktemp("borsch") / "w.duckdb")
 
 
 @pytest.mark.parametrize("mode", ["status", "retry", "answer"])

@@ -15,7 +15,6 @@ import pytest
 from pipeline.corpus.matching import MAX_SAMPLES
 from pipeline.corpus.scan import scan_corpus
 from pipeline.corpus.uagec import export_uagec
-from tests.helpers import run_cli
 from warehouse.db import build_marts, migrate
 
 DOCS = [
@@ -30,10 +29,9 @@ DOCS = [
 
 
 @pytest.fixture(scope="module")
-def borsch_work(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
-    path = tmp_path_factory.mktemp("corpus-wh") / "warehouse.duckdb"
-    run_cli(path, "ingest", "borsch", "--source", str(data_dir / "borsch"))
-    return path.with_name("warehouse.work.duckdb")
+def borsch_work(ingested_template) -> Path:
+    """The working database of BORSch ingested (the session's template: tests copy it or open it read-only)."""
+    return ingested_template("borsch").with_name("warehouse.work.duckdb")
 
 
 @pytest.fixture
