@@ -698,11 +698,12 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
     ).fetchall():
         nations_of.setdefault(key, []).append(nation)
     images, files, items, item_images, gold, nations = [], [], [], [], [], []
-    for _key, image, path, content, subtask, target_key, labels, width, height in rows:
+    for _key, image, path, content, subtask, target_key, labels_json, width, height in rows:
         image_id = content[:32]
+        labels = json.loads(labels_json)
         target_nations = nations_of.get(target_key, [])
         images.append(
-            {**json.loads(labels), "target_nation": target_nations[0] if target_nations else None, "image": image,
+            {**labels, "target_nation": target_nations[0] if target_nations else None, "image": image,
              "image_id": image_id, "origin": "composed"}
         )  # fmt: skip
         files.append(
@@ -715,7 +716,7 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
              "subset": "composed"}
         )  # fmt: skip
         item_images.append({"item_id": identifier, "position": 0, "image_id": image_id})
-        country = json.loads(labels).get("target_country")
+        country = labels.get("target_country")
         if country:
             gold.append({"item_id": identifier, "country": country})
         nations += [{"item_id": identifier, "nation": nation} for nation in target_nations]

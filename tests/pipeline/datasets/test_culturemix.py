@@ -13,7 +13,8 @@ from PIL import Image
 
 from pipeline.countries import UnknownCountry
 from pipeline.cultural_distance import continent_of, cultural_distance, great_circle_km, nearest
-from pipeline.datasets.culturemix import link_food, parse_background, resolve_country
+from pipeline.culturemix_compose import compose
+from pipeline.datasets.culturemix import link_food, parse_background, register_compositions, resolve_country
 from tests.helpers import copy_warehouse, query, run_cli
 
 
@@ -162,9 +163,6 @@ def test_uk_nations_are_kept_beside_gb(sample_warehouse: Path):
 def test_a_composite_of_an_english_dish_is_an_item_with_its_nation(sample_warehouse: Path, tmp_path: Path):
     """A composite becomes an item of its subtask with its target dish's gold, the UK nation included, as the
     dataset's own items have it (the country gold stays GB)."""
-    from pipeline.culturemix_compose import compose
-    from pipeline.datasets.culturemix import register_compositions
-
     warehouse = copy_warehouse(sample_warehouse, tmp_path / "w" / "warehouse.duckdb")
     con = duckdb.connect(str(warehouse.with_name("warehouse.work.duckdb")))
     try:
