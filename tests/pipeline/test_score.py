@@ -176,7 +176,7 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
 def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A working database with the demo's reference tables and a real sample of every task's answers (answers
     written word for word under several prompt languages included), and none of the rows `score` writes: made
-    once for both tests. Built fresh by the migrations and filled from the demo's (read-only) rather than copied
+    once for both tests. Built fresh by the migrations and filled from the published demo (read-only) rather than copied
     and cut down: deleting from its indexed tables took over a minute, filling the sample takes seconds."""
     from warehouse.db import migrate
 
@@ -184,7 +184,9 @@ def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory)
     con = duckdb.connect(str(work))
     try:
         migrate(con)
-        con.execute("ATTACH ? AS demo (READ_ONLY)", [str(real_warehouse.with_name("warehouse.work.duckdb"))])
+        # the published snapshot, not the shared working file: another worker's in-place `demo` (test_cli) opens
+        # that one to write, and DuckDB refuses a writer while any other process has the file open
+        con.execute("ATTACH ? AS demo (READ_ONLY)", [str(real_warehouse)])
         # per task: answers written word for word under several prompt languages (10 texts, up to 6 languages
         # each: "中国" is zh, ja and yue), and 30 others
         con.execute(
@@ -211,9 +213,10 @@ def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory)
             ).fetchall()
         )
         written_by_score = {"extractions", "extraction_spans", "scores", "choice_extractions", "name_matches"}
-        tables = con.execute(
+        tables = con.execute(  # the working database's tables (the snapshot has the marts too)
             "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'demo' "
-            "AND (schema_name, table_name) <> ('meta', 'schema_migrations')"
+            "AND (schema_name, table_name) <> ('meta', 'schema_migrations') AND (schema_name, table_name) IN "
+            "(SELECT (schema_name, table_name) FROM duckdb_tables() WHERE database_name = current_database())"
         ).fetchall()
         for schema, table in tables:
             if (schema, table) in per_answer:
