@@ -646,31 +646,72 @@ def insert_tasks(con) -> None:
     insert(con, "core.tasks", tasks)
 
 
-def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str, Path]]) -> int:
-    insert_tasks(con)
-    items, item_images, gold, nations = [], [], [], []
-    for image in images:
-        identifier = item_id(image.subtask, image.image)
-        items.append(
+@dataclass
+class _ItemRows:
+    """The core.items rows of CultureMix images with their image and their country and nation gold: one builder for
+    the dataset's own images (ingest) and for composites (`register_compositions`)."""
+
+    items: list[dict] = field(default_factory=list)
+    item_images: list[dict] = field(default_factory=list)
+    gold: list[dict] = field(default_factory=list)
+    nations: list[dict] = field(default_factory=list)
+
+    def add(
+        self,
+        subtask: str,
+        image: str,
+        dish: str,
+        subset: str,
+        image_id: str | None,
+        country: str | None,
+        nations: list[str],
+    ) -> None:
+        """One image's item; `nations`: the UK nations of its target dish, the gold `uk_nation_match` scores (GB
+        stays the country gold)."""
+        identifier = item_id(subtask, image)
+        self.items.append(
             {
                 "item_id": identifier,
-                "task_id": TASK_OF[image.subtask],
-                "dish_key": dish_key("culturemix", "en", image.target_food_id),
-                "source_ref": image.image,
-                "subset": image.subset,
+                "task_id": TASK_OF[subtask],
+                "dish_key": dish,
+                "source_ref": image,
+                "subset": subset,
             }
         )
-        if image.image in files:
-            item_images.append({"item_id": identifier, "position": 0, "image_id": files[image.image][0]})
-        if image.target_country:
-            gold.append({"item_id": identifier, "country": image.target_country})
-        if image.target_nation:  # the nation-level gold `uk_nation_match` scores (GB stays the country gold)
-            nations.append({"item_id": identifier, "nation": image.target_nation})
-    insert(con, "core.items", items)
-    insert(con, "core.item_images", item_images)
-    insert(con, "core.item_gold_countries", gold)
-    insert(con, "core.item_gold_nations", nations)
-    return len(items)
+        if image_id:
+            self.item_images.append({"item_id": identifier, "position": 0, "image_id": image_id})
+        if country:
+            self.gold.append({"item_id": identifier, "country": country})
+        self.nations += [{"item_id": identifier, "nation": nation} for nation in nations]
+
+    def write(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Insert the rows, replacing earlier rows of the same items."""
+        ids = [item["item_id"] for item in self.items]
+        for table, rows in (
+            ("core.items", self.items),
+            ("core.item_images", self.item_images),
+            ("core.item_gold_countries", self.gold),
+            ("core.item_gold_nations", self.nations),
+        ):
+            con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [ids])
+            insert(con, table, rows)
+
+
+def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str, Path]]) -> int:
+    insert_tasks(con)
+    rows = _ItemRows()
+    for image in images:
+        rows.add(
+            image.subtask,
+            image.image,
+            dish_key("culturemix", "en", image.target_food_id),
+            image.subset,
+            files[image.image][0] if image.image in files else None,
+            image.target_country,
+            [image.target_nation] if image.target_nation else [],
+        )
+    rows.write(con)
+    return len(rows.items)
 
 
 # --- items -> prompts ------------------------------------------------------------------------
@@ -697,7 +738,7 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
         [sorted({row[5] for row in rows})],
     ).fetchall():
         nations_of.setdefault(key, []).append(nation)
-    images, files, items, item_images, gold, nations = [], [], [], [], [], []
+    images, files, item_rows = [], [], _ItemRows()
     for _key, image, path, content, subtask, target_key, labels_json, width, height in rows:
         image_id = content[:32]
         labels = json.loads(labels_json)
@@ -710,29 +751,14 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
             {"image_id": image_id, "kind": "composite", "dish_key": target_key, "position": 0, "local_path": path,
              "sha256": content, "width": width, "height": height}
         )  # fmt: skip
-        identifier = item_id(subtask, image)
-        items.append(
-            {"item_id": identifier, "task_id": TASK_OF[subtask], "dish_key": target_key, "source_ref": image,
-             "subset": "composed"}
-        )  # fmt: skip
-        item_images.append({"item_id": identifier, "position": 0, "image_id": image_id})
-        country = labels.get("target_country")
-        if country:
-            gold.append({"item_id": identifier, "country": country})
-        nations += [{"item_id": identifier, "nation": nation} for nation in target_nations]
+        item_rows.add(subtask, image, target_key, "composed", image_id, labels.get("target_country"), target_nations)
     with transaction(con):
         insert_tasks(con)
         ids = [f["image_id"] for f in files]
         con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
         insert(con, "core.culturemix_images", pl.DataFrame(images, infer_schema_length=None))
-        item_ids = [i["item_id"] for i in items]
-        for table in ("core.items", "core.item_images", "core.item_gold_countries", "core.item_gold_nations"):
-            con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [item_ids])
-        insert(con, "core.items", items)
-        insert(con, "core.item_images", item_images)
-        insert(con, "core.item_gold_countries", gold)
-        insert(con, "core.item_gold_nations", nations)
+        item_rows.write(con)
     return len(rows)
 
 
