@@ -180,9 +180,10 @@ def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
             similarity = ngram_similarity(candidate, accepted.name)
             if similarity > best_similarity:
                 best_similarity, similar_name = similarity, accepted
+    candidate_stems = {stems(c, answer.lang) for c in candidates}  # once, not once per accepted name
     for accepted in gold.names:
         gold_stems = stems(accepted.name, accepted.lang if accepted.lang != "en" else prompt_lang)
-        if gold_stems and any(stems(c, answer.lang) == gold_stems for c in candidates):
+        if gold_stems and gold_stems in candidate_stems:
             stem = 1.0
             matched = matched or (accepted, "stem")
             break
