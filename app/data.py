@@ -21,7 +21,6 @@ import streamlit as st
 from pipeline.settings import default_warehouse
 from warehouse import queries
 from warehouse.db import NotPublished
-from warehouse.io import connect
 
 # (path, mtime_ns, inode, size) of the published snapshot file.
 Snapshot = tuple[str, int, int, int]
@@ -55,7 +54,7 @@ def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckD
     open, connecting again to the same path returns the old snapshot. ATTACH opens whatever the
     path names now.
     """
-    con = connect(":memory:")
+    con = duckdb.connect(":memory:")
     try:
         con.execute(f"ATTACH ? AS {CATALOG} (READ_ONLY)", [path]).fetchall()
     except duckdb.Error:

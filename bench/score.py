@@ -34,11 +34,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import duckdb  # noqa: E402
+
 from pipeline import score as scoring  # noqa: E402
 from pipeline.extract.countries import extract_countries  # noqa: E402
 from pipeline.languages import detect_answer_languages  # noqa: E402
 from warehouse.db import migrate  # noqa: E402
-from warehouse.io import connect  # noqa: E402
 
 GOAL_PER_S = 10_000
 RERUN_GOAL_S = 10.0
@@ -70,7 +71,7 @@ def main() -> None:
         shutil.copy(published, target)
         shutil.copy(work, target.with_name("warehouse.work.duckdb"))
         shutil.copy(work, reference)
-        con = connect(str(target.with_name("warehouse.work.duckdb")))  # as the pipeline opens it
+        con = duckdb.connect(str(target.with_name("warehouse.work.duckdb")))
         migrate(con)  # a warehouse built by older code gets the tables the score stage reads now
         for table in COMPARED:
             con.execute(f"DELETE FROM {table}")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.io import connect, scalar
+from warehouse.io import scalar
 
 __all__ = ["Warehouse", "WarehouseError", "scalar"]
 
@@ -393,7 +393,7 @@ class Warehouse:
                     "run an ingest command or `python -m pipeline demo` first"
                 )
             self._checkpoint_working()
-            probe = connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
+            probe = duckdb.connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
             try:
                 digests = self._working_digests(probe)
                 fingerprint = self._working_fingerprint(digests)
@@ -412,7 +412,7 @@ class Warehouse:
             tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
             try:
                 shutil.copyfile(base, tmp)
-                con = connect(str(tmp))
+                con = duckdb.connect(str(tmp))
                 try:
                     if changed is None:
                         migrate(con)
@@ -476,7 +476,7 @@ class Warehouse:
             damaged_copy = None
             try:
                 shutil.copyfile(self.path, tmp)
-                con = connect(str(tmp))
+                con = duckdb.connect(str(tmp))
                 try:
                     migrate(con)
                     con.execute("CHECKPOINT")
@@ -534,7 +534,7 @@ class Warehouse:
         if self.working_path.exists() and self.working_path.stat().st_size == 0 and not wal.exists():
             self.working_path.unlink()  # created by a command killed before DuckDB wrote its header
         try:
-            return connect(str(self.working_path))
+            return duckdb.connect(str(self.working_path))
         except duckdb.Error as exc:
             raise storage_failure(exc, self.working_path) or exc from exc
 
@@ -601,7 +601,7 @@ class Warehouse:
         """Row counts of the working database's tables, as far as they can be read."""
         if not self.working_path.exists():
             return {}, []
-        con = connect(":memory:")
+        con = duckdb.connect(":memory:")
         try:
             try:
                 con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)]).fetchall()
@@ -624,7 +624,7 @@ class Warehouse:
             raise NotPublished(
                 f"no published warehouse at {self.path}: run `make demo` or `python -m pipeline demo` first"
             )
-        return connect(str(self.path), read_only=True)
+        return duckdb.connect(str(self.path), read_only=True)
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
@@ -707,7 +707,7 @@ def _table_digests(con: duckdb.DuckDBPyConnection, database: str, path: Path) ->
 
 
 def _file_counts(path: Path) -> dict[str, int]:
-    con = connect(":memory:")
+    con = duckdb.connect(":memory:")
     try:
         _attach(con, path, "db")
         return {f"{schema}.{table}": rows for schema, table, rows, *_ in _table_digests(con, "db", path)}
@@ -716,7 +716,7 @@ def _file_counts(path: Path) -> dict[str, int]:
 
 
 def _published_at(path: Path) -> str | None:
-    con = connect(":memory:")
+    con = duckdb.connect(":memory:")
     try:
         con.execute("ATTACH ? AS pub (READ_ONLY)", [str(path)]).fetchall()
         value = scalar(con, "SELECT max(published_at) FROM pub.marts.fingerprint")

@@ -1,10 +1,9 @@
-"""Helpers every stage shares: the connection, one transaction per unit of work, inserts by column name,
+"""Writing helpers every stage shares: one transaction per unit of work, inserts by column name,
 run ids, and the one-value query. They live with the warehouse, not with any stage, so a stage
 never imports another stage to write its own tables."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,19 +14,6 @@ import duckdb
 
 if TYPE_CHECKING:  # polars only when inserting: the dashboard reads through this module and never needs it
     import polars as pl
-
-
-def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """`duckdb.connect`, with no more threads than this process may run on. DuckDB counts the machine's cores, not
-    the process's (`taskset`, a container's cpuset): on one allowed core its second thread only takes turns with the
-    first (the demo's score stage under `taskset -c 0`: 8-10% slower with DuckDB's default, bench/score.py). Set after
-    connecting, not as a connect option: another connection to the same file in this process, made without that
-    option, would be refused."""
-    con = duckdb.connect(database, read_only=read_only)
-    cores = len(os.sched_getaffinity(0))
-    if scalar(con, "SELECT current_setting('threads')") > cores:
-        con.execute(f"SET threads = {cores}")
-    return con
 
 
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):

@@ -42,7 +42,7 @@ from pipeline.corpus.patterns import (
 )
 from pipeline.corpus.readers import CorruptShard, iter_documents, shard_format
 from pipeline.errors import CorpusError
-from warehouse.io import connect, insert, transaction
+from warehouse.io import insert, transaction
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def fetch_remote_shards(source: str, text_field: str, cache: Path | None = None)
 
     cache = cache or default_data_dir() / "corpora" / "hf"
     cache.mkdir(parents=True, exist_ok=True)
-    con = connect()
+    con = duckdb.connect()
     try:
         try:
             files = [row[0] for row in con.execute("SELECT file FROM glob(?) ORDER BY file", [source]).fetchall()]

@@ -53,7 +53,7 @@ from pipeline.datasets.common import (
 )
 from pipeline.errors import DataError, OfflineError
 from pipeline.text import display_name, norm_name
-from warehouse.io import connect, insert, scalar, transaction
+from warehouse.io import insert, scalar, transaction
 
 DATASET = DatasetInfo(
     dataset="culturemix",
@@ -810,7 +810,7 @@ def fetch(dest: Path) -> list[Path]:
     """The full dataset's metadata tables from the Hugging Face hub, through DuckDB's hf://
     paths, as CSV files in `dest` (images are fetched by the hub's own tools; they are large)."""
     dest.mkdir(parents=True, exist_ok=True)
-    con = connect()
+    con = duckdb.connect()
     written = []
     try:
         for table in FULL_TABLES:

@@ -26,7 +26,6 @@ import duckdb
 
 from pipeline.settings import default_warehouse
 from warehouse.db import Warehouse
-from warehouse.io import connect
 
 _RETRIES = 20  # another process holding the file: wait up to ~2 s
 _RETRY_SECONDS = 0.1
@@ -70,7 +69,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             for attempt in range(_RETRIES):
                 try:
-                    con = connect(str(path))
+                    con = duckdb.connect(str(path))
                     break
                 except (duckdb.IOException, duckdb.ConnectionException):  # held by another process for a moment
                     if attempt == _RETRIES - 1:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import duckdb
@@ -110,23 +109,6 @@ def test_a_second_writer_gets_a_clear_message(tmp_path: Path) -> None:
     wh = Warehouse(tmp_path / "w.duckdb")
     with wh.writer(), pytest.raises(WarehouseLocked, match="another pipeline command"), wh.writer():
         pass
-
-
-def test_a_writer_runs_no_more_duckdb_threads_than_the_cores_the_process_may_use(tmp_path: Path) -> None:
-    """DuckDB counts the machine's cores; under `taskset -c 0` a second thread only takes turns with the first."""
-    allowed = os.sched_getaffinity(0)
-    wh = Warehouse(tmp_path / "w.duckdb")
-    try:
-        os.sched_setaffinity(0, {min(allowed)})  # as `taskset -c <one core>` starts the command
-        with wh.writer() as con:
-            assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
-            # the setting is the connection's, not a connect option: a plain connection to the same file still opens
-            with duckdb.connect(str(wh.working_path)) as plain:
-                assert plain.execute("SELECT count(*) FROM meta.schema_migrations").fetchone()[0] > 0
-    finally:
-        os.sched_setaffinity(0, allowed)
-    with wh.writer() as con:
-        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == min(len(allowed), os.cpu_count())
 
 
 def test_publishing_unchanged_content_is_a_no_op(tmp_path: Path) -> None:
