@@ -684,8 +684,9 @@ class _ItemRows:
             self.gold.append({"item_id": identifier, "country": country})
         self.nations += [{"item_id": identifier, "nation": nation} for nation in nations]
 
-    def write(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Insert the rows, replacing earlier rows of the same items."""
+    def write(self, con: duckdb.DuckDBPyConnection, *, replace: bool) -> None:
+        """Insert the rows; `replace`: delete earlier rows of the same items first (composites registered again;
+        an ingest has already removed all of the dataset's own items)."""
         ids = [item["item_id"] for item in self.items]
         for table, rows in (
             ("core.items", self.items),
@@ -693,7 +694,8 @@ class _ItemRows:
             ("core.item_gold_countries", self.gold),
             ("core.item_gold_nations", self.nations),
         ):
-            con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [ids])
+            if replace:
+                con.execute(f"DELETE FROM {table} WHERE item_id IN (SELECT unnest(?))", [ids])
             insert(con, table, rows)
 
 
@@ -710,7 +712,7 @@ def _insert_items(con, images: list[CultureMixImage], files: dict[str, tuple[str
             image.target_country,
             [image.target_nation] if image.target_nation else [],
         )
-    rows.write(con)
+    rows.write(con, replace=False)  # `remove` has just deleted the dataset's items
     return len(rows.items)
 
 
@@ -758,7 +760,7 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
         con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [ids])
         insert(con, "core.images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
         insert(con, "core.culturemix_images", pl.DataFrame(images, infer_schema_length=None))
-        item_rows.write(con)
+        item_rows.write(con, replace=True)
     return len(rows)
 
 
