@@ -31,7 +31,7 @@ from pipeline.datasets import worldcuisines
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.evaluation import case_forms, evaluate, read_gold, read_real_gold
 from pipeline.extract.gazetteer import lookup
-from pipeline.extract.language import answer_language
+from pipeline.extract.switching import analyse
 
 GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold.tsv"
 REAL_GOLD = GOLD.with_name("country_gold_real.tsv")
@@ -123,7 +123,7 @@ def russian_answers(data: Path, n: int) -> list[str]:
         for line in path.open(encoding="utf-8"):
             record = json.loads(line)
             text = record.get("prediction")
-            if isinstance(text, str) and (record["lang"].startswith("ru") or answer_language(text) == "ru"):
+            if isinstance(text, str) and (record["lang"].startswith("ru") or analyse(text, "en").answer_lang == "ru"):
                 answers.append(text)
     print(f"{len(answers):,} real Russian answers found; cycled to {n:,}\n")
     return list(islice(cycle(answers), n))

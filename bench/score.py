@@ -6,8 +6,8 @@
 Copies the warehouse (the published snapshot and `warehouse.work.duckdb` beside it) into a temporary folder, empties
 every table the two steps write, and times, in this process:
 
-- the whole `score` stage (`pipeline.score.score`: the pending query, extraction, answer language, metrics, inserts
-  and the gold-text checks; its CPU-s include those of its lingua worker process), as answers/s beside the goal of
+- the whole `score` stage (`pipeline.score.score`: the pending query, extraction, metrics, inserts and the gold-text
+  checks; an answer's language is the `languages` step's alone), as answers/s beside the goal of
   10,000/s and beside the extractor alone (`extract_countries` once per answer of the open-ended origin task, no
   reuse): the baseline the issue compared with;
 - the `languages` step (`pipeline.languages.detect_answer_languages`).
@@ -45,7 +45,7 @@ GOAL_PER_S = 10_000
 RERUN_GOAL_S = 10.0
 # table -> its columns that are a function of the answers (the time of writing is not)
 COMPARED = {
-    "core.extractions": "generation_id, extractor, status, answer_lang, countries, regions, dish_names",
+    "core.extractions": "generation_id, extractor, status, countries, regions, dish_names",
     "core.extraction_spans": "generation_id, span_start, span_end, text, country, region, negated",
     "core.scores": "generation_id, metric, value",
     "core.choice_extractions": "generation_id, extractor, status, choice, choices, paper_choice, paper_status",
@@ -78,11 +78,9 @@ def main() -> None:
         con.execute("CHECKPOINT")
         n_answers = con.execute("SELECT count(*) FROM core.generations").fetchone()[0]
 
-        began, cpu, worker = time.perf_counter(), time.process_time(), _children_cpu()
+        began, cpu = time.perf_counter(), time.process_time()
         summary = scoring.score(con)
         score_s, score_cpu = time.perf_counter() - began, time.process_time() - cpu
-        score_worker_cpu = _children_cpu() - worker  # the stage's lingua worker process (ended with the stage)
-        score_cpu += score_worker_cpu
         began, cpu = time.perf_counter(), time.process_time()
         detected = detect_answer_languages(con)
         languages_s, languages_cpu = time.perf_counter() - began, time.process_time() - cpu
@@ -129,9 +127,8 @@ def main() -> None:
         )
         per_cpu_s = summary.scored / score_cpu
         print(
-            f"score stage CPU-s: {score_cpu - score_worker_cpu:.1f} in this process + {score_worker_cpu:.1f} in its "
-            f"lingua worker; per CPU-s: {per_cpu_s:,.0f} answers = {per_cpu_s / GOAL_PER_S:.2f}x the goal of "
-            "10,000/s on one core (the stage's work, on any number of cores)"
+            f"score stage CPU-s: {score_cpu:.1f}; per CPU-s: {per_cpu_s:,.0f} answers = "
+            f"{per_cpu_s / GOAL_PER_S:.2f}x the goal of 10,000/s on one core (the stage's work, on any number of cores)"
         )
         print(
             f"per answer: score {score_s / summary.scored * 1e6:.0f} µs "
@@ -166,12 +163,6 @@ def main() -> None:
             )
         if not identical:
             sys.exit(1)
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's ended children (the score stage's lingua worker once the stage is done)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

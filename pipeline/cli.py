@@ -580,12 +580,14 @@ def countries(
 ) -> None:
     """Read one answer per line on stdin; print one JSON array of alpha-2 codes per line (first mention first)."""
     from pipeline.extract.countries import extract_countries
-    from pipeline.extract.language import answer_language
+    from pipeline.extract.switching import analyse
 
     for line in sys.stdin:
         text = line.rstrip("\n")
-        answer_lang = (answer_language(text) or "en") if lang == "auto" else lang
-        answer_lang = "en" if answer_lang == "other" else answer_lang
+        answer_lang = lang
+        if lang == "auto":  # the answer's own language where it is Russian or Ukrainian, English names otherwise
+            found = analyse(text, "en").answer_lang
+            answer_lang = found if found in ("ru", "uk") else "en"
         result = extract_countries(text, answer_lang)
         sys.stdout.write(json.dumps(list(result.countries)) + "\n")
         sys.stdout.flush()

@@ -13,11 +13,8 @@ than the generation itself (an answer re-imported since).
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
 from collections.abc import Callable, Hashable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -28,7 +25,7 @@ import pyarrow as pa
 
 from pipeline import names
 from pipeline.countries import UK_NATIONS
-from pipeline.extract import get_extractor, language
+from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.countries import cyclic_gc_paused
 from pipeline.metrics import get_metric
@@ -36,17 +33,6 @@ from pipeline.tasks import Task, registry
 from warehouse.io import insert, transaction
 
 CHUNK = 20_000
-# From this many answers left to lingua on, a worker process detects their language beside the stage's own work
-# (lingua's batch call holds the GIL; one at a time it is most of the stage's CPU); below it, starting one costs more.
-LINGUA_WORKER_MIN = 5_000
-
-
-def _lingua_in_a_worker(asked: int) -> bool:
-    """Whether lingua's share goes to a worker process: only with much to ask and a second core for it (the process's
-    CPU affinity, as `taskset` or a container's cpuset sets it, as corpus scan counts its cores). On one core the
-    worker only takes turns with the stage and loads lingua's models a second time (the demo build's score under
-    `taskset -c 0`, bench/score.py: a median 52.5 s with the worker, 48.5 s without)."""
-    return asked >= LINGUA_WORKER_MIN and len(os.sched_getaffinity(0)) > 1
 
 
 @dataclass
@@ -140,19 +126,11 @@ def score(
             )
         extractor_name, extract = get_extractor(task.extractor)
         work.append((task, extractor_name, extract, pending(con, task, extractor_name, rescore)))
-    # Multiple choice first: its answers need no language, so lingua's work on the others' runs meanwhile.
-    work.sort(key=lambda job: job[0].answer_kind != "choice")
     total = sum(rows.height for *_, rows in work)
     # The stage allocates millions of small tuples and lists (keys, memo rows) beside the gazetteers and matchers:
     # each burst started the cyclic collector, whose full passes walk every object; measured 8 of the stage's 55 CPU-s,
     # with the same peak memory without it (the stage's results are freed by reference counting).
-    with memo.languages, cyclic_gc_paused():
-        memo.languages.expect(
-            chunk["response"]
-            for task, *_, rows in work
-            if task.answer_kind != "choice"
-            for chunk in rows.iter_slices(CHUNK)
-        )
+    with cyclic_gc_paused():
         for task, extractor_name, extract, rows in work:
             metrics = {name: get_metric(name) for name in task.metrics}
             if rows.height and task.answer_kind == "dish_name" and names_context is None:
@@ -252,74 +230,12 @@ def _series(name: str, values: list, dtype: pl.DataType) -> pl.Series:
     return pl.Series(name, values, dtype=dtype)
 
 
-class _AnswerLanguages:
-    """`language.answer_language` of each distinct answer text. The rules run here; what they leave to lingua is sent
-    ahead (`expect`, in the order the chunks will ask) to a worker process when there is much of it and a second core
-    (`_lingua_in_a_worker`), in one batch per chunk, so that lingua works beside the stage and a chunk waits only for
-    its own batch (`of`)."""
-
-    def __init__(self) -> None:
-        self.known: dict[str | None, str | None] = {}
-        self._batch_of: dict[str | None, Future] = {}  # an answer sent to the worker -> its batch
-        self._batches: dict[Future, list[str]] = {}  # a batch not yet read -> its texts
-        self._pool: ProcessPoolExecutor | None = None
-
-    def expect(self, chunks: Iterable[pl.Series]) -> None:
-        """Settle by rule what the rules settle and send the rest to lingua: each chunk's new texts, in order."""
-        batches = []
-        for responses in chunks:
-            new = [r for r in dict.fromkeys(responses.to_list()) if r not in self.known and r not in self._batch_of]
-            asked = []
-            for response, decided in zip(new, language.by_rule(new), strict=True):
-                if decided in language.OPEN:
-                    asked.append((decided, response))
-                    self._batch_of[response] = None
-                else:
-                    self.known[response] = decided
-            batches.append(asked)
-        if not _lingua_in_a_worker(sum(map(len, batches))):
-            for asked in batches:
-                self._learn([text for _, text in asked], language.by_lingua(asked))
-            return
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        for asked in filter(None, batches):
-            batch = self._pool.submit(language.by_lingua, asked)
-            self._batches[batch] = [text for _, text in asked]
-            self._batch_of.update(dict.fromkeys(self._batches[batch], batch))
-
-    def of(self, responses: list) -> list[str | None]:
-        """The language of each answer (rules and lingua for one not `expect`ed)."""
-        for response in responses:
-            if response not in self.known:
-                batch = self._batch_of.get(response)
-                if batch is not None:
-                    self._learn(self._batches.pop(batch), batch.result())
-                else:
-                    self._learn([response], language.answer_languages([response]))
-        return [self.known[response] for response in responses]
-
-    def _learn(self, texts: list, found: list) -> None:
-        self.known.update(zip(texts, found, strict=True))
-        for text in texts:
-            self._batch_of.pop(text, None)
-
-    def __enter__(self) -> _AnswerLanguages:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        """The worker ends with the stage (a batch no chunk read, after an error, is dropped)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-
 @dataclass
 class _Memo:
     """One `score` run's results by distinct input (see `_Results`), shared by the tasks of the run."""
 
     extractions: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang) -> extraction
     spans: dict[str, list[tuple]] = field(default_factory=dict)  # extractor -> span rows by extraction id
-    languages: _AnswerLanguages = field(default_factory=lambda: _AnswerLanguages())  # response -> its language
     values: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> inputs -> one value each
     names: dict[tuple, _Results] = field(default_factory=dict)  # metric names -> name inputs -> values + match
     choices: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang, options) -> reading
@@ -356,7 +272,6 @@ def _write(
     extractions = extracted.gather(keys).with_columns(
         generation_id=ids,
         extractor=pl.lit(extractor_name),
-        answer_lang=pl.Series(memo.languages.of(responses), dtype=pl.String),
         extracted_at=pl.lit(now, dtype=pl.Datetime("us")),
     )
     span_rows = [(generation_id, *span) for generation_id, key in zip(ids, keys, strict=True) for span in spans_of[key]]
@@ -557,7 +472,6 @@ _EXTRACTION_SCHEMA = {
     "generation_id": pl.String,
     "extractor": pl.String,
     "status": pl.String,
-    "answer_lang": pl.String,
     "countries": pl.List(pl.String),
     "regions": pl.List(pl.String),
     "dish_names": pl.List(pl.String),

@@ -1,5 +1,6 @@
 """Imported once by the fork server of tests/cli_process.py, before it forks a process per CLI command: the
-libraries whose import costs a command seconds, and lingua's language models, which every `score` loads.
+libraries whose import costs a command seconds, and lingua's language models, which the languages step of every
+`score` pipeline loads.
 
 Nothing of the pipeline's own state is built here (no gazetteer, cache file, console or setting): a command run
 from the fork finds its modules as a new interpreter would, only with these imports and models already in memory.
@@ -21,7 +22,7 @@ import typer  # noqa: F401
 from diffusers import FluxPipeline  # noqa: F401
 from lingua import LanguageDetectorBuilder
 
-from pipeline.extract import language, switching
+from pipeline.extract import switching
 
 # One text per script the detectors meet: lingua loads the models of the candidate languages of a text's script on
 # first use, into memory every detector shares, and loading them one text at a time keeps to this thread.
@@ -37,6 +38,6 @@ SCRIPT_SAMPLES = (
     "这道菜来自中国",
 )
 
-_detector = LanguageDetectorBuilder.from_languages(*(switching.LINGUA_LANGUAGES | language.LINGUA_LANGUAGES)).build()
+_detector = LanguageDetectorBuilder.from_languages(*switching.LINGUA_LANGUAGES).build()
 for _text in SCRIPT_SAMPLES:
     _detector.compute_language_confidence_values(_text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import os
 import shutil
 from pathlib import Path
 
@@ -232,35 +231,16 @@ def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory)
     return work
 
 
-def test_lingua_gets_a_worker_process_only_with_much_to_ask_and_a_second_core() -> None:
-    """On one core a worker would only take turns with the stage (and load lingua's models again)."""
-    from pipeline import score as scoring
-
-    cores = os.sched_getaffinity(0)
-    assert scoring._lingua_in_a_worker(10**6) == (len(cores) > 1)
-    assert not scoring._lingua_in_a_worker(scoring.LINGUA_WORKER_MIN - 1)
-    os.sched_setaffinity(0, {min(cores)})  # as `taskset -c N` starts a command
-    try:
-        assert not scoring._lingua_in_a_worker(10**6)
-    finally:
-        os.sched_setaffinity(0, cores)
-
-
-@pytest.mark.parametrize("lingua_worker", [False, True], ids=["lingua-here", "lingua-in-worker"])
-def test_each_stored_row_is_what_its_answer_gives_alone(
-    sampled_work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lingua_worker: bool
-) -> None:
+def test_each_stored_row_is_what_its_answer_gives_alone(sampled_work: Path, tmp_path: Path) -> None:
     """The stage computes each distinct answer once and writes its rows set-wise; on a real sample of every
-    task (the same text answered in several prompt languages included), each stored extraction, span, answer
-    language, name match and score equals what the task's extractor, `answer_language`, the name scorer and the
-    metrics give that one answer by itself — whether lingua runs in the stage's process (a small run) or in its
-    worker process, batch by batch beside the chunks (a large one; here forced on the sample)."""
+    task (the same text answered in several prompt languages included), each stored extraction, span, name
+    match and score equals what the task's extractor, the name scorer and the metrics give that one answer by
+    itself."""
     from pipeline import names
     from pipeline import score as scoring
     from pipeline.countries import UK_NATIONS
     from pipeline.extract import get_extractor
     from pipeline.extract.choice import paper_choice
-    from pipeline.extract.language import answer_language
     from pipeline.metrics import get_metric
     from pipeline.tasks import registry
 
@@ -268,11 +248,10 @@ def test_each_stored_row_is_what_its_answer_gives_alone(
     shutil.copy(sampled_work, work)
     con = duckdb.connect(str(work))
     try:
-        monkeypatch.setattr(scoring, "_lingua_in_a_worker", lambda asked: lingua_worker)
         summary = scoring.score(con)
         stored = {
             "extractions": con.execute(
-                "SELECT generation_id, status, answer_lang, countries, regions, dish_names FROM core.extractions"
+                "SELECT generation_id, status, countries, regions, dish_names FROM core.extractions"
             ).fetchall(),
             "spans": con.execute(
                 "SELECT generation_id, span_start, span_end, text, country, region, negated FROM core.extraction_spans"
@@ -305,9 +284,8 @@ def test_each_stored_row_is_what_its_answer_gives_alone(
                     continue
                 found = extract(response, lang)
                 expected["extractions"].append(
-                    (gid, found.status, answer_language(response), *map(list, (found.countries, found.regions)),
-                     list(found.dish_names))
-                )  # fmt: skip
+                    (gid, found.status, *map(list, (found.countries, found.regions, found.dish_names)))
+                )
                 expected["spans"] += [
                     (gid, s.start, s.end, s.text, s.country, s.region, s.negated) for s in found.spans
                 ]

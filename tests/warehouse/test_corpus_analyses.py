@@ -129,8 +129,8 @@ def fill_corpora(con: duckdb.DuckDBPyConnection) -> None:
             [generation_id, MODEL, item_id, variant],
         )
         con.execute(
-            "INSERT INTO core.extractions (generation_id, extractor, status, answer_lang, countries, regions, "
-            "dish_names) VALUES (?, 'test', 'ok', 'uk', ['UA'], [], [])",
+            "INSERT INTO core.extractions (generation_id, extractor, status, countries, regions, dish_names) "
+            "VALUES (?, 'test', 'ok', ['UA'], [], [])",
             [generation_id],
         )
         metrics = {metric: value}

@@ -18,7 +18,7 @@ WITH gold AS (
 SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.lang, i.source_ref AS item_id,
        g.variant, coalesce(gold.gold, '') AS gold, array_to_string(e.countries, ',') AS predicted,
        m.jaccard, m.dice, m.overlap, e.status,
-       m.accuracy, e.answer_lang, array_to_string(e.regions, ',') AS regions, g.response, i.dish_key,
+       m.accuracy, al.answer_lang, array_to_string(e.regions, ',') AS regions, g.response, i.dish_key,
        t.task_id, g.item_id AS item_key, g.generation_id, e.extractor,
        -- The one definition of "no country" (every page's no-country share is the mean of this): the
        -- extraction found no country in the answer, whatever the reason (status no_country, refusal or
@@ -33,6 +33,8 @@ JOIN core.items i USING (item_id)
 JOIN core.tasks t USING (task_id)
 JOIN core.extractions e USING (generation_id)
 JOIN metric m USING (generation_id)
+-- The answer's language is the languages step's (its one home); NULL until that step has read the answer.
+LEFT JOIN core.answer_languages al USING (generation_id)
 LEFT JOIN gold ON gold.item_id = g.item_id
 LEFT JOIN nations ON nations.item_id = g.item_id
 WHERE t.answer_kind = 'countries'

@@ -1,0 +1,79 @@
+"""An answer's language, per segment (`pipeline/extract/switching.py`): the one detector behind every answer language
+the warehouse stores (core.answer_languages) and every page shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.extract.switching import analyse, analyse_many
+
+CUPCAKES = "The image shows a variety of colorful cupcakes with different flavors and toppings."
+
+
+def segments(text: str, prompt_lang: str) -> list[tuple[str, str]]:
+    found = analyse(text, prompt_lang)
+    return [(text[s.start : s.end], s.lang) for s in found.segments]
+
+
+@pytest.mark.parametrize("prompt_lang", ["sc", "jv_krama", "jv_ngoko", "su_loma", "nan_spoken"])
+def test_a_long_english_answer_to_a_prompt_language_lingua_does_not_know_is_english(prompt_lang: str) -> None:
+    """Sardinian, Javanese, Sundanese and romanised Min Nan are unknown to lingua; a sentence it is sure is English
+    is a switch to English even where function words are few (they were the only test before)."""
+    found = analyse(CUPCAKES, prompt_lang)
+    assert (found.answer_lang, found.kind, found.switched) == ("en", "other", True)
+
+
+@pytest.mark.parametrize(
+    ("text", "prompt_lang"),
+    [
+        ("Puding", "jv_ngoko"),  # one word: lingua cannot be sure of anything
+        ("Hot dog", "su_loma"),
+        ("Sega goreng iki asale saka Indonesia, panganan sing misuwur banget.", "jv_ngoko"),  # Javanese
+        ("Custa est una mandiare de Sardigna, sa fregula cun sa cocciula.", "sc"),  # Sardinian
+    ],
+)
+def test_what_lingua_is_not_sure_of_stays_in_the_unknown_prompt_language(text: str, prompt_lang: str) -> None:
+    found = analyse(text, prompt_lang)
+    assert found.kind == "prompt" and found.answer_lang == found.prompt_lang != "en"
+
+
+def test_letters_only_one_alphabet_has_settle_russian_and_ukrainian() -> None:
+    assert analyse("Это блюдо из Грузии", "uk").answer_lang == "ru"  # э, ы
+    assert analyse("Це страва з Грузії", "ru").answer_lang == "uk"  # ї, і
+    assert analyse("Це страва з Грузії", "uk").kind == "prompt"
+
+
+def test_a_short_place_name_in_the_prompts_language_is_no_switch() -> None:
+    """'Italia' is Spanish in a Spanish answer: one word cannot tell Spanish from Italian."""
+    assert analyse("Italia", "es").kind == "prompt"
+    assert analyse("Vietnam.", "es").kind == "prompt"
+    assert analyse("It is from Italy", "es").answer_lang == "en"
+
+
+def test_a_mixed_answer_has_a_segment_per_language_with_offsets_into_the_answer() -> None:
+    text = "Nasi goreng berasal dari Indonesia. The dish is popular in Malaysia too."
+    assert segments(text, "id_formal") == [
+        ("Nasi goreng berasal dari Indonesia", "id"),
+        ("The dish is popular in Malaysia too", "en"),
+    ]
+    assert analyse(text, "id_formal").kind == "mixed"
+    assert segments("이 음식은 한국 Korean food", "ko_formal") == [("이 음식은 한국", "ko"), ("Korean food", "en")]
+
+
+@pytest.mark.parametrize("text", ["", None, "2", "🙅"])
+def test_an_answer_without_letters_has_no_language(text: str | None) -> None:
+    found = analyse(text, "en")
+    assert (found.answer_lang, found.kind, found.switched, found.segments) == (None, "empty", None, ())
+
+
+def test_a_batch_gives_each_answer_what_it_gets_alone(naive_answers: tuple) -> None:
+    """`analyse_many` (the step's batch: lingua asked once per distinct segment) equals `analyse` one answer at a
+    time, on real answers of every prompt language."""
+    per_lang: dict[str, list] = {}
+    for answer in naive_answers:
+        kept = per_lang.setdefault(answer.lang, [])
+        if len(kept) < 12 and answer.response:
+            kept.append((answer.response, answer.lang))
+    batch = [pair for pairs in per_lang.values() for pair in pairs]
+    assert len(per_lang) >= 30 and len(batch) >= 300
+    assert analyse_many(batch) == [analyse(text, lang) for text, lang in batch]
