@@ -19,7 +19,10 @@ st.caption(
     "Each answer is cut into segments where its script changes and at sentence ends; each segment gets a "
     "language (by script, by the letters only Ukrainian or Russian has, and by lingua). An answer is in the "
     "prompt's language, mixed (another language holds at least 15% of its letters), or in another language. "
-    'Answers without letters ("2") are left out.'
+    'Answers without letters ("2") are left out. In the prompt languages lingua does not know (Javanese, '
+    "Sundanese, Sardinian, Min Nan), a Latin-script segment counts as English where lingua takes it for English "
+    "(on 25 letters or more) and as the prompt's language otherwise. Every answer language the atlas shows or "
+    "exports is this one."
 )
 
 summary = data.query(methods.switching_summary, filters)

@@ -7,8 +7,6 @@ import pytest
 
 from pipeline.extract.switching import analyse, analyse_many
 
-CUPCAKES = "The image shows a variety of colorful cupcakes with different flavors and toppings."
-
 
 def segments(text: str, prompt_lang: str) -> list[tuple[str, str]]:
     found = analyse(text, prompt_lang)
@@ -16,23 +14,33 @@ def segments(text: str, prompt_lang: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("prompt_lang", ["sc", "jv_krama", "jv_ngoko", "su_loma", "nan_spoken"])
-def test_a_long_english_answer_to_a_prompt_language_lingua_does_not_know_is_english(prompt_lang: str) -> None:
-    """Sardinian, Javanese, Sundanese and romanised Min Nan are unknown to lingua; a sentence it is sure is English
-    is a switch to English even where function words are few (they were the only test before)."""
-    found = analyse(CUPCAKES, prompt_lang)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The image shows a variety of colorful cupcakes with different flavors and toppings.",
+        "The image shows a plate of fried potato slices",  # lingua's English confidence here is only about 0.6
+        "No, I do not recognize the person in the image",
+    ],
+)
+def test_a_long_english_answer_to_a_language_lingua_does_not_know_is_english(text: str, prompt_lang: str) -> None:
+    """Sardinian, Javanese, Sundanese and romanised Min Nan are unknown to lingua; a sentence of 25 letters or more that
+    lingua takes for English is a switch to English, even where function words are few (they were the only test)."""
+    found = analyse(text, prompt_lang)
     assert (found.answer_lang, found.kind, found.switched) == ("en", "other", True)
 
 
 @pytest.mark.parametrize(
     ("text", "prompt_lang"),
     [
-        ("Puding", "jv_ngoko"),  # one word: lingua cannot be sure of anything
+        ("Puding", "jv_ngoko"),  # one word: too short to tell
         ("Hot dog", "su_loma"),
-        ("Sega goreng iki asale saka Indonesia, panganan sing misuwur banget.", "jv_ngoko"),  # Javanese
-        ("Custa est una mandiare de Sardigna, sa fregula cun sa cocciula.", "sc"),  # Sardinian
+        ("Corned Beef Sandwich", "su_loma"),
+        ("Panganan iki yaiku thepla, sing populer ing masakan Gujarat, India.", "jv_ngoko"),  # Javanese
+        ("Asal kulinér ieu pasakan nyaéta Jepang", "su_loma"),  # Sundanese
+        ("Custa coghina tìpica est una specialità de sa traditzione", "sc"),  # Sardinian
     ],
 )
-def test_what_lingua_is_not_sure_of_stays_in_the_unknown_prompt_language(text: str, prompt_lang: str) -> None:
+def test_what_lingua_does_not_take_for_english_stays_in_the_unknown_language(text: str, prompt_lang: str) -> None:
     found = analyse(text, prompt_lang)
     assert found.kind == "prompt" and found.answer_lang == found.prompt_lang != "en"
 
