@@ -3,9 +3,12 @@ the warehouse stores (core.answer_languages) and every page shows."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pipeline.extract.switching import analyse, analyse_many
+from tests.helpers import query
 
 
 def segments(text: str, prompt_lang: str) -> list[tuple[str, str]]:
@@ -74,14 +77,13 @@ def test_an_answer_without_letters_has_no_language(text: str | None) -> None:
     assert (found.answer_lang, found.kind, found.switched, found.segments) == (None, "empty", None, ())
 
 
-def test_a_batch_gives_each_answer_what_it_gets_alone(naive_answers: tuple) -> None:
+def test_a_batch_gives_each_answer_what_it_gets_alone(real_warehouse: Path) -> None:
     """`analyse_many` (the step's batch: lingua asked once per distinct segment) equals `analyse` one answer at a
-    time, on real answers of every prompt language."""
-    per_lang: dict[str, list] = {}
-    for answer in naive_answers:
-        kept = per_lang.setdefault(answer.lang, [])
-        if len(kept) < 12 and answer.response:
-            kept.append((answer.response, answer.lang))
-    batch = [pair for pairs in per_lang.values() for pair in pairs]
-    assert len(per_lang) >= 30 and len(batch) >= 300
+    time, on real answers of every prompt language and task."""
+    batch = query(
+        real_warehouse,
+        "SELECT response, lang FROM marts.language_switching WHERE response <> '' "
+        "QUALIFY row_number() OVER (PARTITION BY lang ORDER BY hash(generation_id)) <= 12 ORDER BY lang, response",
+    )
+    assert len({lang for _, lang in batch}) >= 30 and len(batch) >= 300
     assert analyse_many(batch) == [analyse(text, lang) for text, lang in batch]
