@@ -508,7 +508,9 @@ def _write_atomically(picture, path: Path) -> str:
     import io
 
     buffer = io.BytesIO()
-    picture.save(buffer, format="PNG")
+    # zlib's fastest level: half the encoding time of Pillow's default (6), whose encoding was 40% of a compose run,
+    # for files 8% larger (measured on 60 of the sample's composites); the pixels are the same
+    picture.save(buffer, format="PNG", compress_level=1)
     data = buffer.getvalue()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(f".part-{os.getpid()}")
