@@ -225,11 +225,22 @@ def build(path: Path, n_answers: int) -> dict:
         log(f"  core.generations written in {time.perf_counter() - t0:.1f} s")
         con.execute(
             """
-            INSERT INTO core.extractions (generation_id, extractor, status, answer_lang, countries, regions, dish_names)
-            SELECT generation_id, 'countries@1', status, 'en', predicted, [], [] FROM answers
+            INSERT INTO core.extractions (generation_id, extractor, status, countries, regions, dish_names)
+            SELECT generation_id, 'countries@1', status, predicted, [], [] FROM answers
             """
         )
         log(f"  core.extractions written in {time.perf_counter() - t0:.1f} s")
+        con.execute(  # the answers are English (the languages step's one table, which the marts join)
+            """
+            INSERT INTO core.answer_languages (generation_id, detector, prompt_lang, answer_lang, kind, switched,
+                                               segments)
+            SELECT generation_id, 'synthetic', lang, CASE WHEN response IS NULL THEN NULL ELSE 'en' END,
+                   CASE WHEN response IS NULL THEN 'empty' WHEN lang = 'en' THEN 'prompt' ELSE 'other' END,
+                   CASE WHEN response IS NULL THEN NULL ELSE lang <> 'en' END, '[]'
+            FROM answers
+            """
+        )
+        log(f"  core.answer_languages written in {time.perf_counter() - t0:.1f} s")
         con.execute(
             """
             INSERT INTO core.scores
