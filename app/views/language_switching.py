@@ -21,8 +21,9 @@ st.caption(
     "prompt's language, mixed (another language holds at least 15% of its letters), or in another language. "
     'Answers without letters ("2") are left out. In the prompt languages lingua does not know (Javanese, '
     "Sundanese, Sardinian, Min Nan), a Latin-script segment counts as English where lingua takes it for English "
-    "(on 25 letters or more) and as the prompt's language otherwise. Every answer language the atlas shows or "
-    "exports is this one."
+    "(on 25 letters or more) and as the prompt's language otherwise; a short Cyrillic segment with no letter only "
+    "one of Russian and Ukrainian has (\u201cБорщ\u201d) is in the prompt's language. Every answer language the "
+    "atlas shows or exports is this one."
 )
 
 summary = data.query(methods.switching_summary, filters)

@@ -3,7 +3,8 @@
 An answer is cut into segments where its script changes and at sentence ends; each segment gets a
 language: by its script where the script says it (Hangul is Korean, kana Japanese, Thai, Sinhala,
 Bengali, Arabic), by the letters only one of Ukrainian and Russian has (і ї є ґ vs ы э ъ ё), and by
-lingua among the candidates of its script otherwise. Short segments ("Italia") are ambiguous
+lingua among the candidates of its script otherwise; a short Cyrillic segment with neither kind of letter
+("Борщ") is in the prompt's language when that is Russian or Ukrainian. Short segments ("Italia") are ambiguous
 between related languages: there the prompt's own language wins when lingua finds it at least half
 as likely as its first choice, so only a clear switch counts as one. Prompt languages lingua does
 not know (Javanese, Sundanese, Sardinian, Min Nan, Cantonese, Sinhala) are recognised by script,
@@ -27,8 +28,9 @@ from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
 from pipeline.extract.gazetteer import lookup
 
-DETECTOR = "switching@2"  # @2: English told apart in prompt languages lingua does not know
+DETECTOR = "switching@2"  # @2: English told apart in prompt languages lingua does not know; short Cyrillic words
 MIXED_SHARE = 0.15
+SHORT = 25  # letters: below this, lingua's verdict on a text alone is weak ("Italia", "Hot dog", "Борщ")
 
 # Prompt language code (WorldCuisines variants included) -> ISO 639 code of the language asked in.
 _BASE = {"si_formal_spoken": "si", "su_loma": "su", "zh_cn": "zh", "nan_spoken": "nan"}
@@ -155,7 +157,7 @@ def _choose(text: str, candidates: tuple[str, ...], prompt: str, confidences: Co
     if not values or values[0].value == 0:
         return prompt if prompt in candidates else candidates[0]
     top = _CODE[values[0].language]
-    if sum(ch.isalpha() for ch in text) < 25:
+    if sum(ch.isalpha() for ch in text) < SHORT:
         confidence = {_CODE[v.language]: v.value for v in values}
         for preferred in (prompt, "en"):
             if preferred in candidates and confidence.get(preferred, 0.0) >= values[0].value / 3:
@@ -179,6 +181,10 @@ def _segment_language(
         uk, ru = bool(_UKRAINIAN_ONLY.search(text)), bool(_RUSSIAN_ONLY.search(text))
         if uk != ru:
             return "uk" if uk else "ru"
+        if not uk and prompt in ("ru", "uk") and sum(ch.isalpha() for ch in text) < SHORT:
+            # No letter tells them apart and too few words to: "Борщ" is the prompt's language, not a switch (lingua
+            # gives "Борщ" to Russian with confidence 1.0 and Ukrainian 0.0)
+            return prompt
         return _choose(text, ("ru", "uk"), prompt, confidences)
     if script == "LATIN":
         if prompt != "en" and _looks_english(text):
@@ -225,18 +231,15 @@ def _looks_english(text: str) -> bool:
     return len(words) >= 2 and sum(w in _ENGLISH_WORDS for w in words) >= max(2, 0.4 * len(words))
 
 
-# In a prompt language lingua does not know, a Latin segment of this many letters or more is English where lingua's
+# In a prompt language lingua does not know, a Latin segment of SHORT letters or more is English where lingua's
 # first choice among the Latin candidates is English. Measured on the segments of 4,000 demo answers to Javanese,
 # Sundanese, Sardinian and Min Nan prompts that function words alone left to the prompt: lingua chose English for
 # 1,791, and each of 80 sampled across its confidence values (0.3 to 1) was English ("The image shows a plate of
 # fried potato slices"); it chose another language for 908, which were Javanese, Sundanese, Sardinian, Italian or
-# Indonesian in the samples ("Panganan iki yaiku thepla"). Below this length ("Hot dog", "Rendang") nothing is sure.
-ENGLISH_LETTERS = 25
-
-
+# Indonesian in the samples ("Panganan iki yaiku thepla"). Below SHORT ("Hot dog", "Rendang") nothing is sure.
 def _english_to_lingua(text: str, confidences: Confidences) -> bool:
     """Whether lingua's first choice for a long enough Latin-script text, among every Latin candidate, is English."""
-    if sum(ch.isalpha() for ch in text) < ENGLISH_LETTERS:
+    if sum(ch.isalpha() for ch in text) < SHORT:
         return False
     values = confidences(text, _LATIN_CANDIDATES)
     return bool(values) and values[0].value > 0 and _CODE[values[0].language] == "en"

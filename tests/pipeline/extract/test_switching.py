@@ -54,6 +54,23 @@ def test_letters_only_one_alphabet_has_settle_russian_and_ukrainian() -> None:
     assert analyse("Це страва з Грузії", "uk").kind == "prompt"
 
 
+@pytest.mark.parametrize("prompt_lang", ["ru", "uk"])
+@pytest.mark.parametrize("text", ["Борщ", "Вареники", "Салат олів'є", "Пельмени"])
+def test_a_short_cyrillic_answer_no_letter_of_which_tells_russian_from_ukrainian_is_in_the_prompts_language(
+    text: str, prompt_lang: str
+) -> None:
+    """lingua gives "Борщ" to Russian with confidence 1.0: a Ukrainian prompt answered "Борщ" is no switch. A
+    letter only one of them has still decides ("олів'є" is Ukrainian whatever the prompt)."""
+    found = analyse(text, prompt_lang)
+    expected = "uk" if "і" in text else prompt_lang
+    assert found.answer_lang == expected and found.switched == (expected != prompt_lang)
+
+
+def test_a_long_cyrillic_answer_without_such_letters_is_lingua_s_to_judge() -> None:
+    text = "Борщ варят на говяжьем бульоне и подают со сметаной"  # Russian, with no letter only Russian has
+    assert analyse(text, "uk").answer_lang == "ru"
+
+
 def test_a_short_place_name_in_the_prompts_language_is_no_switch() -> None:
     """'Italia' is Spanish in a Spanish answer: one word cannot tell Spanish from Italian."""
     assert analyse("Italia", "es").kind == "prompt"
