@@ -150,6 +150,11 @@ def _confidences(text: str, candidates: tuple[str, ...]) -> list:
     return _detector(candidates).compute_language_confidence_values(text)
 
 
+def _short(text: str) -> bool:
+    """Fewer than SHORT letters: too few for lingua's verdict on the text alone."""
+    return sum(ch.isalpha() for ch in text) < SHORT
+
+
 def _choose(text: str, candidates: tuple[str, ...], prompt: str, confidences: Confidences = _confidences) -> str:
     """lingua's language among `candidates`; on a short text the prompt's language, then English (the
     usual switch), wins when lingua finds it at least a third as likely as its first choice."""
@@ -157,7 +162,7 @@ def _choose(text: str, candidates: tuple[str, ...], prompt: str, confidences: Co
     if not values or values[0].value == 0:
         return prompt if prompt in candidates else candidates[0]
     top = _CODE[values[0].language]
-    if sum(ch.isalpha() for ch in text) < SHORT:
+    if _short(text):
         confidence = {_CODE[v.language]: v.value for v in values}
         for preferred in (prompt, "en"):
             if preferred in candidates and confidence.get(preferred, 0.0) >= values[0].value / 3:
@@ -181,7 +186,7 @@ def _segment_language(
         uk, ru = bool(_UKRAINIAN_ONLY.search(text)), bool(_RUSSIAN_ONLY.search(text))
         if uk != ru:
             return "uk" if uk else "ru"
-        if not uk and prompt in ("ru", "uk") and sum(ch.isalpha() for ch in text) < SHORT:
+        if not uk and prompt in ("ru", "uk") and _short(text):
             # No letter tells them apart and too few words to: "Борщ" is the prompt's language, not a switch (lingua
             # gives "Борщ" to Russian with confidence 1.0 and Ukrainian 0.0)
             return prompt
@@ -239,7 +244,7 @@ def _looks_english(text: str) -> bool:
 # Indonesian in the samples ("Panganan iki yaiku thepla"). Below SHORT ("Hot dog", "Rendang") nothing is sure.
 def _english_to_lingua(text: str, confidences: Confidences) -> bool:
     """Whether lingua's first choice for a long enough Latin-script text, among every Latin candidate, is English."""
-    if sum(ch.isalpha() for ch in text) < SHORT:
+    if _short(text):
         return False
     values = confidences(text, _LATIN_CANDIDATES)
     return bool(values) and values[0].value > 0 and _CODE[values[0].language] == "en"
