@@ -5,7 +5,7 @@ language: by its script where the script says it (Hangul is Korean, kana Japanes
 Bengali, Arabic), by the letters only one of Ukrainian and Russian has (і ї є ґ vs ы э ъ ё), and by
 lingua among the candidates of its script otherwise; a short Cyrillic segment with neither kind of letter
 ("Борщ") is in the prompt's language when that is Russian or Ukrainian. Short segments ("Italia") are ambiguous
-between related languages: there the prompt's own language wins when lingua finds it at least half
+between related languages: there the prompt's own language wins when lingua finds it at least a third
 as likely as its first choice, so only a clear switch counts as one. Prompt languages lingua does
 not know (Javanese, Sundanese, Sardinian, Min Nan, Cantonese, Sinhala) are recognised by script,
 and a Latin-script segment in such a prompt counts as a switch only to English: where function words say so, or
