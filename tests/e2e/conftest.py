@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -90,7 +90,7 @@ def serve(script: str, env: dict[str, str], *, address: str | None = "127.0.0.1"
 @pytest.fixture(scope="session")
 def app_url(real_warehouse: Path) -> Iterator[str]:
     """`streamlit run app/main.py` on the real warehouse, on the loopback interface: one server per test
-    worker, shared by the browser modules (each test opens its own browser context, so its own session)."""
+    worker, shared by the browser modules (each page a test opens is a new Streamlit session)."""
     with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(real_warehouse)}) as url:
         yield url
 
@@ -108,13 +108,36 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture
-def context(browser):
-    """A fresh browser context (its own cookies, cache and storage) at the shared viewport and timeout,
-    closed after the test."""
+@pytest.fixture(scope="session")
+def _worker_tab(browser):
+    """The test worker's one browser tab (see `tab`), in a context of its own at the shared viewport and timeout."""
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1)
     context.set_default_timeout(RUN_TIMEOUT_MS)
     try:
-        yield context
+        yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def tab(_worker_tab):
+    """A browser tab for one test, to `goto` its pages in. Every test of a worker navigates the same tab: each `goto`
+    loads a new document and opens a new Streamlit session, but a new tab also starts a renderer process and compiles
+    Streamlit's scripts again (nine pages: 42 busy CPU-s in new tabs, 24 in one). Afterwards the tab is put back as a
+    test found it: the shared viewport, no cookies, a blank page."""
+    yield _worker_tab
+    _worker_tab.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    _worker_tab.context.clear_cookies()
+    _worker_tab.goto("about:blank")
+
+
+@contextlib.contextmanager
+def listening(page, **handlers: Callable) -> Iterator[None]:
+    """`page.on(event, handler)` for each keyword, taken off again on leaving: the tab outlives the test."""
+    for event, handler in handlers.items():
+        page.on(event, handler)
+    try:
+        yield
+    finally:
+        for event, handler in handlers.items():
+            page.remove_listener(event, handler)

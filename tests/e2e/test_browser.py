@@ -34,7 +34,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import HEIGHT, RUN_TIMEOUT_MS, WIDTH, serve
+from tests.e2e.conftest import HEIGHT, RUN_TIMEOUT_MS, WIDTH, listening, serve
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
@@ -184,79 +184,86 @@ FIRST_HALF = PAGES[:9]
 SECOND_HALF = PAGES[9:]
 
 
-def test_the_first_half_of_the_pages_draws_without_errors_or_remote_requests(app_url: str, context) -> None:
-    assert {"overview", "map", "confusion", "language_pull"} <= set(check_pages(app_url, context, FIRST_HALF))
+def test_the_first_half_of_the_pages_draws_without_errors_or_remote_requests(app_url: str, tab) -> None:
+    assert {"overview", "map", "confusion", "language_pull"} <= set(check_pages(app_url, tab, FIRST_HALF))
 
 
-def check_pages(app_url: str, context, pages: tuple[Page, ...]) -> list[str]:
-    """Open each page in its own tab and check what the module's docstring promises; the pages checked
-    (an optional page not in the navigation is passed over)."""
+def check_pages(app_url: str, page, pages: tuple[Page, ...]) -> list[str]:
+    """Open each page (a new document in the tab `page`) and check what the module's docstring promises; the pages
+    checked (an optional page not in the navigation is passed over)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     checked = []
-    titles: set[str] | None = None
+    titles: set[str] = set()
     for spec in pages:
-        page = context.new_page()
         requests = Requests()
-        page.on("request", lambda request, seen=requests: seen.record(request.url, request.resource_type))
-        page.on("websocket", lambda socket, seen=requests: seen.record(socket.url, "websocket"))
-        page.goto(app_url + spec.path, wait_until="domcontentloaded")
-        wait_for_run(page)
-        if titles is None:
-            titles = nav_titles(page)
-            missing = {p.title for p in PAGES if not p.optional} - titles
-            assert not missing, f"pages missing from the navigation: {missing} (found {titles})"
-        if spec.title not in titles:
-            assert spec.optional, f"{spec.title} is not in the navigation"
-            page.close()
-            continue
-        for selector in spec.draws:
-            page.locator(selector).first.wait_for(state="visible", timeout=RUN_TIMEOUT_MS)
-        if DECK in spec.draws:
-            page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
-            canvas = page.locator(DECK).first.screenshot()
-            assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
-        if SVG_MAP in spec.draws:
-            image = page.locator(SVG_MAP).first
-            assert image.evaluate("(img) => img.complete && img.naturalWidth > 0"), f"{spec.name}: the map did not load"
-            assert colours(image.screenshot()) > 3, f"{spec.name}: the map is blank"
-        wait_for_run(page)
-        page.wait_for_load_state("networkidle")
-        screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
-
-        for selector, least in spec.content:
-            # widgets can land a moment after the run reports it finished (Review's radios did, on a busy machine)
-            with contextlib.suppress(PlaywrightTimeout):
-                page.locator(selector).nth(least - 1).wait_for(state="attached", timeout=10_000)
-            found = page.locator(selector).count()
-            assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
-        if spec.min_rows:
-            # the run is over; a large table's grid can land a moment after a small one (Compare: 31 rows, then 3,522)
-            with contextlib.suppress(PlaywrightTimeout):
-                page.wait_for_function(LARGEST_TABLE + f" >= {spec.min_rows}", timeout=10_000)
-            rows = largest_table(page)
-            assert rows >= spec.min_rows, f"{spec.name}: the largest table has {rows} rows, expected {spec.min_rows}+"
-        errors = page.locator(EXCEPTION)
-        assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
-        assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
-        assert requests.local, f"{spec.name}: no request reached the local server"
-        if spec.name not in PHOTO_PAGES:
-            assert not requests.images, f"{spec.name}: remote images outside the photo pages: {requests.images}"
+        with listening(
+            page,
+            request=lambda request, seen=requests: seen.record(request.url, request.resource_type),
+            websocket=lambda socket, seen=requests: seen.record(socket.url, "websocket"),
+        ):
+            page.goto(app_url + spec.path, wait_until="domcontentloaded")
+            wait_for_run(page)
+            if not titles:
+                titles = nav_titles(page)
+                missing = {p.title for p in PAGES if not p.optional} - titles
+                assert not missing, f"pages missing from the navigation: {missing} (found {titles})"
+            if spec.title not in titles:
+                assert spec.optional, f"{spec.title} is not in the navigation"
+                continue
+            check_page(page, spec, requests)
         checked.append(spec.name)
-        page.close()
     return checked
+
+
+def check_page(page, spec: Page, requests: Requests) -> None:
+    """The page `spec`, open in `page` after its first script run, drew what it must and asked nothing remote."""
+    for selector in spec.draws:
+        page.locator(selector).first.wait_for(state="visible", timeout=RUN_TIMEOUT_MS)
+    if DECK in spec.draws:
+        page.wait_for_timeout(2_000)  # deck.gl draws the GeoJSON a frame or two after the canvas appears
+        canvas = page.locator(DECK).first.screenshot()
+        assert colours(canvas) > 3, f"{spec.name}: the map canvas is blank"
+    if SVG_MAP in spec.draws:
+        image = page.locator(SVG_MAP).first
+        assert image.evaluate("(img) => img.complete && img.naturalWidth > 0"), f"{spec.name}: the map did not load"
+        assert colours(image.screenshot()) > 3, f"{spec.name}: the map is blank"
+    wait_for_run(page)
+    page.wait_for_load_state("networkidle")
+    screenshot(page, spec.name)  # before the checks: a failing page leaves its picture behind
+
+    for selector, least in spec.content:
+        # widgets can land a moment after the run reports it finished (Review's radios did, on a busy machine)
+        with contextlib.suppress(PlaywrightTimeout):
+            page.locator(selector).nth(least - 1).wait_for(state="attached", timeout=10_000)
+        found = page.locator(selector).count()
+        assert found >= least, f"{spec.name}: {found} of {selector!r}, expected at least {least}"
+    if spec.min_rows:
+        # the run is over; a large table's grid can land a moment after a small one (Compare: 31 rows, then 3,522)
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(LARGEST_TABLE + f" >= {spec.min_rows}", timeout=10_000)
+        rows = largest_table(page)
+        assert rows >= spec.min_rows, f"{spec.name}: the largest table has {rows} rows, expected {spec.min_rows}+"
+    errors = page.locator(EXCEPTION)
+    assert errors.count() == 0, f"{spec.name}: Streamlit shows an exception:\n{errors.first.inner_text()}"
+    assert not requests.foreign, f"{spec.name}: requests to non-local hosts: {requests.foreign}"
+    assert requests.local, f"{spec.name}: no request reached the local server"
+    if spec.name not in PHOTO_PAGES:
+        assert not requests.images, f"{spec.name}: remote images outside the photo pages: {requests.images}"
 
 
 IMAGE = "[data-testid='stImage'] img, [data-testid='stFullScreenFrame'] img"
 
 
-def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagined_warehouse, context) -> None:
+def test_the_imagined_dishes_page_draws_generated_and_real_images_locally(imagined_warehouse, tab) -> None:
     """The Imagined dishes page over rows the imagine steps wrote with tiny random models: charts draw,
     the generated and real images load from the local server, and nothing is fetched from elsewhere."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(imagined_warehouse)}) as url:
-        page = context.new_page()
-        requests = Requests()
-        page.on("request", lambda request: requests.record(request.url, request.resource_type))
+    requests = Requests()
+    page = tab
+    with (
+        serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(imagined_warehouse)}) as url,
+        listening(page, request=lambda request: requests.record(request.url, request.resource_type)),
+    ):
         page.goto(url + "/imagined?dataset=borsch", wait_until="domcontentloaded")
         wait_for_run(page)
         page.locator(VEGA).nth(1).wait_for(state="visible", timeout=RUN_TIMEOUT_MS)  # histogram + scatter

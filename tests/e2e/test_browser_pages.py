@@ -10,6 +10,6 @@ from tests.e2e.test_browser import SECOND_HALF, check_pages
 pytestmark = pytest.mark.e2e
 
 
-def test_the_second_half_of_the_pages_draws_without_errors_or_remote_requests(app_url: str, context) -> None:
-    checked = check_pages(app_url, context, SECOND_HALF)
+def test_the_second_half_of_the_pages_draws_without_errors_or_remote_requests(app_url: str, tab) -> None:
+    checked = check_pages(app_url, tab, SECOND_HALF)
     assert {"dish", "dishes", "dish_names", "dish_linked", "culturemix"} <= set(checked)

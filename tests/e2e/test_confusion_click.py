@@ -15,9 +15,9 @@ pytestmark = pytest.mark.e2e
 CELL = "[data-testid='stVegaLiteChart'] .mark-rect.role-mark path[aria-label^='predicted: RU; true origin: UA;']"
 
 
-def test_clicking_a_confusion_cell_lists_its_answers(app_url: str, context) -> None:
+def test_clicking_a_confusion_cell_lists_its_answers(app_url: str, tab) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page = context.new_page()
+    page = tab
     page.goto(f"{app_url}/confusion?dataset=worldcuisines", wait_until="domcontentloaded")
     wait_for_run(page)
     true_box = page.locator("[data-testid='stSelectbox']").filter(has_text="True origin")

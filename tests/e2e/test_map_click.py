@@ -66,11 +66,11 @@ def shown_value(selectbox) -> str:
     return selectbox.inner_text() + " " + (inputs.first.input_value() if inputs.count() else "")
 
 
-def test_clicking_a_country_on_the_map_opens_its_summaries(app_url: str, real_warehouse, context) -> None:
+def test_clicking_a_country_on_the_map_opens_its_summaries(app_url: str, real_warehouse, tab) -> None:
     with duckdb.connect(str(real_warehouse), read_only=True) as con:
         lon, lat = con.sql("SELECT lon, lat FROM marts.country_shapes WHERE country = 'BR'").fetchall()[0]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page = context.new_page()
+    page = tab
     page.goto(f"{app_url}/map?dataset=worldcuisines", wait_until="domcontentloaded")
     wait_for_run(page)
     canvas = page.locator(DECK).first

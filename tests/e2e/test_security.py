@@ -17,7 +17,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from tests.e2e.conftest import RUN_TIMEOUT_MS, serve
+from tests.e2e.conftest import RUN_TIMEOUT_MS, listening, serve
 from tests.helpers import REPO
 
 IMAGE = "![x](http://127.0.0.1:9/a)"
@@ -32,21 +32,19 @@ def bad(url: str) -> bool:
     return (parts.hostname, parts.port) in BAD_HOSTS or (parts.hostname, None) in BAD_HOSTS
 
 
-def open_and_inspect(context, url: str) -> tuple[str, list[str], list[str], list[str]]:
-    """Open `url`, wait for the script run; the page's visible text, its <img> sources, its <a>
+def open_and_inspect(page, url: str) -> tuple[str, list[str], list[str], list[str]]:
+    """Open `url` in the tab `page`, wait for the script run; the page's visible text, its <img> sources, its <a>
     targets and every URL the browser requested."""
-    page = context.new_page()
     requested: list[str] = []
-    page.on("request", lambda request: requested.append(request.url))
-    page.goto(url, wait_until="domcontentloaded")
-    page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_selector("[data-testid='stMain']", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_timeout(1_000)  # late images or links would load now
+    with listening(page, request=lambda request: requested.append(request.url)):
+        page.goto(url, wait_until="domcontentloaded")
+        page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_selector("[data-testid='stMain']", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_timeout(1_000)  # late images or links would load now
     text = page.locator("body").inner_text().replace(WORD_JOINER, "")
     images = page.locator("img").evaluate_all("els => els.map(e => e.src)")
     anchors = page.locator("a").evaluate_all("els => els.map(e => e.href)")
     assert page.locator("[data-testid='stException']").count() == 0, f"{url}: an exception is shown"
-    page.close()
     return text, images, anchors, requested
 
 
@@ -62,8 +60,8 @@ HOSTILE_LINKS = [
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(("path", "expected"), HOSTILE_LINKS, ids=["models", "langs", "countries", "dish", "dataset"])
-def test_markdown_in_link_parameters_is_shown_as_text(app_url: str, context, path: str, expected: list[str]):
-    text, images, anchors, requested = open_and_inspect(context, app_url + path)
+def test_markdown_in_link_parameters_is_shown_as_text(app_url: str, tab, path: str, expected: list[str]):
+    text, images, anchors, requested = open_and_inspect(tab, app_url + path)
     for literal_text in expected:
         assert literal_text in text, f"{path}: {literal_text!r} is not shown literally"
     assert not [src for src in images if bad(src)], f"{path}: images from the link: {images}"
@@ -84,8 +82,8 @@ def literal_url() -> str:
 
 
 @pytest.mark.e2e
-def test_escaped_text_is_literal_in_every_markdown_element(literal_url: str, context):
-    text, images, anchors, requested = open_and_inspect(context, f"{literal_url}/?text={quote(STORED_TEXT)}")
+def test_escaped_text_is_literal_in_every_markdown_element(literal_url: str, tab):
+    text, images, anchors, requested = open_and_inspect(tab, f"{literal_url}/?text={quote(STORED_TEXT)}")
     for label in ("markdown", "caption", "info", "warning", "error", "code"):
         assert f"{label}: {STORED_TEXT}" in re.sub(r"[ \n]+", " ", text), f"{label}: not shown literally"
     assert not [src for src in images if bad(src)], images
@@ -94,26 +92,24 @@ def test_escaped_text_is_literal_in_every_markdown_element(literal_url: str, con
 
 
 @pytest.mark.e2e
-def test_a_chart_tooltip_shows_stored_text_as_text(literal_url: str, context):
+def test_a_chart_tooltip_shows_stored_text_as_text(literal_url: str, tab):
     """Chart labels and tooltips (Vega-Lite, app/vega.py) show a hostile name as text: no element is
     made from it and nothing is requested from the hosts it names."""
-    page = context.new_page()
-    requested: list[str] = []
-    page.on("request", lambda request: requested.append(request.url))
-    page.goto(f"{literal_url}/?text={quote(STORED_TEXT)}", wait_until="domcontentloaded")
-    bar = page.locator("[data-testid='stVegaLiteChart'] .mark-rect.role-mark path").first
-    bar.wait_for(state="visible")
-    bar.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    box = bar.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    tooltip = page.locator("#vg-tooltip-element")
-    tooltip.wait_for(state="visible")
-    assert STORED_TEXT in tooltip.inner_text()
-    assert tooltip.locator("img, a, script, b").count() == 0
-    assert page.evaluate("() => document.title") != "owned"
-    assert not [url for url in requested if bad(url)]
-    page.close()
+    page, requested = tab, []
+    with listening(page, request=lambda request: requested.append(request.url)):
+        page.goto(f"{literal_url}/?text={quote(STORED_TEXT)}", wait_until="domcontentloaded")
+        bar = page.locator("[data-testid='stVegaLiteChart'] .mark-rect.role-mark path").first
+        bar.wait_for(state="visible")
+        bar.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = bar.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        tooltip = page.locator("#vg-tooltip-element")
+        tooltip.wait_for(state="visible")
+        assert STORED_TEXT in tooltip.inner_text()
+        assert tooltip.locator("img, a, script, b").count() == 0
+        assert page.evaluate("() => document.title") != "owned"
+        assert not [url for url in requested if bad(url)]
 
 
 # --- loopback by default -------------------------------------------------------------------------
