@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import cli_process
-from tests.helpers import cli_environment
+from tests.helpers import cli_environment, copy_warehouse
 from tests.local_server import LocalServer, message_text
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,6 +51,8 @@ VOLATILE = re.compile(
 # Tables that log each run (one row per command started), so a killed run may add one.
 RUN_LOGS = {"core.generation_runs", "meta.runs", "meta.ingest_reports", "marts.ingest_report"}
 GENERATE = ("generate", "--task", "borsch.origin_qa", "--lang", "ru", "--chunk-size", "8")
+# A set-up command -> how to get a warehouse that command made from nothing (waiting for it if need be).
+Prebuilt = Mapping[tuple[str, ...], Callable[[], Path]]
 LEFTOVER = re.compile(r"\.tmp-\d+(\.wal)?$|\.wal$|\.tmp$")
 
 
@@ -231,11 +234,12 @@ class StartStates:
     """The state after each distinct list of setup commands, built once and copied for every scenario that
     starts from it (generate and corpus scan both start from an ingested BORSch). A state starts from a copy of
     its longest prefix already built: score's setup (ingest WorldCuisines, import the answers) continues from
-    import-responses' (ingest WorldCuisines) instead of ingesting again. Scenarios run in threads: each state is
-    built under its own lock."""
+    import-responses' (ingest WorldCuisines) instead of ingesting again. A first command found in `prebuilt` is
+    not run: its warehouse, made by that command elsewhere (the test session's shared ingests), is copied.
+    Scenarios run in threads: each state is built under its own lock."""
 
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
-        self.root, self.env = root / "start-states", env
+    def __init__(self, root: Path, env: dict[str, str], prebuilt: Prebuilt | None = None) -> None:
+        self.root, self.env, self.prebuilt = root / "start-states", env, prebuilt or {}
         self._built: dict[tuple[tuple[str, ...], ...], Path] = {}
         self._locks: dict[tuple[tuple[str, ...], ...], threading.Lock] = {}
         self._guard = threading.Lock()
@@ -250,7 +254,9 @@ class StartStates:
             if setup not in self._built:
                 folder = self.root / hashlib.sha256(repr(setup).encode()).hexdigest()[:12]
                 folder.mkdir(parents=True)
-                if setup:
+                if len(setup) == 1 and setup[0] in self.prebuilt:
+                    copy_warehouse(self.prebuilt[setup[0]](), folder / WAREHOUSE)
+                elif setup:
                     copy_state(self._state(setup[:-1]), folder)
                     code, stderr, _ = run(folder, setup[-1], self.env)
                     if code != 0:
@@ -311,8 +317,10 @@ def sweep(
     only: set[str] | None = None,
     workers: int = 2,
     tiny: bool = False,
+    prebuilt: Prebuilt | None = None,
 ) -> list[Outcome]:
-    """Kill each scenario's command `kills` times at seeded random moments; the outcomes."""
+    """Kill each scenario's command `kills` times at seeded random moments; the outcomes. `prebuilt`: set-up
+    commands whose warehouse is already made elsewhere (see StartStates)."""
     rng = random.Random(seed)
     inputs = root / "inputs"
     write_inputs(data, inputs)
@@ -326,7 +334,7 @@ def sweep(
     with LocalServer(echo) as server, ThreadPoolExecutor(workers) as pool:
         chosen = [s for s in scenarios(data, inputs, server.url, tiny_model) if not only or s.name in only]
         seeds = [rng.randrange(2**32) for _ in chosen]
-        starts = StartStates(root, env)
+        starts = StartStates(root, env, prebuilt)
         swept = pool.map(
             lambda pair: _sweep_one(pair[0], root, kills, random.Random(pair[1]), starts),
             zip(chosen, seeds, strict=True),

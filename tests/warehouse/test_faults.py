@@ -7,6 +7,7 @@ the long version with many kills per command)."""
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from pathlib import Path
 
 from bench.faults import summary, sweep
@@ -15,8 +16,15 @@ from tests.helpers import query, run_cli
 from warehouse.db import Warehouse
 
 
-def test_every_writing_command_killed_at_a_random_point_is_healed_by_its_rerun(data_dir: Path, tmp_path: Path) -> None:
-    outcomes = sweep(data_dir, tmp_path, kills=1, seed=2026)
+def test_every_writing_command_killed_at_a_random_point_is_healed_by_its_rerun(
+    data_dir: Path, tmp_path: Path, ingested_template
+) -> None:
+    # The sweep's ingests of BORSch and WorldCuisines are the session's shared ones (made by the same command).
+    prebuilt = {
+        ("ingest", dataset, "--source", str(data_dir / dataset)): partial(ingested_template, dataset)
+        for dataset in ("borsch", "worldcuisines")
+    }
+    outcomes = sweep(data_dir, tmp_path, kills=1, seed=2026, prebuilt=prebuilt)
     assert {o.scenario for o in outcomes} == {
         "ingest",
         "import-responses",
