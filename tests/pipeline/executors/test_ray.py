@@ -60,22 +60,22 @@ def last_run(warehouse: Path) -> tuple:
 def test_the_tiny_transformers_model_answers_on_ray_exactly_as_locally_and_a_rerun_asks_only_what_is_missing(
     local_ray: str, borsch_warehouse: Path, tiny_text_model: Path, tmp_path: Path
 ) -> None:
-    on_ray = copy_warehouse(borsch_warehouse, tmp_path / "ray" / "warehouse.duckdb")
     spec = GenerationSpec(
         "borsch.origin_qa", "ru", "transformers", str(tiny_text_model), limit=3, max_tokens=8, chunk_size=4
     )
     generate(borsch_warehouse, spec)
-    generate(on_ray, spec, "ray")
     local = query(work(borsch_warehouse), ROWS)
-    assert len(local) == 15 and query(work(on_ray), ROWS) == local
-    assert last_run(on_ray) == (15, 15, 0)
+    assert len(local) == 15
 
-    # A killed job leaves some answers committed: the rerun drops those keys before Ray sees anything.
+    # What a killed Ray job leaves: some answers committed, the rest never asked. The rerun drops the committed keys
+    # before Ray sees anything, and the two Ray workers (one per CPU) answer the rest as the local run did. (A whole
+    # run on Ray from nothing: the OpenAI-compatible servers' test below.)
+    on_ray = copy_warehouse(borsch_warehouse, tmp_path / "ray" / "warehouse.duckdb")
     with duckdb.connect(str(work(on_ray))) as con:
         con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT generation_id FROM core.generations "
-                    "ORDER BY generation_id LIMIT 6)")  # fmt: skip
+                    "ORDER BY generation_id LIMIT 10)")  # fmt: skip
     generate(on_ray, spec, "ray")
-    assert last_run(on_ray) == (15, 6, 9)
+    assert last_run(on_ray) == (15, 10, 5)
     assert query(work(on_ray), ROWS) == local
     runs = query(work(on_ray), "SELECT count(*) FROM core.generation_runs")
     generate(on_ray, spec, "ray")  # nothing left to ask: no run is recorded
