@@ -18,6 +18,7 @@ import atexit
 import io
 import multiprocessing
 import os
+import resource
 import runpy
 import subprocess
 import sys
@@ -39,8 +40,12 @@ def _fork_server() -> multiprocessing.context.ForkServerContext:
     return _context
 
 
-def _main(args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: str, stderr: str) -> None:
+def _main(
+    args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: str, stderr: str, file_limit: int | None
+) -> None:
     """In the forked process: become `python -m pipeline ARGS` and exit with its status."""
+    if file_limit is not None:  # writes past it fail with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
@@ -75,16 +80,25 @@ def _main(args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: st
 
 
 def run(
-    args: list[str], *, cwd: Path, env: dict[str, str], timeout: float, stdin: bytes | None = None
+    args: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    stdin: bytes | None = None,
+    file_limit: int | None = None,
 ) -> subprocess.CompletedProcess:
     """What `subprocess.run([sys.executable, "-m", "pipeline", *args], input=stdin, capture_output=True, text=True)`
-    returns (no `stdin`: the command reads an empty input, as from /dev/null)."""
+    returns (no `stdin`: the command reads an empty input, as from /dev/null); `file_limit`: the process's
+    RLIMIT_FSIZE in bytes."""
     with tempfile.TemporaryDirectory(prefix="cli-") as folder:
         given, stdout, stderr = Path(folder) / "stdin", Path(folder) / "stdout", Path(folder) / "stderr"
         given.write_bytes(stdin or b"")
         stdout.touch()
         stderr.touch()
-        process = _fork_server().Process(target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr)))
+        process = _fork_server().Process(
+            target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr), file_limit)
+        )
         # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
         # there: the command must start from `pipeline/__main__.py` alone.
         with _starting:  # callers in threads (bench/faults.py) must not swap `__main__` over each other

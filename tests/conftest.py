@@ -158,6 +158,13 @@ def worldcuisines_warehouse(warehouse: Path, ingested_template) -> Path:
 
 
 @pytest.fixture
+def sample_warehouse(tmp_path: Path) -> Path:
+    """`w.duckdb` in a folder of its own, where `ingest sample` (the embedded sample) has run (a copy: built once
+    per session)."""
+    return copy_warehouse(shared_builds.wait("ingested-sample", ["ingest", "sample"]), tmp_path / "wh" / "w.duckdb")
+
+
+@pytest.fixture
 def culturemix_warehouse(warehouse: Path, ingested_template) -> Path:
     """A warehouse where `ingest culturemix` has run on the shared sample (a copy: built once per session)."""
     return copy_warehouse(ingested_template("culturemix"), warehouse)

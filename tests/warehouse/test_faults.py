@@ -59,11 +59,12 @@ def test_an_already_imported_rerun_publishes_what_a_killed_run_committed(
     assert summary(warehouse) == summary(warehouse)  # readable, and stable
 
 
-def test_a_killed_publishes_temp_files_are_removed_at_the_next_writers_start_and_only_those(tmp_path: Path) -> None:
-    warehouse = tmp_path / "w.duckdb"
-    run_cli(warehouse, "ingest", "sample")
-    killed = [tmp_path / "w.duckdb.tmp-4242", tmp_path / "w.duckdb.tmp-4242.wal", tmp_path / "w.work.duckdb.tmp-7"]
-    kept = [tmp_path / "w.duckdb.tmp-notes", tmp_path / "other.duckdb.tmp-4242", tmp_path / "w.duckdb.backup"]
+def test_a_killed_publishes_temp_files_are_removed_at_the_next_writers_start_and_only_those(
+    sample_warehouse: Path,
+) -> None:
+    warehouse, folder = sample_warehouse, sample_warehouse.parent
+    killed = [folder / "w.duckdb.tmp-4242", folder / "w.duckdb.tmp-4242.wal", folder / "w.work.duckdb.tmp-7"]
+    kept = [folder / "w.duckdb.tmp-notes", folder / "other.duckdb.tmp-4242", folder / "w.duckdb.backup"]
     for path in killed + kept:
         path.write_bytes(b"x" * 30_000)
     assert Warehouse(warehouse).leftovers() == sorted(killed)
@@ -74,11 +75,10 @@ def test_a_killed_publishes_temp_files_are_removed_at_the_next_writers_start_and
     assert Warehouse(warehouse).leftovers() == []
 
 
-def test_a_publish_after_a_killed_writer_includes_its_last_commit(tmp_path: Path) -> None:
+def test_a_publish_after_a_killed_writer_includes_its_last_commit(sample_warehouse: Path, tmp_path: Path) -> None:
     """A writer killed after a commit leaves it in the WAL; `publish` folds the WAL in before copying."""
-    warehouse = tmp_path / "w.duckdb"
-    run_cli(warehouse, "ingest", "sample")
-    work = tmp_path / "w.work.duckdb"
+    warehouse = sample_warehouse
+    work = warehouse.with_name("w.work.duckdb")
     killed = tmp_path / "killed"
     killed.mkdir()
     # The state a SIGKILL after COMMIT leaves: the file plus its write-ahead log, never checkpointed.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -23,29 +22,16 @@ from pathlib import Path
 import pytest
 
 from bench.faults import summary
-from tests.helpers import REPO, copy_warehouse, run_cli
+from tests import cli_process
+from tests.helpers import REPO, cli_arguments, cli_environment, copy_warehouse, run_cli
 from warehouse.db import Warehouse, WarehouseStorageError
 
 
 def cli(warehouse: Path, *args: str, file_limit: int | None = None):
-    """The CLI in a fresh process, optionally with a file-size limit (writes past it fail with
-    EFBIG, as on a full disk)."""
-
-    def limits() -> None:
-        if file_limit is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
-
-    env = {k: v for k, v in os.environ.items() if k not in ("DISH_ATLAS_WAREHOUSE", "DATA")}
-    env.update(COLUMNS="200", HOME=str(warehouse.parent), PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        preexec_fn=limits,
-    )
+    """The CLI in a process of its own (forked with its libraries imported: tests/cli_process.py), optionally with a
+    file-size limit (writes past it fail with EFBIG, as on a full disk)."""
+    env = {**cli_environment(), "HOME": str(warehouse.parent), "PYTHONDONTWRITEBYTECODE": "1"}
+    return cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=env, timeout=300, file_limit=file_limit)
 
 
 def one_error_line(result: subprocess.CompletedProcess, *expected: str) -> str:
@@ -73,13 +59,6 @@ def damage(path: Path) -> None:
         for offset in range(3 * 4096, size, 16384):
             handle.seek(offset + 100)
             handle.write(rng.randbytes(256))
-
-
-@pytest.fixture
-def sample_warehouse(tmp_path: Path) -> Path:
-    warehouse = tmp_path / "wh" / "w.duckdb"
-    run_cli(warehouse, "ingest", "sample")
-    return warehouse
 
 
 @pytest.mark.parametrize("how", ["damaged blocks", "not a database"])
