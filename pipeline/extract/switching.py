@@ -65,6 +65,8 @@ _HAN_LANGS = ("zh", "yue", "nan")  # written in Han characters; lingua cannot te
 _UKRAINIAN_ONLY = re.compile(r"[іїєґІЇЄҐ]")
 _RUSSIAN_ONLY = re.compile(r"[ыэёъЫЭЁЪ]")
 _SENTENCE_END = re.compile(r"[.!?。！？\n]")
+# `_runs` of an ASCII text (most answers): from the first to the last letter between two sentence ends.
+_ASCII_RUN = re.compile(r"[A-Za-z](?:[^.!?\n]*[A-Za-z])?")
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,13 @@ def _script(char: str) -> str | None:
 def _runs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, script) runs: letters of one script, with what lies between them, cut at sentence
     ends; Han and kana stay together (Japanese mixes them)."""
+    if text.isascii():  # one regular expression instead of a loop over the characters (same runs)
+        return [(match.start(), match.end(), "LATIN") for match in _ASCII_RUN.finditer(text)]
+    return _runs_by_character(text)
+
+
+def _runs_by_character(text: str) -> list[tuple[int, int, str]]:
+    """`_runs` of any text, character by character."""
     runs: list[list] = []
     for index, char in enumerate(text):
         script = _script(char)
@@ -152,7 +161,7 @@ def _confidences(text: str, candidates: tuple[str, ...]) -> list:
 
 def _short(text: str) -> bool:
     """Fewer than SHORT letters: too few for lingua's verdict on the text alone."""
-    return sum(ch.isalpha() for ch in text) < SHORT
+    return sum(map(str.isalpha, text)) < SHORT
 
 
 def _choose(text: str, candidates: tuple[str, ...], prompt: str, confidences: Confidences = _confidences) -> str:
@@ -318,7 +327,7 @@ def _analyse(text: str | None, prompt_lang: str, confidences: Confidences) -> Sw
         return Switching(prompt, None, "empty", ())
     letters: dict[str, int] = {}
     for segment in segments:
-        count = sum(ch.isalpha() for ch in text[segment.start : segment.end])
+        count = sum(map(str.isalpha, text[segment.start : segment.end]))
         letters[segment.lang] = letters.get(segment.lang, 0) + count
     total = sum(letters.values())
     answer_lang = max(letters, key=lambda lang: (letters[lang], lang == prompt))

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pipeline.extract.switching import analyse, analyse_many
+from pipeline.extract.switching import _runs, _runs_by_character, analyse, analyse_many
 from tests.helpers import query
 
 
@@ -104,3 +106,12 @@ def test_a_batch_gives_each_answer_what_it_gets_alone(real_warehouse: Path) -> N
     )
     assert len({lang for _, lang in batch}) >= 30 and len(batch) >= 300
     assert analyse_many(batch) == [analyse(text, lang) for text, lang in batch]
+
+
+@given(st.text(alphabet="aZé .!?\n,1-'\t", max_size=40))
+def test_an_ascii_answer_is_cut_into_the_runs_the_character_loop_finds(text: str) -> None:
+    """ASCII answers take a regular expression instead of the loop over characters: the same runs, cut at the
+    same sentence ends (é: a text that is not ASCII, for the loop itself)."""
+    assert _runs(text) == _runs_by_character(text)
+    if text.isascii():
+        assert all(script == "LATIN" for *_, script in _runs(text))
