@@ -24,7 +24,6 @@ import random
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -153,29 +152,10 @@ def environment(root: Path) -> dict[str, str]:
     return {**cli_environment(), "DISH_ATLAS_DATA": str(root / "no-data")}
 
 
-def cli(folder: Path, args: tuple[str, ...], env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--warehouse", str(folder / WAREHOUSE), *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: the kill reaches every child too
-    )
-
-
-def timed_run(folder: Path, args: tuple[str, ...], env: dict[str, str]) -> tuple[int, str, float]:
-    """A command run to completion in a new interpreter, as the killed runs are: its duration sets the kill moments."""
-    started = time.perf_counter()
-    process = cli(folder, args, env)
-    _, stderr = process.communicate(timeout=900)
-    return process.returncode, stderr, time.perf_counter() - started
-
-
 def run(folder: Path, args: tuple[str, ...], env: dict[str, str]) -> tuple[int, str, float]:
-    """A command run to completion (set-ups and reruns) in a process forked from tests/cli_process.py's server,
-    whose imports and language models are loaded once per sweep instead of once per command."""
+    """A command run to completion (set-ups, clean runs, reruns; the killed runs too, in `trial`) in a process forked
+    from tests/cli_process.py's server, whose imports and language models are loaded once per sweep instead of once
+    per command: the clean run's duration, which sets the kill moments, is the command's own work."""
     started = time.perf_counter()
     done = cli_process.run(["--warehouse", str(folder / WAREHOUSE), *args], cwd=REPO, env=env, timeout=900)
     return done.returncode, done.stderr, time.perf_counter() - started
@@ -271,7 +251,7 @@ def prepare(scenario: Scenario, root: Path, starts: StartStates) -> tuple[Path, 
     starts.copy_to(scenario.setup, start)
     clean = root / "clean"
     copy_state(start, clean)
-    code, stderr, seconds = timed_run(clean, scenario.command, starts.env)
+    code, stderr, seconds = run(clean, scenario.command, starts.env)
     if code != 0:
         raise RuntimeError(f"clean {scenario.name} failed: {stderr[-2000:]}")
     return start, summary(clean / WAREHOUSE), seconds
@@ -279,14 +259,10 @@ def prepare(scenario: Scenario, root: Path, starts: StartStates) -> tuple[Path, 
 
 def trial(scenario: Scenario, start: Path, reference: dict, kill_at: float, folder: Path, env: dict) -> Outcome:
     copy_state(start, folder)
-    process = cli(folder, scenario.command, env)
-    try:
-        process.wait(timeout=kill_at)
-        killed = False
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        killed = True
+    done = cli_process.run(
+        ["--warehouse", str(folder / WAREHOUSE), *scenario.command], cwd=REPO, env=env, timeout=900, kill_after=kill_at
+    )
+    killed = done.returncode == -signal.SIGKILL
     code, stderr, _ = run(folder, scenario.command, env)
     differences = []
     if code == 0:
@@ -322,6 +298,7 @@ def sweep(
     """Kill each scenario's command `kills` times at seeded random moments; the outcomes. `prebuilt`: set-up
     commands whose warehouse is already made elsewhere (see StartStates)."""
     rng = random.Random(seed)
+    cli_process.start_server()  # before any command is timed
     inputs = root / "inputs"
     write_inputs(data, inputs)
     env = environment(root)
@@ -353,8 +330,9 @@ def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, s
     (scenarios run side by side, `workers` at a time)."""
     base = root / re.sub(r"\W", "_", scenario.name)
     start, reference, seconds = prepare(scenario, base, starts)
-    # Skip the first ~0.8 s (interpreter start and imports: nothing is written yet).
-    moments = [rng.uniform(min(0.8, seconds * 0.5), seconds) for _ in range(kills)]
+    # The commands start with their libraries imported (forked), so they write from their first moments on; the last
+    # fifth is left out, as a run can end sooner than the clean one and a run that ends before its kill proves less.
+    moments = [rng.uniform(seconds * 0.05, seconds * 0.8) for _ in range(kills)]
     outcomes = [trial(scenario, start, reference, at, base / f"kill{i}", starts.env) for i, at in enumerate(moments)]
     shutil.rmtree(base, ignore_errors=True)
     return outcomes

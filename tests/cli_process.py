@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import resource
 import runpy
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,10 +41,34 @@ def _fork_server() -> multiprocessing.context.ForkServerContext:
     return _context
 
 
+def start_server() -> None:
+    """Start the fork server now: it imports the libraries first (seconds), which a command timed from its start
+    (bench/faults.py) must not wait for."""
+    ready = _fork_server().Process(target=_ready)
+    _start(ready)  # returns once the server, done with its imports, has forked
+    ready.join()
+
+
+def _ready() -> None:
+    """A child that does nothing: its start shows the server is up."""
+
+
+def _start(process: multiprocessing.Process) -> None:
+    # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
+    # there: the command must start from `pipeline/__main__.py` alone.
+    with _starting:  # callers in threads (bench/faults.py) must not swap `__main__` over each other
+        caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")
+        try:
+            process.start()
+        finally:
+            sys.modules["__main__"] = caller_main
+
+
 def _main(
     args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: str, stderr: str, file_limit: int | None
 ) -> None:
     """In the forked process: become `python -m pipeline ARGS` and exit with its status."""
+    os.setsid()  # a process group of its own, as a command started from a shell has: a kill reaches its children
     if file_limit is not None:  # writes past it fail with EFBIG, as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
     os.chdir(cwd)
@@ -87,10 +112,12 @@ def run(
     timeout: float,
     stdin: bytes | None = None,
     file_limit: int | None = None,
+    kill_after: float | None = None,
 ) -> subprocess.CompletedProcess:
     """What `subprocess.run([sys.executable, "-m", "pipeline", *args], input=stdin, capture_output=True, text=True)`
     returns (no `stdin`: the command reads an empty input, as from /dev/null); `file_limit`: the process's
-    RLIMIT_FSIZE in bytes."""
+    RLIMIT_FSIZE in bytes; `kill_after`: seconds after which a command still running is killed with SIGKILL, its
+    whole process group (its return code is then -9)."""
     with tempfile.TemporaryDirectory(prefix="cli-") as folder:
         given, stdout, stderr = Path(folder) / "stdin", Path(folder) / "stdout", Path(folder) / "stderr"
         given.write_bytes(stdin or b"")
@@ -99,14 +126,14 @@ def run(
         process = _fork_server().Process(
             target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr), file_limit)
         )
-        # multiprocessing re-runs the caller's `__main__` script in the child, and an AppTest leaves its page script
-        # there: the command must start from `pipeline/__main__.py` alone.
-        with _starting:  # callers in threads (bench/faults.py) must not swap `__main__` over each other
-            caller_main, sys.modules["__main__"] = sys.modules["__main__"], types.ModuleType("__main__")
-            try:
-                process.start()
-            finally:
-                sys.modules["__main__"] = caller_main
+        _start(process)
+        if kill_after is not None:
+            process.join(kill_after)
+            if process.exitcode is None:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except ProcessLookupError:  # killed before it made its group
+                    process.kill()
         process.join(timeout)
         if process.exitcode is None:
             process.kill()
