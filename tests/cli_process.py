@@ -7,8 +7,9 @@ language models. Over the suite's hundreds of CLI runs that added up to minutes.
 does that once per pytest worker (tests/cli_server.py) and forks a process per command, which runs
 `pipeline/__main__.py` as `python -m` does (its own environment, working folder, arguments, standard output and
 error in files, exit status, atexit handlers), so each test still sees a separate process with the command's real
-behaviour. No state the pipeline builds is made in the server, so nothing crosses from one test to the next. Tests
-that signal or time a process (kills, locks held by a running command) start a real interpreter with
+behaviour. No state the pipeline builds is made in the server, so nothing crosses from one test to the next. `run`
+can kill a command after a given time (its whole process group: the fault sweep, bench/faults.py); tests that must
+act on a running command in other ways (a signal at a chosen step, locks it holds) start a real interpreter with
 `tests.helpers.cli_command` instead.
 """
 
