@@ -41,10 +41,10 @@ def open_and_inspect(page, url: str) -> tuple[str, list[str], list[str], list[st
         page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=RUN_TIMEOUT_MS)
         page.wait_for_selector("[data-testid='stMain']", timeout=RUN_TIMEOUT_MS)
         page.wait_for_timeout(1_000)  # late images or links would load now
-    text = page.locator("body").inner_text().replace(WORD_JOINER, "")
-    images = page.locator("img").evaluate_all("els => els.map(e => e.src)")
-    anchors = page.locator("a").evaluate_all("els => els.map(e => e.href)")
-    assert page.locator("[data-testid='stException']").count() == 0, f"{url}: an exception is shown"
+        text = page.locator("body").inner_text().replace(WORD_JOINER, "")
+        images = page.locator("img").evaluate_all("els => els.map(e => e.src)")
+        anchors = page.locator("a").evaluate_all("els => els.map(e => e.href)")
+        assert page.locator("[data-testid='stException']").count() == 0, f"{url}: an exception is shown"
     return text, images, anchors, requested
 
 
