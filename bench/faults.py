@@ -37,7 +37,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import cli_process
-from tests.helpers import cli_environment, copy_warehouse
+from tests.helpers import cli_arguments, cli_environment, copy_warehouse
 from tests.local_server import LocalServer, message_text
 
 REPO = Path(__file__).resolve().parent.parent
@@ -152,12 +152,16 @@ def environment(root: Path) -> dict[str, str]:
     return {**cli_environment(), "DISH_ATLAS_DATA": str(root / "no-data")}
 
 
-def run(folder: Path, args: tuple[str, ...], env: dict[str, str]) -> tuple[int, str, float]:
-    """A command run to completion (set-ups, clean runs, reruns; the killed runs too, in `trial`) in a process forked
+def run(
+    folder: Path, args: tuple[str, ...], env: dict[str, str], kill_after: float | None = None
+) -> tuple[int, str, float]:
+    """A command run (set-ups, clean runs, reruns; killed after `kill_after` seconds in `trial`) in a process forked
     from tests/cli_process.py's server, whose imports and language models are loaded once per sweep instead of once
     per command: the clean run's duration, which sets the kill moments, is the command's own work."""
     started = time.perf_counter()
-    done = cli_process.run(["--warehouse", str(folder / WAREHOUSE), *args], cwd=REPO, env=env, timeout=900)
+    done = cli_process.run(
+        cli_arguments(folder / WAREHOUSE, *args), cwd=REPO, env=env, timeout=900, kill_after=kill_after
+    )
     return done.returncode, done.stderr, time.perf_counter() - started
 
 
@@ -259,10 +263,7 @@ def prepare(scenario: Scenario, root: Path, starts: StartStates) -> tuple[Path, 
 
 def trial(scenario: Scenario, start: Path, reference: dict, kill_at: float, folder: Path, env: dict) -> Outcome:
     copy_state(start, folder)
-    done = cli_process.run(
-        ["--warehouse", str(folder / WAREHOUSE), *scenario.command], cwd=REPO, env=env, timeout=900, kill_after=kill_at
-    )
-    killed = done.returncode == -signal.SIGKILL
+    killed = run(folder, scenario.command, env, kill_after=kill_at)[0] == -signal.SIGKILL
     code, stderr, _ = run(folder, scenario.command, env)
     differences = []
     if code == 0:
