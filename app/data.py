@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from pipeline.settings import default_warehouse
+from pipeline.core.settings import default_warehouse
 from warehouse import queries
 from warehouse.db import NotPublished
 

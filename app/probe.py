@@ -22,9 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.backends import BACKEND_MODULES, BackendError, Request
-from pipeline.backends.embedded import embedded_model, is_embedded
-from pipeline.probe import (  # noqa: F401 (re-exported for the page: shared with `python -m pipeline probe`)
+from pipeline.answers.probe import (  # noqa: F401 (re-exported for the page: shared with `python -m pipeline probe`)
     LANGS,
     MATCH_THRESHOLD,
     Match,
@@ -34,6 +32,8 @@ from pipeline.probe import (  # noqa: F401 (re-exported for the page: shared wit
     prompt_text,
     task_id,
 )
+from pipeline.backends import BACKEND_MODULES, BackendError, Request
+from pipeline.backends.embedded import embedded_model, is_embedded
 from pipeline.tasks import get_task
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pipeline.countries import country_table, language_countries  # noqa: E402
-from pipeline.geo import country_shapes  # noqa: E402
+from pipeline.reference.countries import country_table, language_countries  # noqa: E402
+from pipeline.reference.geo import country_shapes  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 from warehouse.io import insert  # noqa: E402
 from warehouse.queries import confusion, dish, geo, language  # noqa: E402

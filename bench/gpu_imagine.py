@@ -1,7 +1,7 @@
 """Imagine steps on a GPU: images/s of the text-to-image step and of the [CLS] embedding step at
 real size (1024 px, 28 denoising steps by default), through the pipeline's own classes.
 
-With no --generator / --encoder the tiny random FLUX and DINOv2 (pipeline/imagine/tiny.py) are built
+With no --generator / --encoder the tiny random FLUX and DINOv2 (pipeline/tiny/images.py) are built
 and run at the real image size and step count, which exercises the real code path and the GPU
 transfers without any download; pass local folders or hub ids (e.g. black-forest-labs/FLUX.1-dev,
 facebook/dinov2-giant, when cached) to measure the real models. Checks: every image has the asked
@@ -38,7 +38,7 @@ def log(message: str) -> None:
 
 
 def models(args: argparse.Namespace, scratch: Path) -> tuple[str, str]:
-    from pipeline.imagine import tiny
+    from pipeline.tiny import images as tiny
 
     generator = args.generator or str(tiny.build_text_to_image(scratch / "tiny-flux"))
     encoder = args.encoder or str(tiny.build_image_encoder(scratch / "tiny-dinov2"))

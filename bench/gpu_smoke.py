@@ -1,6 +1,6 @@
 """GPU smoke test and throughput check: the same prompts through vLLM and transformers, side by side.
 
-Builds the tiny text model (random Qwen2, pipeline.backends.tiny) unless --model names another,
+Builds the tiny text model (random Qwen2, pipeline.tiny.language) unless --model names another,
 then runs N short chat prompts (Russian, Ukrainian, English) through each backend in its own
 process (so one backend's GPU memory never constrains the other) and prints items/s, tokens/s and
 the vLLM/transformers ratio. Exits non-zero when a backend fails to start, loses or fails any
@@ -86,8 +86,8 @@ def build_model(out: Path) -> Path:
     command = [sys.executable, "-m", "pipeline", "tiny-model", "--kind", "text", "--out", str(out)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0 or not (out / "config.json").is_file():
-        log("CLI `tiny-model` unavailable or failed; building with pipeline.backends.tiny.build_tiny_model")
-        from pipeline.backends.tiny import build_tiny_model
+        log("CLI `tiny-model` unavailable or failed; building with pipeline.tiny.build.build_tiny_model")
+        from pipeline.tiny.build import build_tiny_model
 
         build_tiny_model("text", out)
     return out

@@ -1,7 +1,7 @@
 """import-responses throughput: our columnar import vs a row-by-row INSERT baseline, side by side.
 
 Both load the same real answer files into fresh warehouses that already hold the WorldCuisines
-items; ours goes through `pipeline.responses.import_file` (parse + validate + one transaction per
+items; ours goes through `pipeline.answers.responses.import_file` (parse + validate + one transaction per
 file), the baseline inserts the same generation rows with `executemany`.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pipeline.answers.responses import generation_id, import_file, model_from_path
 from pipeline.datasets import worldcuisines
-from pipeline.responses import generation_id, import_file, model_from_path
 from warehouse.db import Warehouse
 
 

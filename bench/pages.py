@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 
 from PIL import Image  # noqa: E402
 
-from pipeline.settings import default_warehouse  # noqa: E402
+from pipeline.core.settings import default_warehouse  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, HEIGHT, WIDTH, serve  # noqa: E402
 from tests.e2e.test_browser import DECK, PAGES, Page, nav_titles  # noqa: E402
 

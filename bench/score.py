@@ -6,11 +6,11 @@
 Copies the warehouse (the published snapshot and `warehouse.work.duckdb` beside it) into a temporary folder, empties
 every table the two steps write, and times, in this process:
 
-- the whole `score` stage (`pipeline.score.score`: the pending query, extraction, metrics, inserts and the gold-text
-  checks; an answer's language is the `languages` step's alone), as answers/s beside the goal of
+- the whole `score` stage (`pipeline.score.stage.score`: the pending query, extraction, metrics, inserts and the
+  gold-text checks; an answer's language is the `languages` step's alone), as answers/s beside the goal of
   10,000/s and beside the extractor alone (`extract_countries` once per answer of the open-ended origin task, no
   reuse): the baseline the issue compared with;
-- the `languages` step (`pipeline.languages.detect_answer_languages`).
+- the `languages` step (`pipeline.score.languages.detect_answer_languages`).
 
 Then every row the two steps wrote is compared with the copied warehouse's own rows (timestamps aside): the copy was
 built by the pipeline as it is, or as it was before a speed-up, so equal rows show the speed-up changed no result
@@ -36,9 +36,9 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
-from pipeline import score as scoring  # noqa: E402
 from pipeline.extract.countries import extract_countries  # noqa: E402
-from pipeline.languages import detect_answer_languages  # noqa: E402
+from pipeline.score import stage as scoring  # noqa: E402
+from pipeline.score.languages import detect_answer_languages  # noqa: E402
 from warehouse.db import migrate  # noqa: E402
 
 GOAL_PER_S = 10_000

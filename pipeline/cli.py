@@ -15,14 +15,14 @@ import duckdb
 import typer
 from babel.core import UnknownLocaleError
 
-from pipeline import runconfig
+from pipeline.answers.generate import GenerationSpec
 from pipeline.backends.base import BackendError
-from pipeline.errors import CorpusError, DataError, OfflineError
+from pipeline.core.errors import CorpusError, DataError, OfflineError
+from pipeline.core.output import console, describe, fail_line, print_traceback, say
+from pipeline.core.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.executors import EXECUTORS, RayOptions
-from pipeline.output import console, describe, fail_line, print_traceback, say
-from pipeline.runconfig import GenerationSpec
-from pipeline.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
-from pipeline.steps import Options, run_pipeline
+from pipeline.flow import runconfig
+from pipeline.flow.steps import Options, run_pipeline
 from warehouse.db import Warehouse, WarehouseError, storage_failure
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
@@ -62,7 +62,7 @@ def main_options(
 
 
 def _pipeline(ctx: typer.Context, name: str, options: Options) -> None:
-    """Run a named pipeline of pipeline/steps.py on the warehouse the top-level `--warehouse` option
+    """Run a named pipeline of pipeline/flow/steps.py on the warehouse the top-level `--warehouse` option
     named (typer hands it down as `ctx.obj`); it always ends by publishing (a no-op when unchanged)."""
     _run(ctx, lambda: run_pipeline(name, ctx.obj.warehouse, options))
 
@@ -180,7 +180,7 @@ def import_responses(
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent. A file
     that imports nothing, or rejects more than --max-bad-share of its lines, fails (exit 2) and names what
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
-    from pipeline import responses  # polars and the extractors: imported by the commands that use them
+    from pipeline.answers import responses  # polars and the extractors: imported by the commands that use them
 
     formats = (*responses.FORMATS, "culturemix")
     if format not in formats:
@@ -224,7 +224,7 @@ def data_fetch(
             written = culturemix.fetch(target / "culturemix")
             say("{} CultureMix tables written to {}", len(written), target / "culturemix")
             return
-        from pipeline import fetch as fetching  # HTTP clients: only this command needs them
+        from pipeline.datasets import fetch as fetching  # HTTP clients: only this command needs them
 
         written = fetching.fetch(target)
         if images:
@@ -266,7 +266,7 @@ def tiny_edit_model(
     out: Annotated[Path, typer.Option(help="Folder to save the pipeline in.")],
 ) -> None:
     """Build a FluxKontextPipeline with tiny random weights offline (tests and smoke runs of --edit-model)."""
-    from pipeline.culturemix_compose import build_tiny_edit_pipeline
+    from pipeline.compose.culturemix import build_tiny_edit_pipeline
 
     _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_edit_pipeline(out)))
 
@@ -277,7 +277,7 @@ OutOption = Annotated[Path | None, typer.Option(help="Output file (default: stan
 
 def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method: str | None = None) -> None:
     def action() -> None:
-        from pipeline import export as exporting
+        from pipeline.export import tables as exporting
 
         if format not in exporting.FORMATS:
             raise DataError("--format", f"unknown format {format!r}; use csv or parquet")
@@ -547,7 +547,7 @@ def tiny_model(
     out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
 ) -> None:
     """Build a randomly initialised tiny model offline (for tests, smoke runs and GPU checks)."""
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     def action() -> None:
         path = build_tiny_model(kind, out)
@@ -609,7 +609,7 @@ def probe(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
 ) -> None:
     """Ask one model where a dish comes from: the answer, the countries it names, the dish's gold origins."""
-    from pipeline import probe as probing
+    from pipeline.answers import probe as probing
 
     def action() -> None:
         names = None
@@ -750,7 +750,7 @@ def _culturemix_demo_answers(model_dir: Path) -> tuple[GenerationSpec, ...]:
     """assets/culturemix.run.toml's generations, with the tiny vision model built next to the warehouse."""
     import dataclasses
 
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     if not (model_dir / "config.json").is_file():
         build_tiny_model("vision", model_dir)

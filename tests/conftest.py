@@ -173,7 +173,7 @@ def culturemix_warehouse(warehouse: Path, ingested_template) -> Path:
 @pytest.fixture(scope="session")
 def tiny_text_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A saved tiny Qwen2 chat model with a ChatML template (random weights: any text comes out)."""
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     return build_tiny_model("text", tmp_path_factory.mktemp("tiny-text"))
 
@@ -181,7 +181,7 @@ def tiny_text_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A saved tiny LLaVA model (small CLIP tower + tiny Qwen2) with its processor."""
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     return build_tiny_model("vision", tmp_path_factory.mktemp("tiny-vision"))
 
@@ -189,7 +189,7 @@ def tiny_vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_text_to_image_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A saved tiny random FluxPipeline (draws 32x32 noise)."""
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     return build_tiny_model("text-to-image", tmp_path_factory.mktemp("tiny-flux"))
 
@@ -197,7 +197,7 @@ def tiny_text_to_image_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_image_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A saved tiny random Dinov2Model with its image processor ([CLS] of 32 numbers)."""
-    from pipeline.backends.tiny import build_tiny_model
+    from pipeline.tiny.build import build_tiny_model
 
     return build_tiny_model("image-encoder", tmp_path_factory.mktemp("tiny-dinov2"))
 

@@ -706,6 +706,13 @@ def _table_digests(con: duckdb.DuckDBPyConnection, database: str, path: Path) ->
     return [(schema, table, *row[1:]) for (schema, table), row in zip(tables, rows, strict=True)]
 
 
+def table_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    """`schema.table` -> (rows, content hashes) of each raw/core/meta table of the open working database: what a
+    step changed is what differs between two calls (the flow's write audit, pipeline/flow/steps.py)."""
+    database = con.execute("SELECT current_database()").fetchone()[0]
+    return {f"{schema}.{table}": tuple(rest) for schema, table, *rest in _table_digests(con, database, Path(database))}
+
+
 def _file_counts(path: Path) -> dict[str, int]:
     con = duckdb.connect(":memory:")
     try:

@@ -5,7 +5,7 @@ Countries are drawn as flat polygons, each shrunk by GAP degrees (mitred corners
 shows between neighbours as their border (~1/3 px at the world view; the maps stop at zoom 4, where it
 is ~3 px). Islands smaller than MIN_AREA square degrees (~2 pixels at the world view) are left
 out, unless they are a country's largest polygon: they cannot be seen or clicked, and there are
-thousands. Coordinates are rounded to 2 decimals (the outlines' own grid, pipeline/geo.py PRECISION).
+thousands. Coordinates are rounded to 2 decimals (the outlines' own grid, pipeline/reference/geo.py PRECISION).
 
 Before that, all countries are simplified together (`simplified`: GEOS coverage simplification, which
 keeps neighbours' shared borders identical) by DETAIL (about half a pixel at the world view): with

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-from pipeline.registry import Registry
+from pipeline.core.registry import Registry
 
 
 class BackendError(RuntimeError):

@@ -83,7 +83,7 @@ def converted_path(model: str, cache_dir: Path | None = None) -> Path:
     """The model's safetensors folder, converting the shipped GGUF the first time (see the module docstring)."""
     entry = embedded_model(model)
     if cache_dir is None:
-        from pipeline.settings import default_cache_dir
+        from pipeline.core.settings import default_cache_dir
 
         cache_dir = default_cache_dir() / "models"
     target = cache_dir / entry.title

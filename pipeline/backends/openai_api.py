@@ -7,7 +7,7 @@ server-sent events and mid-stream errors. This module adds what the pipeline nee
 concurrency limit (`concurrency` requests in flight on one asyncio loop), one line per failure,
 a fail-fast when the server is down, and the key: read from the environment variable named by
 `api_key_env` when a client is made for one call, never stored on the backend, never part of
-`settings()`, and scrubbed (`pipeline/scrub.py`) from every text a server sends back.
+`settings()`, and scrubbed (`pipeline/core/scrub.py`) from every text a server sends back.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import httpx2
 import openai
 
 from pipeline.backends.base import BackendError, Message, ModelIdentity, Request, Response, register
-from pipeline.scrub import scrub
+from pipeline.core.scrub import scrub
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 BASE_URL_ENV = "DISH_ATLAS_OPENAI_BASE_URL"

@@ -1,7 +1,7 @@
 """Recorded answers served through the generate path: re-running the pipeline without a model.
 
 Two ways answers produced elsewhere reach the warehouse:
-- `python -m pipeline import-responses task2_oe_MODEL.jsonl` (pipeline/responses.py) loads
+- `python -m pipeline import-responses task2_oe_MODEL.jsonl` (pipeline/answers/responses.py) loads
   WorldCuisines answer files straight into core.generations, one transaction per file; that is how
   the published WorldCuisines predictions are replayed into the warehouse.
 - this backend answers a task's requests from a recording, keyed by **what was asked**: the

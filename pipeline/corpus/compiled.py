@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline import derived
+from pipeline.core import derived
+from pipeline.corpus.fold import Alphabet, Folded
 
 MODULE = "dish_atlas_fold"
 # The C-contiguous types the scan passes (a layout-generic signature ran at 60% of the JIT's speed).
@@ -149,3 +150,24 @@ def _checked(kernel: Kernel) -> Kernel:
         )
 
     return fold
+
+
+class Folder:
+    """Folds batches with one alphabet, reusing its buffers (fresh gigabytes of pages cost as much as the fold)."""
+
+    def __init__(self, alphabet: Alphabet) -> None:
+        self.alphabet = alphabet
+        self._case = np.empty(0, dtype=np.uint16)
+        self._text = np.empty(0, dtype=np.uint8)
+
+    def __call__(self, data: np.ndarray, offsets: np.ndarray) -> Folded:
+        """Fold documents given as UTF-8 `data` and int64 `offsets` (document i is data[offsets[i]:offsets[i+1]])."""
+        need = int(offsets[-1] - offsets[0]) + 3 * len(offsets) + 2
+        if len(self._case) < need:
+            self._case = np.empty(need + need // 4, dtype=np.uint16)
+            self._text = np.empty(len(self._case), dtype=np.uint8)
+        tables = self.alphabet.by_pair, self.alphabet.by_code_point
+        size, starts, ends = fold_kernel()(data, offsets, *tables, self._case)
+        case, text = self._case[:size], self._text[:size]
+        np.copyto(text, case, casting="unsafe")
+        return Folded(text, case, starts, ends)

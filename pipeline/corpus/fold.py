@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.errors import CorpusError
+from pipeline.core.errors import CorpusError
 
 DROP, WORD, SEP, SPACE = 0, 1, 0x0A, 0x20
 FIRST_CODE = 0x21
@@ -132,26 +132,3 @@ class Folded:
     case: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-
-
-class Folder:
-    """Folds batches with one alphabet, reusing its buffers (fresh gigabytes of pages cost as much as the fold)."""
-
-    def __init__(self, alphabet: Alphabet) -> None:
-        self.alphabet = alphabet
-        self._case = np.empty(0, dtype=np.uint16)
-        self._text = np.empty(0, dtype=np.uint8)
-
-    def __call__(self, data: np.ndarray, offsets: np.ndarray) -> Folded:
-        """Fold documents given as UTF-8 `data` and int64 `offsets` (document i is data[offsets[i]:offsets[i+1]])."""
-        need = int(offsets[-1] - offsets[0]) + 3 * len(offsets) + 2
-        if len(self._case) < need:
-            self._case = np.empty(need + need // 4, dtype=np.uint16)
-            self._text = np.empty(len(self._case), dtype=np.uint8)
-        from pipeline.corpus.compiled import fold_kernel  # loaded when a batch is folded, not by every import
-
-        tables = self.alphabet.by_pair, self.alphabet.by_code_point
-        size, starts, ends = fold_kernel()(data, offsets, *tables, self._case)
-        case, text = self._case[:size], self._text[:size]
-        np.copyto(text, case, casting="unsafe")
-        return Folded(text, case, starts, ends)

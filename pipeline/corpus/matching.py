@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from pipeline.corpus.fold import SPACE, UPPER, Folded, Folder
+from pipeline.corpus.compiled import Folder
+from pipeline.corpus.fold import SPACE, UPPER, Folded
 from pipeline.corpus.patterns import COUNTRY, DISH, Literals, PatternSet
 
 MAX_SAMPLES = 3

@@ -33,7 +33,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from pipeline import derived
+from pipeline.core import derived
 from pipeline.corpus.fold import Alphabet
 
 DISH, COUNTRY, UK_NAME, RU_NAME = 0, 1, 2, 3

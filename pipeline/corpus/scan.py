@@ -29,7 +29,8 @@ import duckdb
 import numpy as np
 import xxhash
 
-from pipeline.corpus.fold import Folder
+from pipeline.core.errors import CorpusError
+from pipeline.corpus.compiled import Folder
 from pipeline.corpus.matching import MAX_SAMPLES, Counts, SampleContext, count_batch, fold_column
 from pipeline.corpus.patterns import (
     DISH,
@@ -41,7 +42,6 @@ from pipeline.corpus.patterns import (
     patterns_from_inputs,
 )
 from pipeline.corpus.readers import CorruptShard, iter_documents, shard_format
-from pipeline.errors import CorpusError
 from warehouse.io import insert, transaction
 
 
@@ -107,7 +107,7 @@ def resolve_shards(source: str, text_field: str = "text") -> list[str]:
 def fetch_remote_shards(source: str, text_field: str, cache: Path | None = None) -> list[str]:
     """Each remote file of an `hf://` path or glob, as a local Parquet shard of its text column
     (cached by URL, so a rerun reuses it and the shard checksums skip what was scanned)."""
-    from pipeline.settings import default_data_dir
+    from pipeline.core.settings import default_data_dir
 
     cache = cache or default_data_dir() / "corpora" / "hf"
     cache.mkdir(parents=True, exist_ok=True)

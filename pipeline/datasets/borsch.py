@@ -17,7 +17,8 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.countries import is_iso_alpha2
+from pipeline.core.errors import DataError
+from pipeline.core.text import display_name, norm_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import (
     Dataset,
@@ -44,8 +45,7 @@ from pipeline.datasets.common import (
     record_source,
     sha256_files,
 )
-from pipeline.errors import DataError
-from pipeline.text import display_name, norm_name
+from pipeline.reference.countries import is_iso_alpha2
 from warehouse.io import insert, transaction
 
 REPO = "alavrouk/BORSch"
@@ -400,8 +400,8 @@ def image_manifest(data_dir: Path, timeout: float = 60.0) -> list[RemoteFile]:
     import urllib.error
     import urllib.request
 
-    from pipeline.errors import OfflineError
-    from pipeline.fetch import check_online
+    from pipeline.core.errors import OfflineError
+    from pipeline.datasets.fetch import check_online
 
     check_online(GITHUB_TREE)
     try:

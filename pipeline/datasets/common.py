@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.errors import DataError
-from pipeline.text import display_name, norm_name
+from pipeline.core.errors import DataError
+from pipeline.core.text import display_name, norm_name
 from warehouse.io import insert, scalar
 
 

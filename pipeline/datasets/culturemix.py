@@ -34,8 +34,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.countries import UnknownCountry, _english_index, resolve_english, resolve_uk_nation
-from pipeline.cultural_distance import cultural_distance, great_circle_km, nearest
+from pipeline.core.errors import DataError, OfflineError
+from pipeline.core.text import display_name, norm_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, TaskItems
 from pipeline.datasets.common import (
@@ -51,8 +51,9 @@ from pipeline.datasets.common import (
     record_source,
     sha256_files,
 )
-from pipeline.errors import DataError, OfflineError
-from pipeline.text import display_name, norm_name
+from pipeline.extract.english import UnknownCountry, _english_index, resolve_english
+from pipeline.reference.countries import resolve_uk_nation
+from pipeline.reference.cultural_distance import cultural_distance, great_circle_km, nearest
 from warehouse.io import insert, scalar, transaction
 
 DATASET = DatasetInfo(

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.countries import is_iso_alpha2
+from pipeline.core.errors import DataError
+from pipeline.core.settings import SAMPLE_DIR
+from pipeline.core.text import display_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import Dataset, no_items
 from pipeline.datasets.common import (
@@ -23,9 +25,7 @@ from pipeline.datasets.common import (
     record_source,
     sha256_files,
 )
-from pipeline.errors import DataError
-from pipeline.settings import SAMPLE_DIR
-from pipeline.text import display_name
+from pipeline.reference.countries import is_iso_alpha2
 from warehouse.io import insert, transaction
 
 DATASET = DatasetInfo(

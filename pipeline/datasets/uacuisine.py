@@ -21,6 +21,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core.errors import DataError
+from pipeline.core.text import display_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import (
     Dataset,
@@ -42,9 +44,7 @@ from pipeline.datasets.common import (
     record_source,
     sha256_files,
 )
-from pipeline.errors import DataError
 from pipeline.tasks import get_task
-from pipeline.text import display_name
 from warehouse.io import insert, scalar, transaction
 
 DATASET = DatasetInfo(

@@ -20,7 +20,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.countries import UnknownCountry, resolve_english, resolve_uk_nation
+from pipeline.core.errors import DataError
+from pipeline.core.safepaths import safe_id
+from pipeline.core.text import display_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, RemoteFile, TaskItems, with_local_images
 from pipeline.datasets.common import (
@@ -39,10 +41,9 @@ from pipeline.datasets.common import (
     sha256_files,
     to_json,
 )
-from pipeline.errors import DataError
-from pipeline.safepaths import safe_id
+from pipeline.extract.english import UnknownCountry, resolve_english
+from pipeline.reference.countries import resolve_uk_nation
 from pipeline.tasks import get_task
-from pipeline.text import display_name
 from warehouse.io import insert, transaction
 
 REPO = "worldcuisines/worldcuisines"

@@ -1,7 +1,7 @@
-"""Executors: who runs the heavy stages' work. The steps (pipeline/steps.py) stay the same; only the loop that
+"""Executors: who runs the heavy stages' work. The steps (pipeline/flow/steps.py) stay the same; only the loop that
 asks the model (`generate`) or reads the shards (`corpus scan`) changes.
 
-* `local` (default): this process, as pipeline/generate.py and pipeline/corpus/scan.py do it.
+* `local` (default): this process, as pipeline/answers/generate.py and pipeline/corpus/scan.py do it.
 * `ray`: Ray Data on a local Ray or an existing cluster (`--ray-address` / `RAY_ADDRESS`):
   pipeline/executors/ray_generate.py and ray_corpus.py. Cache keys, shard checksums, the one-writer warehouse
   and its transactions stay on the driver, so both executors write the same rows and resume alike.

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.backends.base import BackendError
-from pipeline.errors import CorpusError
+from pipeline.core.errors import CorpusError
 from pipeline.executors import RayOptions
 
 ADDRESS_ENV = "RAY_ADDRESS"

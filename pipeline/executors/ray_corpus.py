@@ -86,7 +86,7 @@ class ShardScanner:
     def __init__(self, plan: dict, done: dict[str, str], work_dir: str) -> None:
         import ray
 
-        from pipeline.corpus.fold import Folder
+        from pipeline.corpus.compiled import Folder
         from pipeline.corpus.patterns import patterns_from_inputs
 
         inputs = ray.get(plan["inputs"]["ref"])

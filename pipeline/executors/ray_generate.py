@@ -1,7 +1,7 @@
 """`generate --executor ray`: the uncached requests as a Ray Data dataset, answered on Ray workers.
 
 The driver plans the requests and drops every cache key already answered before the dataset exists
-(pipeline/generate.py `run`), then commits what comes back, unit by unit, in its own transactions: a killed job
+(pipeline/answers/generate.py `run`), then commits what comes back, unit by unit, in its own transactions: a killed job
 loses at most the units in flight and the rerun asks only for the rest.
 
 * `transformers`, `openai`, `replay`: one row per chunk of requests (the local executor's chunks, so a batched
@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pipeline.answers.generate import Answers, GenerationSpec
 from pipeline.backends.base import Backend, Message, Request, Response
 from pipeline.executors import RayOptions
 from pipeline.executors.ray_cluster import (
@@ -32,8 +33,6 @@ from pipeline.executors.ray_cluster import (
     raise_failure,
     ray_cluster,
 )
-from pipeline.generate import Answers
-from pipeline.runconfig import GenerationSpec
 
 # CPU share of one worker that mostly waits on a server (openai) or a file (replay).
 WAITING_CPUS = 0.25

@@ -44,7 +44,7 @@ ALIASES: dict[str, dict[str, str]] = {
         "Соединенные Штаты": "US",
         "США": "US",
         # Korea: CLDR ru says "Республика Корея"; the everyday names are these. Bare "Корея" follows the
-        # convention of pipeline.countries (a "Korean" dish is South Korean unless North is said).
+        # convention of pipeline.reference.countries (a "Korean" dish is South Korean unless North is said).
         "Южная Корея": "KR",
         "Северная Корея": "KP",
         "Корея": "KR",

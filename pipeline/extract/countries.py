@@ -35,9 +35,9 @@ import ahocorasick
 import numpy as np
 from rapidfuzz.distance import OSA
 
+from pipeline.core.text import fold, fold_with_offsets
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
 from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
-from pipeline.text import fold, fold_with_offsets
 
 # Stored with each extraction; bumped when the gazetteer or the rules change, so `score` redoes older ones
 # (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article;
@@ -578,8 +578,9 @@ _LONG_ANSWER = 65_536
 
 @contextlib.contextmanager
 def cyclic_gc_paused() -> Iterator[None]:
-    """Reference counting alone frees what extraction makes (it builds no reference cycles), so the cyclic
-    collector is paused for one long answer (or the whole score stage, `pipeline.score`) and restored as it was."""
+    """Reference counting alone frees what extraction makes (it builds no reference cycles), so the
+    cyclic collector is paused for one long answer (or the whole score stage, `pipeline.score.stage`) and restored as it
+    was."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.text import norm_name
+from pipeline.core.text import norm_name
 
 EXTRACTOR = "dish_names@1"
 _SPLIT = re.compile(r"[\n;,/|]|\s(?:или|або|or|and|и|і|та)\s|\d+[.)]\s", re.I)

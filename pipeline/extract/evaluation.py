@@ -135,7 +135,7 @@ def case_forms(lang: str) -> list[tuple[str, str]]:
     import pycountry
     from babel import Locale
 
-    from pipeline.morph import analyzer as _analyzer
+    from pipeline.core.morph import analyzer as _analyzer
 
     morph = _analyzer(lang)
 

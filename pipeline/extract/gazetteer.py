@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import pycountry
 from babel import Locale
 
+from pipeline.core.morph import MORPH_LANGS
+from pipeline.core.morph import analyzer as _analyzer
+from pipeline.core.text import fold_phrase
 from pipeline.extract import aliases, czech, demonyms
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
-from pipeline.morph import MORPH_LANGS
-from pipeline.morph import analyzer as _analyzer
-from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
 KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
@@ -76,7 +76,7 @@ AMBIGUOUS: list[Ambiguity] = []
 
 
 def normalise(text: str) -> str:
-    """Lower-case, ё→е, one apostrophe and dash, single spaces: `pipeline.text.fold_phrase`, the
+    """Lower-case, ё→е, one apostrophe and dash, single spaces: `pipeline.core.text.fold_phrase`, the
     one fold of country names."""
     return fold_phrase(text)
 
@@ -458,7 +458,7 @@ def _nation_surfaces(lang: str) -> dict[str, str]:
     the names and adjectives listed above (Inggris, which is the UK in Indonesian, is not England)."""
     import gettext
 
-    from pipeline.countries import UK_NATIONS
+    from pipeline.reference.countries import UK_NATIONS
 
     names: dict[str, str] = {}
     try:
@@ -520,7 +520,7 @@ def build_gazetteer(langs: tuple[str, ...] = LANGS) -> list[Entry]:
 def _lang_entries(lang: str) -> tuple[Entry, ...]:
     """A language's entries, from the disk cache when this code and its library data built them before: inflecting
     and reading CLDR take about a second per language, paid by every command that extracts countries."""
-    from pipeline import derived
+    from pipeline.core import derived
 
     _territories(lang)  # a language CLDR does not know fails here, before the cache is looked at
     path = derived.cache_path("gazetteer", lang, derived.inputs_digest("gazetteer", lang))

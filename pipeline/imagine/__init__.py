@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import DataError
+from pipeline.core.errors import DataError
 
 STEPS = ("dish_description", "translate", "imagine", "embed", "similarity")
 DEFAULT_GENERATOR = "black-forest-labs/FLUX.1-dev"
@@ -76,7 +76,7 @@ def device_and_dtype(device: str, dtype: str, gpu_default: str):
 
 
 def specs_from_config(path: Path, tables: list[dict], models: dict) -> list[ImagineSpec]:
-    """`[[imagine]]` tables of a run configuration (see pipeline/runconfig.py) as specs, one per
+    """`[[imagine]]` tables of a run configuration (see pipeline/flow/runconfig.py) as specs, one per
     describer and language; describers and the translator are names under `[models]`."""
     specs = []
     for index, table in enumerate(tables, start=1):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline import generate
+from pipeline.answers import generate
 from pipeline.backends import Backend
 from pipeline.tasks import get_task
 

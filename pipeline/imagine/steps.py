@@ -12,7 +12,7 @@ import duckdb
 
 from pipeline.backends import create_backend
 from pipeline.imagine import STEPS, ImagineSpec, describe, embed, render, similarity, translate
-from pipeline.imagine.tiny import is_tiny_random
+from pipeline.tiny.marker import is_tiny_random
 from warehouse.io import new_run_id, transaction
 
 Say = Callable[[str], None]

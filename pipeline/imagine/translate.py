@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
-from pipeline import generate
+from pipeline.answers import generate
 from pipeline.backends import Backend
 from pipeline.datasets.base import ensure_task
 from pipeline.imagine.describe import Description

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.settings import default_warehouse
+from pipeline.core.settings import default_warehouse
 from warehouse.db import Warehouse
 
 _RETRIES = 20  # another process holding the file: wait up to ~2 s

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.scrub import scrub
+from pipeline.core.scrub import scrub
 from pipeline.stores import PROBES, StoreError
 
 PROBES_ENV = PROBES.env

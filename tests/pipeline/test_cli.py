@@ -12,8 +12,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.errors import OfflineError
-from pipeline.fetch import RemoteFile, fetch
+from pipeline.core.errors import OfflineError
+from pipeline.datasets.fetch import RemoteFile, fetch
 from tests.helpers import REPO, query, run_cli
 
 CONTRACT = ["dataset", "lang", "dish_id", "name", "origins", "source"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from collections import Counter
 
-from pipeline.countries import is_iso_alpha2
+from pipeline.reference.countries import is_iso_alpha2
 from tests.helpers import REPO
 
 GOLD = REPO / "tests" / "data" / "country_gold.tsv"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.culturemix_answers import food_phrase, parse_food
-from pipeline.culturemix_metrics import classify_shift, food_match, food_similarity, label_entropy
-from pipeline.metrics import get_metric
+from pipeline.answers.culturemix import food_phrase, parse_food
+from pipeline.score.culturemix import classify_shift, food_match, food_similarity, label_entropy
+from pipeline.score.metrics import get_metric
 from tests.helpers import copy_warehouse, query, run_cli
 
 CONTRACT = (

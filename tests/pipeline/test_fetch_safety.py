@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.core.errors import DataError, OfflineError
+from pipeline.core.safepaths import inside, safe_id
 from pipeline.datasets import worldcuisines
 from pipeline.datasets.base import RemoteFile
-from pipeline.errors import DataError, OfflineError
-from pipeline.fetch import fetch
-from pipeline.safepaths import inside, safe_id
+from pipeline.datasets.fetch import fetch
 
 HOSTILE_DESTINATIONS = [
     "../outside.txt",

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 from PIL import Image
 
+from pipeline.answers.generate import ItemInput, cache_key, render
 from pipeline.backends import Message, ModelIdentity
 from pipeline.backends.replay import record_answers
-from pipeline.generate import ItemInput, cache_key, render
 from pipeline.tasks import get_task, with_prompt_table
 from tests.helpers import REPO, query, run_cli
 

@@ -6,8 +6,8 @@ import json
 
 from shapely.geometry import Point, shape
 
-from pipeline.cultural_distance import continent_of
-from pipeline.geo import country_shapes
+from pipeline.reference.cultural_distance import continent_of
+from pipeline.reference.geo import country_shapes
 
 
 def test_one_outline_per_country_with_crimea_in_ukraine_and_mainland_label_points() -> None:
@@ -33,7 +33,8 @@ def test_continents_follow_natural_earth() -> None:
 
 def test_outlines_are_kept_in_the_cache_and_a_damaged_file_is_rebuilt(tmp_path, monkeypatch) -> None:
     """A new warehouse reads the outlines a first one built (seconds of geopandas work) instead of rebuilding them."""
-    from pipeline import derived, geo
+    from pipeline.core import derived
+    from pipeline.reference import geo
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     path = derived.cache_path("reference", "country_shapes", geo._digest())

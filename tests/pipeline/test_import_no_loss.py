@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import responses
-from pipeline.responses import ImportedAnswer, parse_line
+from pipeline.answers import responses
+from pipeline.answers.responses import ImportedAnswer, parse_line
 from tests.helpers import query, run_cli
 from warehouse.db import Warehouse
 

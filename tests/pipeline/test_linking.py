@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.linking import Name, best_links, find_links, transliterate
-from pipeline.text import norm_name
+from pipeline.core.text import norm_name
+from pipeline.datasets.linking import Name, best_links, find_links, transliterate
 from tests.helpers import query, run_cli
 
 

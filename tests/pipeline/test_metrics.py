@@ -8,7 +8,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pipeline.metrics import (
+from pipeline.core.text import norm_name
+from pipeline.score.metrics import (
     METRICS,
     DuplicateMetric,
     crude_stem,
@@ -28,7 +29,6 @@ from pipeline.metrics import (
     word_set_match,
     word_set_overlap,
 )
-from pipeline.text import norm_name
 
 CODES = ["UA", "RU", "PL", "GE", "FR", "IT", "US", "JP"]
 country_sets = st.frozensets(st.sampled_from(CODES))

@@ -17,13 +17,13 @@ import pytest
 ORDERS = {
     "the gazetteer, then Ukrainian dish names scored, then the gazetteer": (
         "from pipeline.extract.gazetteer import inflect\n"
-        "from pipeline.names import stems\n"
+        "from pipeline.score.names import stems\n"
         "inflect('франция', 'ru')\n"
         "stems('борщ український', 'uk')\n"
         "forms = inflect('летний сад', 'ru')\n"
     ),
     "the gazetteer, then ingredient lemmas, then the gazetteer": (
-        "from pipeline.uacuisine_metrics import lemmas\n"
+        "from pipeline.score.uacuisine import lemmas\n"
         "from pipeline.extract.gazetteer import inflect\n"
         "inflect('франция', 'ru')\n"
         "lemmas('капусту і буряк')\n"
@@ -40,8 +40,10 @@ def test_russian_second_locative_survives_any_load_order(order: str) -> None:
 
 
 def test_every_module_shares_one_analyzer_per_language() -> None:
-    from pipeline import morph, names, uacuisine_metrics
+    from pipeline.core import morph
     from pipeline.extract import gazetteer
+    from pipeline.score import names
+    from pipeline.score import uacuisine as uacuisine_metrics
 
     for lang in ("ru", "uk"):
         assert gazetteer._analyzer(lang) is morph.analyzer(lang)

@@ -7,9 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.core.text import norm_name
 from pipeline.extract.dish_names import extract_dish_names
-from pipeline.metrics import get_metric, paper_substring
-from pipeline.names import (
+from pipeline.score.metrics import get_metric, paper_substring
+from pipeline.score.names import (
     AcceptedName,
     NameAnswer,
     NameGold,
@@ -18,7 +19,6 @@ from pipeline.names import (
     score_name,
     stems,
 )
-from pipeline.text import norm_name
 from tests.helpers import query, run_cli
 
 BORSCHT = NameGold((AcceptedName("Борщ", "ru"), AcceptedName("Borscht", "en")), paper="Borscht")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.paper_scores import compare
+from pipeline.score.paper_scores import compare
 from tests.helpers import run_cli
 
 # Cells where the published number evidently comes from a slightly different prediction file than the

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.answers.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
 from pipeline.datasets.worldcuisines import predictions
-from pipeline.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
 from tests.helpers import REPO, query, run_cli
 
 

@@ -155,8 +155,8 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
     score with the task's name instead of skipping its answers silently."""
     from dataclasses import replace
 
-    from pipeline import score as scoring
     from pipeline import tasks
+    from pipeline.score import stage as scoring
     from warehouse.db import Warehouse
     from warehouse.io import insert
 
@@ -236,12 +236,12 @@ def test_each_stored_row_is_what_its_answer_gives_alone(sampled_work: Path, tmp_
     task (the same text answered in several prompt languages included), each stored extraction, span, name
     match and score equals what the task's extractor, the name scorer and the metrics give that one answer by
     itself."""
-    from pipeline import names
-    from pipeline import score as scoring
-    from pipeline.countries import UK_NATIONS
     from pipeline.extract import get_extractor
     from pipeline.extract.choice import paper_choice
-    from pipeline.metrics import get_metric
+    from pipeline.reference.countries import UK_NATIONS
+    from pipeline.score import names
+    from pipeline.score import stage as scoring
+    from pipeline.score.metrics import get_metric
     from pipeline.tasks import registry
 
     work = tmp_path / "warehouse.work.duckdb"

@@ -1,5 +1,5 @@
 """A model server that echoes the caller's API key in every path it can: the key appears in no
-exception, answer, stored row, log line or command output (one scrub, pipeline/scrub.py)."""
+exception, answer, stored row, log line or command output (one scrub, pipeline/core/scrub.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.openai_api import OpenAIBackend
-from pipeline.scrub import scrub
+from pipeline.core.scrub import scrub
 from pipeline.stores import probes as probe_store
 from tests.helpers import copy_warehouse, run_cli
 

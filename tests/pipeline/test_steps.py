@@ -1,4 +1,4 @@
-"""The stages as declared steps (pipeline/steps.py): one writer per table, pipelines made of known
+"""The stages as declared steps (pipeline/flow/steps.py): one writer per table, pipelines made of known
 steps in data-flow order, and every writing command ending in publish."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.steps import PIPELINES, STEPS
+from pipeline.flow.steps import PIPELINES, STEPS
 from tests.helpers import run_cli
 from warehouse.db import migrate
 

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.text import display_name, norm_name
+from pipeline.core.text import display_name, norm_name
 
 
 def test_capitals_become_sentence_case() -> None:

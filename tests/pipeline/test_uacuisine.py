@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import metrics, uacuisine_metrics
+from pipeline.score import metrics
+from pipeline.score import uacuisine as uacuisine_metrics
 from pipeline.tasks import get_task
 from tests.helpers import query, run_cli
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.steps import STEPS
+from pipeline.flow.steps import STEPS
 from warehouse.db import NotPublished, Warehouse, WarehouseError, WarehouseLocked, migrations
 
 
@@ -165,7 +165,7 @@ def _built_in_full(wh: Warehouse, folder: Path) -> Path:
 def test_a_publish_rebuilds_only_the_marts_its_changes_reach(borsch_warehouse: Path, tmp_path: Path) -> None:
     """A corpus scan changes the corpus tables only: the snapshot is copied and the corpus marts rebuilt, and the
     result is what a full rebuild gives."""
-    from pipeline.steps import Options, run_pipeline
+    from pipeline.flow.steps import Options, run_pipeline
 
     wh = Warehouse(borsch_warehouse)
     wh.publish(force=True)

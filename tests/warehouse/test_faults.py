@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from bench.faults import summary, sweep
-from pipeline import responses
+from pipeline.answers import responses
 from tests.helpers import query, run_cli
 from warehouse.db import Warehouse
 

@@ -5,7 +5,7 @@
 -- always labelled: `answer_dataset` asked the question (its photo, its prompt in `lang`), `model`
 -- answered, and each score exists twice, against the dish's own gold (`*_dish_gold`: the dataset the
 -- dish belongs to, e.g. BORSch) and against the asking dataset's gold (`*_answer_gold`).
--- Scores follow pipeline/metrics.py: Jaccard of the named countries and the gold (1 when both are
+-- Scores follow pipeline/score/metrics.py: Jaccard of the named countries and the gold (1 when both are
 -- empty), accuracy = the first named country is a gold one; NULL when the dish has no gold origin.
 CREATE OR REPLACE TABLE marts.linked_origin_answers AS
 WITH links AS (

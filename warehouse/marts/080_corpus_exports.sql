@@ -1,4 +1,4 @@
--- Corpus analytics exports (contracts: see pipeline/export.py). Corpora of one language are summed.
+-- Corpus analytics exports (contracts: see pipeline/export/tables.py). Corpora of one language are summed.
 
 -- One row per (corpus language, dish): documents naming the dish, with one of its true origins, with any country.
 CREATE OR REPLACE TABLE marts.cooccurrence AS

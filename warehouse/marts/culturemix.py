@@ -1,6 +1,6 @@
 """CultureMix marts: one row per answer with its parse, correctness and label shift; entropies per
 target food; where the answers come from. The measures are the pure functions of
-pipeline/culturemix_metrics.py (pinned by tests), applied here once at publish.
+pipeline/score/culturemix.py (pinned by tests), applied here once at publish.
 
 - marts.culturemix_answers: the `export culturemix` contract (model, subtask, prompt,
   target_food_id, image, target_country, distractor_country, background_country, distance,
@@ -59,8 +59,8 @@ CONTRACT = [
 
 
 def answers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    from pipeline.cultural_distance import continent_of
-    from pipeline.culturemix_metrics import FOOD_THRESHOLD, classify_shift
+    from pipeline.reference.cultural_distance import continent_of
+    from pipeline.score.culturemix import FOOD_THRESHOLD, classify_shift
 
     frame = con.sql(ANSWERS_SQL).pl()
     # The same model's SF answer for the same food and prompt (the first SF image, when several).
@@ -89,7 +89,7 @@ def answers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def entropies(frame: pl.DataFrame) -> pl.DataFrame:
-    from pipeline.culturemix_metrics import label_entropy
+    from pipeline.score.culturemix import label_entropy
 
     rows = []
     groups = [("all", None), ("SF", "subtask"), ("distance", "distance"), ("distractor_kind", "distractor_kind")]

@@ -11,7 +11,7 @@ import math
 import duckdb
 import polars as pl
 
-from pipeline.imagine.similarity import bootstrap_spearman, spearman
+from warehouse.stats import bootstrap_spearman, spearman
 
 KEYS = ["model", "dataset", "lang", "generator", "encoder"]
 SCHEMA = {

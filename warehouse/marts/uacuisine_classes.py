@@ -1,7 +1,7 @@
 """marts.uacuisine_classes: UACUISINE's taste (salty / sweet) and serving-temperature (hot / cold)
 questions as classification, per model and prompt language: precision, recall and support of each
 class, the way the study reports them. The answers and gold are read as classes by the same pure
-function the score stage's metrics use (pipeline/uacuisine_metrics.py)."""
+function the score stage's metrics use (pipeline/score/uacuisine.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ QUESTIONS = {"uacuisine.taste": "taste", "uacuisine.temperature": "temperature"}
 
 
 def build(con: duckdb.DuckDBPyConnection) -> None:
-    from pipeline.uacuisine_metrics import classification_report, classify
+    from pipeline.score.uacuisine import classification_report, classify
 
     rows = con.sql(
         """SELECT i.task_id, g.model_id AS model, g.lang, g.response, t.text AS gold

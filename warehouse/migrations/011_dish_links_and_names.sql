@@ -2,7 +2,7 @@
 -- answer was matched.
 
 -- A link between two datasets' records of one dish, one row per direction. Written by one step
--- (`link`, pipeline/linking.py) from core.dishes, core.dish_names and core.parallel_dishes.
+-- (`link`, pipeline/datasets/linking.py) from core.dishes, core.dish_names and core.parallel_dishes.
 CREATE TABLE core.dish_links (
     dish_key        TEXT NOT NULL,
     linked_dish_key TEXT NOT NULL,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from pipeline.corpus.fold import Folder
+from pipeline.corpus.compiled import Folder
 from pipeline.corpus.matching import Counts, SampleContext, count_batch, find_matches, fold_column, shared_sentence
 from pipeline.corpus.patterns import COUNTRY, DISH, PatternSet, Target
 

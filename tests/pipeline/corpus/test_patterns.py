@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.corpus.fold import SPACE, UPPER, Alphabet, Folder
+from pipeline.corpus.compiled import Folder
+from pipeline.corpus.fold import SPACE, UPPER, Alphabet
 from pipeline.corpus.patterns import forms
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.core.errors import DataError
 from pipeline.datasets import borsch
-from pipeline.errors import DataError
 from tests.helpers import query, run_cli
 
 

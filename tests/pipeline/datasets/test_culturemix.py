@@ -11,10 +11,10 @@ import duckdb
 import pytest
 from PIL import Image
 
-from pipeline.countries import UnknownCountry
-from pipeline.cultural_distance import continent_of, cultural_distance, great_circle_km, nearest
-from pipeline.culturemix_compose import compose
+from pipeline.compose.culturemix import compose
 from pipeline.datasets.culturemix import link_food, parse_background, register_compositions, resolve_country
+from pipeline.extract.english import UnknownCountry
+from pipeline.reference.cultural_distance import continent_of, cultural_distance, great_circle_km, nearest
 from tests.helpers import copy_warehouse, query, run_cli
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.countries import UnknownCountry, resolve_english
+from pipeline.extract.english import UnknownCountry, resolve_english
 from tests.helpers import query
 
 

@@ -15,10 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.answers.generate import GenerationSpec
 from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
+from pipeline.core.errors import DataError
 from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
-from pipeline.errors import DataError
 from pipeline.executors import RayOptions, endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
@@ -29,9 +30,8 @@ from pipeline.executors.ray_generate import (
     vllm_request_row,
     vllm_response,
 )
-from pipeline.runconfig import GenerationSpec
-from pipeline.runconfig import load as load_run_config
-from pipeline.steps import Options, run_pipeline
+from pipeline.flow.runconfig import load as load_run_config
+from pipeline.flow.steps import Options, run_pipeline
 from tests.helpers import copy_warehouse, query, run_cli
 from tests.local_server import LocalServer, message_text
 from warehouse.db import Warehouse

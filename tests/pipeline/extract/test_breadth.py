@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.countries import resolve_english
 from pipeline.extract.countries import EXTRACTOR, extract_countries
+from pipeline.extract.english import resolve_english
 
 
 def countries(text: str, lang: str) -> list[str]:
@@ -176,7 +176,7 @@ def test_uk_nations_are_regions_that_resolve_to_gb(text: str, lang: str, nation:
 
 
 def test_england_is_not_credited_for_a_scotland_gold_at_nation_level() -> None:
-    from pipeline.metrics import get_metric
+    from pipeline.score.metrics import get_metric
 
     nation_match = get_metric("uk_nation_match")
     england = extract_countries("It is an English dish.", "en")

@@ -6,10 +6,10 @@ import pycountry
 import pytest
 from babel import Locale
 
-from pipeline.countries import UK_NATIONS
 from pipeline.extract import aliases
 from pipeline.extract import gazetteer as gazetteer_module
 from pipeline.extract.gazetteer import AMBIGUOUS, KINDS, Entry, build_gazetteer, lookup, normalise
+from pipeline.reference.countries import UK_NATIONS
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.countries import is_iso_alpha2
 from pipeline.extract.countries import extract_countries
 from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, case_forms, evaluate, read_real_gold
+from pipeline.reference.countries import is_iso_alpha2
 from tests.helpers import REPO
 
 REAL_GOLD = REPO / "tests" / "data" / "country_gold_real.tsv"

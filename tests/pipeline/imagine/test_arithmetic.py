@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.imagine.similarity import bootstrap_spearman, intra_inter, ranks, spearman
+from pipeline.imagine.similarity import intra_inter
+from warehouse.stats import bootstrap_spearman, ranks, spearman
 
 ROOT_HALF = math.sqrt(0.5)
 

@@ -10,10 +10,10 @@ import pytest
 from PIL import Image
 
 from pipeline.backends.base import local_weights_hash
-from pipeline.backends.tiny import build_tiny_model
 from pipeline.imagine.embed import ImageEncoder
 from pipeline.imagine.render import TextToImage, png_bytes, store_image
-from pipeline.imagine.tiny import is_tiny_random
+from pipeline.tiny.build import build_tiny_model
+from pipeline.tiny.marker import is_tiny_random
 from tests.helpers import run_cli
 
 

@@ -1,0 +1,1 @@
+"""The answers stage: generating answers, importing answers produced elsewhere, probing one model."""

@@ -1,0 +1,1 @@
+"""The compose stage: building CultureMix variants from the warehouse's dish images."""

@@ -1,0 +1,1 @@
+"""Exports of the published snapshot (their column contracts live beside the marts)."""

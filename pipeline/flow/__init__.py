@@ -1,0 +1,1 @@
+"""The flow: steps with what each reads and writes, the named pipelines, and run configs."""

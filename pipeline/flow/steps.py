@@ -1,0 +1,603 @@
+"""The pipeline's stages as steps, and the named pipelines composed from them: one declaration.
+
+A step declares the tables it reads and the tables it writes; no two steps write the same table
+(tests/pipeline/test_steps.py checks it), so whoever reads a table knows which step fills it.
+`meta.source_files` and `meta.ingest_reports` are the shared ledger of loaded files and their
+quirks: each step appends rows of its own kind only, so they are declared as `ledger`, not owned.
+
+A pipeline is an ordered tuple of step names; `run_pipeline` runs them in one working-database
+session and ends, always, with `publish`, which is a no-op when the published fingerprint already
+matches. So every writing command — a no-op rerun included — leaves a published snapshot that
+matches the working database (a snapshot lost or left behind by a killed publish heals itself).
+
+The command line (pipeline/cli.py) only parses arguments into `Options` and calls `run_pipeline`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+from rich.table import Table
+
+from pipeline.answers.generate import GenerationSpec
+from pipeline.core.output import console, literal, progress_bar, say
+from pipeline.core.registry import Registry
+from pipeline.executors import RayOptions, endpoint_settings
+from warehouse.db import Warehouse, table_fingerprints
+from warehouse.io import new_run_id, scalar
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a command asked for, parsed once by the CLI; steps only read it."""
+
+    datasets: tuple[str, ...] = ()  # ingest: registered dataset names, in order
+    source: Path | None = None  # ingest: the folder of the dataset's files (None: shipped with the code)
+    data: Path | None = None  # demo: a folder holding borsch/ and worldcuisines/ (None: the sample)
+    force: bool = False  # ingest: reload unchanged files
+    responses: tuple[Path, ...] = ()  # import: answer files
+    response_format: str = "worldcuisines"  # import: worldcuisines | culturemix | uacuisine
+    model: str | None = None
+    skip_bad_lines: bool = False
+    task: str | None = None  # import: the task the answers belong to (None: from the file name)
+    max_bad_share: float = 0.01  # import: a file rejecting more of its lines than this fails
+    allow_duplicate: bool = False  # import: the same bytes again under another model name
+    corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
+    corpus_source: str | None = None
+    text_field: str = "text"
+    uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
+    uagec_dest: Path | None = None
+    generations: tuple[GenerationSpec, ...] = ()  # generate
+    imagines: tuple = ()  # imagine: pipeline.imagine.ImagineSpec, one per describer and language
+    imagine_steps: tuple[str, ...] = ()  # imagine: its sub-steps to run (empty: all five)
+    rescore: bool = False  # score
+    compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
+    publish_force: bool = False  # publish even when nothing changed
+    executor: str = "local"  # generate, corpus scan: local | ray (pipeline/executors/)
+    ray: RayOptions = field(default_factory=RayOptions)  # --executor ray: address, workers, work folder
+
+
+@dataclass(frozen=True)
+class Context:
+    """One run of a pipeline: the open working database, the options and the run id its steps share.
+    `failures` collects input files a step refused while it went on with the others; the pipeline
+    publishes what did load and then reports them (exit 2)."""
+
+    con: duckdb.DuckDBPyConnection
+    options: Options
+    run_id: str = field(default_factory=new_run_id)
+    failures: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    run: Callable[[Context], None]
+    ledger: tuple[str, ...] = ()
+    doc: str = ""
+
+
+STEPS: Registry[Step] = Registry("step")
+
+
+def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: tuple[str, ...] = ()):
+    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes."""
+
+    def declare(func: Callable[[Context], None]) -> Callable[[Context], None]:
+        STEPS.add(name, Step(name, reads, writes, func, ledger, (func.__doc__ or "").strip()))
+        return func
+
+    return declare
+
+
+# --- the steps -------------------------------------------------------------------------------
+
+REFERENCE_TABLES = ("core.countries", "core.country_shapes", "core.language_countries", "core.country_continents")
+DATASET_TABLES = (
+    "raw.borsch_dishes",
+    "raw.borsch_parallel",
+    "raw.worldcuisines_kb",
+    "raw.worldcuisines_names",
+    "raw.worldcuisines_task2",
+    "raw.culturemix_images",
+    "core.culturemix_images",
+    "core.datasets",
+    "core.dishes",
+    "core.dish_names",
+    "core.dish_origins",
+    "core.dish_regions",
+    "core.dish_origin_nations",
+    "core.parallel_dishes",
+    "core.images",
+    "core.tasks",
+    "core.items",
+    "core.item_images",
+    "core.item_gold_countries",
+    "core.item_gold_nations",
+    "core.item_gold_text",
+    "core.item_prompts",
+    "raw.worldcuisines_task1",
+    "core.item_options",
+    "core.item_gold_choices",
+)
+ANSWER_TABLES = (
+    "raw.imported_responses",
+    "core.models",
+    "core.generation_runs",
+    "core.generations",
+    "core.generation_failures",
+)
+CORPUS_TABLES = (
+    "core.corpora",
+    "core.corpus_shards",
+    "core.corpus_dish_counts",
+    "core.corpus_name_counts",
+    "core.corpus_samples",
+    "core.corpus_shard_dish_counts",
+    "core.corpus_shard_name_counts",
+)
+SCORE_TABLES = (
+    "core.extractions",
+    "core.extraction_spans",
+    "core.choice_extractions",
+    "core.gold_text_checks",
+    "core.scores",
+    "core.name_matches",
+)
+LEDGER = ("meta.source_files", "meta.ingest_reports")
+
+
+@step("reference", reads=(), writes=REFERENCE_TABLES)
+def reference(ctx: Context) -> None:
+    """Countries, their outlines and where languages are spoken: once, before any dataset."""
+    from pipeline.reference.load import load_reference
+
+    load_reference(ctx.con)
+
+
+@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER)
+def ingest(ctx: Context) -> None:
+    """Each dataset module loads its own files (the only writer of its dishes, items, gold, images).
+    `demo` drops the sample when real data is loaded, so the two never mix."""
+    from pipeline.datasets import get_dataset
+    from pipeline.datasets.sample import remove as remove_sample
+
+    options = ctx.options
+    if options.data is not None and "sample" not in options.datasets:
+        remove_sample(ctx.con)
+    for name in options.datasets:
+        dataset = get_dataset(name)
+        source = _dataset_source(name, options)
+        _report(dataset.ingest(ctx.con, source, ctx.run_id, options.force))
+
+
+def _dataset_source(name: str, options: Options) -> Path | None:
+    """`ingest NAME --source DIR` names the folder; `demo --data DIR` holds one folder per dataset."""
+    if options.data is None:
+        return options.source
+    nested = options.data / name
+    return nested if name == "borsch" and nested.is_dir() else options.data
+
+
+@step("answers", reads=DATASET_TABLES, writes=ANSWER_TABLES, ledger=LEDGER)
+def answers(ctx: Context) -> None:
+    """Answers: imported from files (`import-responses`, the demo's published predictions) and
+    generated by a backend (`generate`, `run`); both land in core.generations."""
+    if ctx.options.responses or ctx.options.data is not None:
+        _import(ctx)
+    for spec in ctx.options.generations:
+        _generate(ctx, spec)
+
+
+@step("corpus", reads=("core.dishes", "core.dish_names", "core.dish_origins"), writes=CORPUS_TABLES)
+def corpus(ctx: Context) -> None:
+    """Dish and country mentions in a text corpus (UA-GEC when no source is given)."""
+    options = ctx.options
+    if options.uagec:
+        from pipeline.core.settings import default_data_dir
+        from pipeline.corpus.uagec import export_uagec
+
+        shard = export_uagec((options.uagec_dest or default_data_dir() / "corpora").expanduser())
+        _scan(ctx, "uk", str(shard), "text")
+    if options.corpus_source is not None:
+        _scan(ctx, options.corpus_lang or "uk", options.corpus_source, options.text_field)
+
+
+@step(
+    "link",
+    reads=("core.dishes", "core.dish_names", "core.parallel_dishes"),
+    writes=("core.dish_links",),
+    ledger=("meta.source_files",),  # the digest of the names the links were computed from
+)
+def link(ctx: Context) -> None:
+    """Which BORSch and WorldCuisines records name one dish (pipeline/datasets/linking.py)."""
+    from pipeline.datasets import linking
+
+    counts = linking.link_dishes(ctx.con)
+    if counts:
+        console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
+
+
+@step(
+    "score",
+    reads=(
+        "core.tasks",
+        "core.items",
+        "core.item_gold_countries",
+        "core.item_gold_nations",
+        "core.item_gold_text",
+        "core.item_options",
+        "core.item_gold_choices",
+        "core.item_prompts",
+        "core.dish_names",
+        "core.dish_links",
+        "core.generations",
+    ),
+    writes=SCORE_TABLES,
+)
+def score(ctx: Context) -> None:
+    """Extract the countries (or names) of every answer not yet extracted and score them."""
+    from pipeline.score import stage as scoring
+
+    with progress_bar() as progress:
+        task = progress.add_task("extracting + scoring", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, total=total, advance=done)
+
+        summary = scoring.score(ctx.con, rescore=ctx.options.rescore, on_chunk=advance)
+    if summary.scored:
+        console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
+    else:
+        console.print("[dim]every answer is already scored by the current extractor[/]")
+
+
+@step("languages", reads=("core.generations",), writes=("core.answer_languages",))
+def languages(ctx: Context) -> None:
+    """The language of every answer, per segment: in the prompt's language, another, or mixed."""
+    from pipeline.score.languages import detect_answer_languages
+
+    with progress_bar() as progress:
+        bar = progress.add_task("answer languages", total=None)
+        detected = detect_answer_languages(
+            ctx.con,
+            redo=ctx.options.rescore,
+            on_chunk=lambda done, total: progress.update(bar, total=total, advance=done),
+        )
+    if detected:
+        console.print(f"detected the language of {detected:,} answers")
+
+
+@step(
+    "culturemix_parse",
+    reads=("core.generations", "core.items", "core.culturemix_images", "core.dish_names"),
+    writes=("core.culturemix_food_parses",),
+)
+def culturemix_parse(ctx: Context) -> None:
+    """The food name of every CultureMix answer (its country comes from the `score` extraction)."""
+    from pipeline.answers import culturemix as culturemix_answers
+
+    parsed = culturemix_answers.parse_answers(ctx.con, reparse=ctx.options.rescore)
+    if parsed:
+        say("read the food of {} CultureMix answers", parsed)
+
+
+@step(
+    "compose",
+    reads=("core.images", "core.dishes", "core.dish_origins", "core.culturemix_images"),
+    writes=("core.culturemix_compositions",),
+)
+def compose(ctx: Context) -> None:
+    """CultureMix variants composed from the warehouse's dish images (files + recipes)."""
+    from pipeline.compose import culturemix as culturemix_compose
+
+    culturemix_compose.run(ctx.con, ctx.options.compose)
+
+
+IMAGINE_TABLES = (
+    "core.generated_images",
+    "core.image_embeddings",
+    "core.image_similarities",
+    "core.model_provenance",
+)
+
+
+@step(
+    "imagine",
+    reads=("core.dishes", "core.images", "core.generations"),
+    writes=IMAGINE_TABLES,
+    ledger=("core.generations", "core.generation_runs", "core.generation_failures", "core.models", "core.items",
+            "core.images"),
+)  # fmt: skip
+def imagine(ctx: Context) -> None:
+    """Imagined dishes (pipeline/imagine): dish_description -> translate -> imagine -> embed ->
+    similarity. Descriptions and translations are answers of their own tasks, appended through the
+    generation stage (ledger); generated and registered real photos are appended to core.images."""
+    from pipeline.imagine import STEPS as IMAGINE_STEPS
+    from pipeline.imagine import steps as imagining
+
+    store = imagining.image_store(_database_file(ctx.con))
+    for spec in ctx.options.imagines:
+        imagining.run(
+            ctx.con, spec, store, ctx.options.imagine_steps or IMAGINE_STEPS, say=lambda line: say("{}", line)
+        )
+
+
+def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
+    """The working database's file (generated images are stored beside it)."""
+    return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+
+
+# --- the pipelines: one declaration ------------------------------------------------------------
+
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "ingest": ("reference", "ingest", "link"),
+    "import": ("answers",),
+    "corpus": ("corpus",),
+    "generate": ("answers",),
+    "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
+    "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "languages", "culturemix_parse"),
+    "run": ("link", "answers", "score", "languages", "culturemix_parse", "imagine"),
+    "imagine": ("imagine",),
+    "score": ("link", "score", "languages", "culturemix_parse"),
+    "compose": ("reference", "compose"),
+    "publish": (),
+}
+
+
+def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tuple[str, ...] | None = None) -> bool:
+    """Run the pipeline `name` (or the given subset of its steps, in its order) in one working-database
+    session, then publish. Returns whether a new snapshot was published."""
+    chosen = PIPELINES[name] if steps is None else tuple(s for s in PIPELINES[name] if s in steps)
+    failures: list = []
+    if chosen:
+        with warehouse.writer() as con:
+            ctx = Context(con, options)
+            audit = os.environ.get(AUDIT_ENV, "") == "1"
+            for step_name in chosen:
+                step = STEPS.get(step_name)
+                before = table_fingerprints(con) if audit else {}
+                step.run(ctx)
+                if audit:
+                    audit_writes(step, before, table_fingerprints(con))
+            failures = ctx.failures
+    published = publish(warehouse, force=options.publish_force)
+    if failures:
+        from pipeline.core.errors import DataError
+
+        if len(failures) == 1:
+            raise failures[0]
+        raise DataError(f"{len(failures)} files", " | ".join(str(f) for f in failures))
+    return published
+
+
+# DISH_ATLAS_AUDIT_WRITES=1: after each step, compare every raw/core/meta table with its state before the step and
+# stop when the step changed a table it does not declare (`writes` or `ledger`): the declarations are checked on real
+# runs (tests/test_architecture.py), not only read.
+AUDIT_ENV = "DISH_ATLAS_AUDIT_WRITES"
+
+
+class UndeclaredWrite(RuntimeError):
+    """A step changed a table its declaration does not name."""
+
+
+def audit_writes(step: Step, before: dict[str, tuple], after: dict[str, tuple]) -> None:
+    changed = {table for table in before.keys() | after.keys() if before.get(table) != after.get(table)}
+    undeclared = sorted(changed - set(step.writes) - set(step.ledger))
+    if undeclared:
+        raise UndeclaredWrite(f"step {step.name!r} wrote {', '.join(undeclared)}, which it does not declare")
+
+
+def publish(warehouse: Warehouse, force: bool = False) -> bool:
+    """Build marts and publish; a no-op when the published snapshot already matches."""
+    if warehouse.publish(force=force):
+        say("[green]published[/] {}", warehouse.path)
+        return True
+    say("[dim]nothing changed: {} is up to date[/]", warehouse.path)
+    return False
+
+
+# --- helpers of the steps ----------------------------------------------------------------------
+
+
+def _report(result) -> None:
+    if result.skipped:
+        say("[dim]{}: same files as last time, nothing to do[/]", result.name)
+        return
+    counts = ", ".join(f"{v} {k}" for k, v in result.counts.items())
+    console.print(f"[bold]{result.name}[/]: loaded {counts}")
+    if result.quirks:
+        table = Table("quirk", "severity", "count", "example", title=f"{result.name}: data quirks handled")
+        examples = {}
+        for quirk in result.quirks:
+            examples.setdefault((quirk.kind, quirk.severity), f"{quirk.file}:{quirk.line} {quirk.message}")
+        for (kind, severity), n in sorted(result.quirk_counts().items()):
+            table.add_row(literal(kind), severity, str(n), literal(examples[(kind, severity)]))
+        console.print(table)
+
+
+def _import(ctx: Context) -> None:
+    from pipeline.answers import responses
+    from pipeline.core.errors import DataError
+    from pipeline.datasets.worldcuisines import predictions
+
+    options = ctx.options
+    if options.response_format == "culturemix":
+        from pipeline.answers.culturemix import import_files
+
+        import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
+        return
+    files = list(options.responses)
+    if options.response_format == "uacuisine":
+        _import_uacuisine(ctx, files)
+        return
+    quiet = not files  # the demo imports the published predictions with a bar only
+    if not files and options.data is not None:
+        files = predictions(options.data)
+    with progress_bar() as progress:
+        bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
+        for path in files:
+            started = time.perf_counter()
+            try:
+                result = responses.import_file(
+                    ctx.con,
+                    path,
+                    ctx.run_id,
+                    model=options.model,
+                    skip_bad_lines=options.skip_bad_lines,
+                    max_bad_share=options.max_bad_share,
+                    allow_duplicate=options.allow_duplicate,
+                    task_id=options.task,
+                )
+            except DataError as exc:  # this file changed nothing; the others still import
+                ctx.failures.append(exc)
+                progress.advance(bar)
+                continue
+            elapsed = time.perf_counter() - started
+            if quiet:
+                pass
+            elif result.skipped:
+                say("[dim]{}: already imported for {}[/]", path.name, result.model)
+            else:
+                rate = len(result.accepted) / elapsed if elapsed else 0.0
+                say(
+                    "imported {}: {} answers of {} ({}, {} lines/s)",
+                    path.name,
+                    len(result.accepted),
+                    result.model,
+                    result.task_id,
+                    f"{rate:,.0f}",
+                )
+                if result.rejected:
+                    say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+                for quirk in result.quirks:
+                    if quirk.severity != "rejected":
+                        say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
+            progress.advance(bar)
+
+
+def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
+    from pipeline.datasets import uacuisine
+
+    for path in files:
+        result = uacuisine.import_answers(ctx.con, path, ctx.run_id)
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+        else:
+            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
+
+
+def _generate(ctx: Context, spec: GenerationSpec) -> None:
+    from pipeline.answers import generate as generating
+    from pipeline.backends import create_backend
+    from pipeline.tasks import get_task, with_prompt_table
+
+    task = get_task(spec.task)
+    if spec.prompts:
+        task = with_prompt_table(task, spec.prompts)
+    run_id = new_run_id()
+    items = generating.prepare_items(
+        ctx.con, task, spec.lang, limit=spec.limit, subset=spec.subset, images_dir=spec.images, run_id=run_id
+    )
+    skipped = scalar(
+        ctx.con, "SELECT count(*) FROM core.generation_failures WHERE run_id = ? AND stage = 'input'", [run_id]
+    )
+    if skipped:
+        console.print(
+            f"[yellow]{skipped} items skipped for missing or unreadable images[/] (reasons in core.generation_failures)"
+        )
+    endpoints = endpoint_settings(spec.backend, spec.settings)
+    if len(endpoints) > 1 and ctx.options.executor != "ray":
+        raise ValueError(f"base_url lists {len(endpoints)} servers: fanning out over several needs --executor ray")
+    engines = [create_backend(spec.backend, spec.model, **settings) for settings in endpoints]
+    for server in engines:
+        if hasattr(server, "check"):  # a model server: fail fast when it is down
+            server.check()
+    engine = engines[0]  # the model's identity and settings: the cache keys
+    answers = None
+    if ctx.options.executor == "ray":
+        from pipeline.executors.ray_generate import answer_on_ray
+
+        answers = answer_on_ray(spec, engine, endpoints, ctx.options.ray)
+    try:
+        with progress_bar(rate=True) as progress:
+            bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
+
+            def advance(done: int, tokens: int, total: int) -> None:
+                progress.update(bar, total=total, advance=done, tokens=progress.tasks[bar].fields["tokens"] + tokens)
+                if not console.is_terminal:  # logs and tests get one line per committed chunk
+                    progress.console.print(f"committed {int(progress.tasks[bar].completed)}/{total}")
+
+            summary = generating.run(
+                ctx.con,
+                task,
+                spec.lang,
+                engine,
+                items,
+                run_id=run_id,
+                variants=spec.variants,
+                chunk_size=spec.chunk_size,
+                max_tokens=spec.max_tokens,
+                on_progress=advance,
+                answers=answers,
+            )
+    finally:
+        for server in engines:
+            server.close()
+    say(
+        "{} {} with {}: {} answers ({} cached, {} failed) in {} s, {} items/s, {} tokens/s",
+        task.task_id,
+        spec.lang,
+        spec.model,
+        summary.generated,
+        summary.cached,
+        summary.failed,
+        f"{summary.seconds:.1f}",
+        f"{summary.items_per_second:.1f}",
+        f"{summary.tokens_per_second:.0f}",
+    )
+
+
+def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
+    from pipeline.corpus.scan import scan_corpus
+
+    with progress_bar() as progress:
+        bar = progress.add_task(f"scanning {literal(lang)} corpus", total=None)
+
+        def advance(p) -> None:
+            progress.update(
+                bar,
+                total=p.bytes_total,
+                completed=p.bytes_done,
+                description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
+            )
+
+        if ctx.options.executor == "ray":
+            from pipeline.executors.ray_corpus import scan_corpus_on_ray
+
+            work = ctx.options.ray.work_dir or _database_file(ctx.con).parent / "ray-work"
+            summary = scan_corpus_on_ray(
+                ctx.con,
+                lang,
+                source,
+                text_field,
+                run_id=new_run_id(),
+                options=ctx.options.ray,
+                work_dir=work.expanduser(),
+                on_progress=advance,
+            )
+        else:
+            summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
+    console.print(
+        f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
+        f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
+    )
+    for path, reason in summary.corrupt:
+        say("[yellow]corrupt shard skipped:[/] {}: {}", path, reason)

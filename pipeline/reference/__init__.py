@@ -1,0 +1,1 @@
+"""Reference data: countries and their names, outlines, continents, cultural distance."""

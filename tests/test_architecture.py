@@ -1,0 +1,184 @@
+"""The layout as docs/ARCHITECTURE.md describes it, checked on the code rather than trusted: one folder per stage,
+the warehouse below the pipeline, no import cycles, no import from a lower layer into a higher one, every module
+listed with its job, and every step's real writes equal to its declaration."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.flow import steps as flow
+from tests.helpers import REPO, run_cli
+
+# Lowest first: a module may import its own package and the packages before it, never one after it. The order is
+# that of dependence (what a stage's code needs), not of the data flow: the probe (answers) reads a dish's countries
+# with the score stage's functions, so score sits below answers.
+LAYERS = (
+    "warehouse",
+    "pipeline.core",
+    "pipeline.reference",
+    "pipeline.tasks",
+    "pipeline.extract",
+    "pipeline.datasets",
+    "pipeline.score",
+    "pipeline.backends",
+    "pipeline.tiny",
+    "pipeline.answers",
+    "pipeline.corpus",
+    "pipeline.compose",
+    "pipeline.imagine",
+    "pipeline.stores",
+    "pipeline.export",
+    "pipeline.executors",
+    "pipeline.flow",
+    "pipeline.cli",
+    "pipeline.__main__",
+    "app",
+)
+ENTRY_POINTS = {"__init__.py", "__main__.py", "cli.py"}
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Dotted name -> file, for every module of the three packages."""
+    found = {}
+    for top in ("pipeline", "warehouse", "app"):
+        for path in sorted((REPO / top).rglob("*.py")):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _owner(target: str) -> str | None:
+    """The module an import target names (`pipeline.score.metrics.jaccard` -> `pipeline.score.metrics`)."""
+    while target and target not in modules():
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+@cache
+def imports() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports, at module level or inside functions alike."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules().items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parent, base] if base else parent)
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            for target in targets:
+                owner = _owner(target)
+                if owner and owner != name and owner != "pipeline":  # `import pipeline`: the package's own path
+                    edges[name].add(owner)
+    return edges
+
+
+def layer(module: str) -> str:
+    return next(prefix for prefix in sorted(LAYERS, key=len, reverse=True) if re.match(rf"{prefix}(\.|$)", module))
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    unplaced = [m for m in modules() if m != "pipeline" and not any(re.match(rf"{p}(\.|$)", m) for p in LAYERS)]
+    assert unplaced == []
+
+
+def test_the_pipeline_root_holds_only_entry_points() -> None:
+    assert sorted(p.name for p in (REPO / "pipeline").glob("*.py")) == sorted(ENTRY_POINTS)
+
+
+def test_no_import_cycles() -> None:
+    edges = imports()
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(module: str, trail: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges.get(module, ())):
+            if state.get(target) == 1:
+                cycles.append([*trail[trail.index(target) :], target] if target in trail else [module, target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[module] = 2
+
+    for module in sorted(modules()):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_the_warehouse_imports_nothing_from_the_pipeline_or_the_app() -> None:
+    upward = {(m, t) for m, targets in imports().items() if m.startswith("warehouse") for t in targets}
+    assert {(m, t) for m, t in upward if not t.startswith("warehouse")} == set()
+
+
+def test_no_import_runs_from_a_lower_layer_into_a_higher_one() -> None:
+    rank = {prefix: i for i, prefix in enumerate(LAYERS)}
+    upward = sorted(
+        (module, target)
+        for module, targets in imports().items()
+        for target in targets
+        if rank[layer(target)] > rank[layer(module)]
+    )
+    assert upward == []
+
+
+def test_architecture_md_lists_every_module_with_its_job() -> None:
+    """A module added without a line in docs/ARCHITECTURE.md (or a line left for a removed one) fails here."""
+    text = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `((?:pipeline|warehouse|app)/[\w/]+\.py)` \| \S", text, flags=re.M))
+    actual = {str(path.relative_to(REPO)) for path in modules().values()}
+    assert sorted(actual - listed) == [], "modules missing from docs/ARCHITECTURE.md"
+    assert sorted(listed - actual) == [], "docs/ARCHITECTURE.md lists modules that do not exist"
+
+
+# --- the steps' declarations, checked on real runs ---------------------------------------------------------------
+
+
+def test_real_runs_write_only_the_tables_their_steps_declare(
+    worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the write audit on, each step's changed tables are compared with its declaration after it ran: a
+    command whose step wrote an undeclared table fails. Ingest, an import of real WorldCuisines answers, scoring
+    and answer languages, and a publish, on a warehouse holding the real WorldCuisines files."""
+    monkeypatch.setenv(flow.AUDIT_ENV, "1")
+    answers = tmp_path / "task2_oe_Some-Model.jsonl"
+    source = sorted((data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"))[0]
+    lines = source.read_text(encoding="utf-8").splitlines()[:40]
+    answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for command in (
+        ("ingest", "sample"),
+        ("import-responses", "--format", "worldcuisines", str(answers)),
+        ("score",),
+        ("publish",),
+    ):
+        result = run_cli(worldcuisines_warehouse, *command, check=False)
+        assert result.returncode == 0, (command, result.stderr)
+        assert "does not declare" not in result.stderr
+
+
+def test_the_write_audit_stops_a_step_that_writes_an_undeclared_table(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE SCHEMA core; CREATE TABLE core.a (x INT); CREATE TABLE core.b (x INT)")
+
+    def writes_b(ctx) -> None:
+        ctx.con.execute("INSERT INTO core.b VALUES (1)")
+
+    step = flow.Step("toy", reads=(), writes=("core.a",), run=writes_b)
+    before = flow.table_fingerprints(con)
+    step.run(flow.Context(con, flow.Options()))
+    with pytest.raises(flow.UndeclaredWrite, match=r"'toy' wrote core\.b"):
+        flow.audit_writes(step, before, flow.table_fingerprints(con))
+    flow.audit_writes(flow.Step("toy", (), ("core.b",), writes_b), before, flow.table_fingerprints(con))
