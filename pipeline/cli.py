@@ -20,16 +20,17 @@ from pipeline.backends.base import BackendError
 from pipeline.core.errors import CorpusError, DataError, OfflineError
 from pipeline.core.output import console, describe, fail_line, print_traceback, say
 from pipeline.core.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
+from pipeline.datasets import MODULES as DATASET_MODULES
 from pipeline.executors import EXECUTORS, RayOptions
 from pipeline.flow import runconfig
 from pipeline.flow.steps import Options, run_pipeline
 from warehouse.db import Warehouse, WarehouseError, storage_failure
 
+DATASET_NAMES = sorted(DATASET_MODULES)
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
-ingest_app = typer.Typer(no_args_is_help=True, help="Load a dataset from its published files.")
 data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
 export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
-app.add_typer(ingest_app, name="ingest")
 app.add_typer(data_app, name="data")
 app.add_typer(export_app, name="export")
 corpus_app = typer.Typer(no_args_is_help=True, help="Dish and country mentions in a text corpus.")
@@ -108,44 +109,25 @@ def _fail(exc: BaseException, session: Session | None) -> int:
     return 1
 
 
-@ingest_app.command("borsch")
-def ingest_borsch(
+@app.command("ingest")
+def ingest(
     ctx: typer.Context,
-    source: Annotated[Path, typer.Option(help="Folder with RU_DATA.xlsx, UK_DATA.xlsx, PARALLEL_RU_UK.xlsx.")],
+    dataset: Annotated[str, typer.Argument(help="A registered dataset: " + ", ".join(DATASET_NAMES) + ".")],
+    source: Annotated[
+        Path | None, typer.Option(help="Folder with the dataset's published files (see README; not for `sample`).")
+    ] = None,
     force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
 ) -> None:
-    """BORSch: 1,147 Russian- and 823 Ukrainian-named dishes with countries of origin."""
+    """Load a dataset from its published files: each dataset module (pipeline/datasets/) reads its own layout."""
+    from pipeline.datasets import DATASETS, get_dataset
 
-    _pipeline(ctx, "ingest", Options(datasets=("borsch",), source=source, force=force))
-
-
-@ingest_app.command("worldcuisines")
-def ingest_worldcuisines(
-    ctx: typer.Context,
-    source: Annotated[Path, typer.Option(help="Folder with kb/final_data.csv, kb/food_name_multiling.csv, eval/.")],
-    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
-) -> None:
-    """WorldCuisines: knowledge base, multilingual names and the 500 task-2 VQA items."""
-
-    _pipeline(ctx, "ingest", Options(datasets=("worldcuisines",), source=source, force=force))
-
-
-@ingest_app.command("culturemix")
-def ingest_culturemix(
-    ctx: typer.Context,
-    source: Annotated[Path, typer.Option(help="Folder with images.csv (the sample) or sf.csv, mf.csv, ... (full).")],
-    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
-) -> None:
-    """CultureMix: target foods beside another food and/or on a foreign background (SF/MF/SFB/MFB)."""
-
-    _pipeline(ctx, "ingest", Options(datasets=("culturemix",), source=source, force=force))
-
-
-@ingest_app.command("sample")
-def ingest_sample(ctx: typer.Context) -> None:
-    """The embedded sample dataset (assets/sample), for demos with no data directory."""
-
-    _pipeline(ctx, "ingest", Options(datasets=("sample",)))
+    if dataset not in DATASETS:
+        fail_line(f"ingest {dataset}: unknown dataset — use one of {', '.join(DATASETS.names())}")
+        raise typer.Exit(code=2)
+    if source is None and not get_dataset(dataset).info.is_sample:
+        fail_line(f"ingest {dataset}: needs --source DIR, the folder holding its published files (README)")
+        raise typer.Exit(code=2)
+    _pipeline(ctx, "ingest", Options(datasets=(dataset,), source=source, force=force))
 
 
 @app.command("import-responses")
