@@ -28,6 +28,7 @@ from pipeline.extract.choice import paper_choice
 from pipeline.extract.countries import cyclic_gc_paused
 from pipeline.reference.countries import UK_NATIONS
 from pipeline.score import names
+from pipeline.score.classes import classify_answers
 from pipeline.score.metrics import get_metric
 from pipeline.tasks import Task, registry
 from warehouse.io import insert, transaction
@@ -144,6 +145,7 @@ def score(
                 if on_chunk:
                     on_chunk(chunk.height, total)
     check_gold_texts(con, rescore)
+    classify_answers(con, rescore)
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -22,7 +22,6 @@ from warehouse.marts import (
     leaderboard,
     map_outlines,
     method_audit,
-    uacuisine_classes,
 )
 
 MARTS_DIR = Path(__file__).parent
@@ -302,8 +301,7 @@ MARTS: tuple[Mart, ...] = (
         },
     ),
     Mart(
-        "uacuisine_classes.py",
-        build=uacuisine_classes.build,
+        "045_uacuisine_classes.sql",
         columns={"marts.uacuisine_classes": ("dataset", "task", "model", "lang", "class", "precision", "recall")},
     ),
     Mart(
