@@ -105,6 +105,12 @@ EXPORTS["culturemix"] = (
         "shift",
     ],
 )
+# per model, each prompt language's accuracy minus English on the same items (percent, points), paired
+# bootstrap interval; one scoring method at a time (--method, default atlas)
+EXPORTS["language-gap"] = (
+    "marts.language_gap",
+    ["dataset", "model", "task", "lang", "n", "accuracy", "accuracy_en", "gap", "low", "high"],
+)
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
 

@@ -19,6 +19,7 @@ from warehouse.marts import (
     accuracy,
     culturemix,
     imagined_correlations,
+    language_gap,
     leaderboard,
     map_outlines,
     method_audit,
@@ -274,6 +275,14 @@ MARTS: tuple[Mart, ...] = (
                 "status",
                 "correct",
             ),
+        },
+    ),
+    Mart(
+        "language_gap.py",
+        build=language_gap.build,
+        columns={
+            "marts.language_gap": tuple(language_gap.SCHEMA),
+            "marts.language_gap_items": tuple(language_gap.ITEM_SCHEMA),
         },
     ),
     Mart(
