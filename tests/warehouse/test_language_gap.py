@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tests.helpers import query, run_cli
+from tests.helpers import copy_warehouse, query, run_cli
 from warehouse.marts import language_gap
 
 CONTRACT = ["dataset", "model", "task", "lang", "n", "accuracy", "accuracy_en", "gap", "low", "high"]
@@ -50,13 +50,10 @@ def test_scripts_are_read_from_the_letters() -> None:
     assert language_gap.script_of(["Как называется это блюдо? Print only the name of the dish."]) == "Cyrillic"
 
 
-@pytest.fixture(scope="module")
-def gap_warehouse(tmp_path_factory: pytest.TempPathFactory, ingested_template) -> Path:
-    """Real WorldCuisines items, answers of one made-up model written here, imported, scored and published."""
-    from tests.helpers import copy_warehouse
-
-    folder = tmp_path_factory.mktemp("gap")
-    warehouse = copy_warehouse(ingested_template("worldcuisines"), folder / "wh" / "warehouse.duckdb")
+def build_gap_warehouse(folder: Path, ingested: Path) -> Path:
+    """A copy of the WorldCuisines ingest with ANSWERS of one made-up model ("gaptest"), imported, scored
+    and published."""
+    warehouse = copy_warehouse(ingested, folder / "wh" / "warehouse.duckdb")
     lines = [
         json.dumps({"qa_id": qa_id, "prediction": text, "lang": lang})
         for lang, answers in ANSWERS.items()
@@ -67,6 +64,12 @@ def gap_warehouse(tmp_path_factory: pytest.TempPathFactory, ingested_template) -
     run_cli(warehouse, "import-responses", str(path))
     run_cli(warehouse, "score")
     return warehouse
+
+
+@pytest.fixture(scope="module")
+def gap_warehouse(tmp_path_factory: pytest.TempPathFactory, ingested_template) -> Path:
+    """Real WorldCuisines items, the answers above, imported, scored and published."""
+    return build_gap_warehouse(tmp_path_factory.mktemp("gap"), ingested_template("worldcuisines"))
 
 
 def exported(warehouse: Path, *options: str) -> pl.DataFrame:

@@ -117,12 +117,14 @@ answers AS (  -- one score per (task, model, item, variant, language): several a
 SELECT t.dataset, split_part(t.task_id, '.', 2) AS task, a.model_id AS model, a.lang, a.method, a.metric,
        it.source_ref AS item_id, a.variant, a.value, e.value AS value_en,
        a.response, e.response AS response_en, a.generation_id, e.generation_id AS generation_id_en,
-       it.dish_key, t.task_id, gl.text AS gold, ge.text AS gold_en
+       it.dish_key, d.dish_name, t.task_id, gl.text AS gold, ge.text AS gold_en
 FROM answers a
 JOIN answers e ON e.method = a.method AND e.task_id = a.task_id AND e.model_id = a.model_id
      AND e.item_id = a.item_id AND e.variant = a.variant AND e.lang = '{english}'
 JOIN core.items it ON it.item_id = a.item_id
 JOIN core.tasks t ON t.task_id = a.task_id
+LEFT JOIN (SELECT dish_key, any_value(display_name ORDER BY lang) AS dish_name FROM marts.dishes GROUP BY ALL) d
+     ON d.dish_key = it.dish_key
 LEFT JOIN core.item_gold_text gl ON gl.item_id = a.item_id AND gl.lang = a.lang
 LEFT JOIN core.item_gold_text ge ON ge.item_id = a.item_id AND ge.lang = '{english}'
 WHERE a.lang <> '{english}'
@@ -247,5 +249,6 @@ ITEM_SCHEMA = {
     "generation_id_en": pl.String,
     "generation_id": pl.String,
     "dish_key": pl.String,
+    "dish_name": pl.String,
     "task_id": pl.String,
 }
