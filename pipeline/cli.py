@@ -386,6 +386,13 @@ def export_language_gap(
     _export(ctx, "language-gap", format, out, method=method)
 
 
+@export_app.command("uacuisine-table4")
+def export_uacuisine_table4(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """UACUISINE as the ZNO-Vision paper's Table 4, per model and prompt language: model, lang, bertscore, em, im
+    (+ bertscore_model, em_atlas, im_atlas, per-question EM and counts after)."""
+    _export(ctx, "uacuisine-table4", format, out)
+
+
 Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)
 ExecutorOption = Annotated[Executor, typer.Option(help="local: this process; ray: Ray Data (see README).")]
 RayAddressOption = Annotated[

@@ -151,6 +151,7 @@ SCORE_TABLES = (
     "core.gold_text_checks",
     "core.scores",
     "core.name_matches",
+    "core.score_models",
 )
 LEDGER = ("meta.source_files", "meta.ingest_reports")
 

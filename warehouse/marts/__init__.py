@@ -316,6 +316,27 @@ MARTS: tuple[Mart, ...] = (
         columns={"marts.uacuisine_classes": ("dataset", "task", "model", "lang", "class", "precision", "recall")},
     ),
     Mart(
+        "130_uacuisine_table4.sql",
+        columns={
+            "marts.uacuisine_table4": (
+                "model",
+                "lang",
+                "bertscore",
+                "em",
+                "im",
+                "bertscore_model",
+                "em_atlas",
+                "im_atlas",
+                "em_identification",
+                "em_taste",
+                "em_temperature",
+                "n_recipes",
+                "n_em",
+                "n_ingredients",
+            ),
+        },
+    ),
+    Mart(
         "050_countries.sql",
         columns={
             "marts.answer_pairs": (
