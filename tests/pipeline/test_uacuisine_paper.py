@@ -54,12 +54,10 @@ def test_bertscore_defaults_to_the_papers_model(monkeypatch: pytest.MonkeyPatch)
     assert metrics.get_metric("bertscore").scored_by() == "xlm-roberta-large"
 
 
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build_tiny_bert(folder: Path) -> Path:
     """A random 2-layer BERT built offline, its vocabulary the recipe's words (the scoring model is a setting)."""
     from transformers import BertConfig, BertModel, BertTokenizer
 
-    folder = tmp_path_factory.mktemp("tiny-bert")
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "зварити", "буряк", "додати", "капуста", "посолити"]
     vocab = folder / "vocab.txt"
     vocab.write_text("\n".join([*words, *(f"w{i}" for i in range(40 - len(words)))]) + "\n", encoding="utf-8")
@@ -67,6 +65,11 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = BertConfig(vocab_size=40, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
     BertModel(config).save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 RECIPE = "зварити буряк, додати капуста, посолити"
@@ -83,18 +86,22 @@ ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def table4_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_bert: Path) -> Path:
-    folder = tmp_path_factory.mktemp("uacuisine")
+def build_table4_warehouse(folder: Path, scorer: Path) -> Path:
+    """ROWS as a UACUISINE table, imported and scored (BERTScore by `scorer`) into a new warehouse."""
     table = folder / "uacuisine.tsv"
     table.write_text(
         "dish\tquestion\tgold\tmodel\tanswer\n" + "".join("\t".join(r) + "\n" for r in ROWS), encoding="utf-8"
     )
     warehouse = folder / "wh" / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, str(tiny_bert))
+        patch.setenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, str(scorer))
         run_cli(warehouse, "import-responses", "--format", "uacuisine", str(table))
     return warehouse
+
+
+@pytest.fixture(scope="module")
+def table4_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_bert: Path) -> Path:
+    return build_table4_warehouse(tmp_path_factory.mktemp("uacuisine"), tiny_bert)
 
 
 def test_table4_by_hand(table4_warehouse: Path, tiny_bert: Path) -> None:
