@@ -117,7 +117,7 @@ points = {
 fmt.dataframe(table, points, key="language_gap_table", height=360)
 ui.downloads(rows, f"{dataset}_{task}_language_gap_{method}", key="language_gap_dl")
 
-st.subheader(f"The items behind one gap: {model}")
+st.subheader(f"The items behind one gap: {literal(model)}")
 left, right = st.columns(2)
 langs = one["lang"].tolist()
 lang = widgets.url_select(
@@ -132,7 +132,7 @@ if items.empty:
     st.stop()
 st.caption(
     f"Answers of {literal(model)}, in English and in {literal(fmt.language(lang))}, to the same question "
-    f"(up to {queries.ITEM_LIMIT}). Click a dish for its page."
+    f"(up to {fmt.count(queries.ITEM_LIMIT)}). Click a dish for its page."
 )
 shown = links.with_dish_links(items, dataset, name="dish_name", filters=filters)
 columns = [c for c in ("dish", "item_id", "variant", "gold_en", "response_en", "gold", "response") if c in shown]

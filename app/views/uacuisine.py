@@ -5,7 +5,7 @@ import streamlit as st
 
 from app import data, fmt, ui
 from app.safe import literal
-from warehouse.queries import uacuisine as queries
+from warehouse.queries import published_tables as queries
 
 st.title("UACUISINE: Table 4")
 st.caption(
@@ -16,7 +16,7 @@ st.caption(
     "temperature read as the class the answer names, and IM as the share of gold ingredients named (lemmas)."
 )
 
-table = data.query(queries.table4)
+table = data.query(queries.uacuisine_table4)
 if table.empty:
     st.info(
         "No UACUISINE answers in this warehouse. Import a table of them (dish, question, gold, model, answer) with "

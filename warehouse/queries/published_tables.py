@@ -1,4 +1,5 @@
-"""Queries for the UACUISINE page: the ZNO-Vision paper's Table 4 per model (marts.uacuisine_table4)."""
+"""Queries for the pages that show a paper's own tables as published: UACUISINE's Table 4 (the ZNO-Vision paper)
+per model, marts.uacuisine_table4."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 from warehouse.queries import Source, _frame
 
 
-def table4(source: Source, lang: str | None = None) -> pd.DataFrame:
+def uacuisine_table4(source: Source, lang: str | None = None) -> pd.DataFrame:
     """One row per model and prompt language: bertscore, em, im (as published), the model that computed
     BERTScore, ours beside (em_atlas, im_atlas), EM per question and the counts behind them."""
     return _frame(
