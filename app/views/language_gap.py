@@ -20,10 +20,16 @@ def gap_bars(rows, model: str) -> dict:
     shown = rows.assign(language=rows["lang"].map(fmt.language))
     return {
         "data": {"values": vega.records(shown)},
-        "height": {"step": 18},
+        "height": {"step": 20},
         "title": f"{model}: accuracy minus English, same items",
         "encoding": {
-            "y": {"field": "lang", "type": "nominal", "sort": None, "title": "prompt language"},
+            "y": {
+                "field": "language",
+                "type": "nominal",
+                "sort": None,
+                "title": "prompt language",
+                "axis": {"labelLimit": 0, "labelOverlap": False},
+            },
             "tooltip": [
                 {"field": "language"},
                 {"field": "script"},
@@ -45,7 +51,11 @@ def gap_bars(rows, model: str) -> dict:
             },
             {
                 "mark": {"type": "rule", "color": "black"},
-                "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"}},
+                "encoding": {
+                    "y": {"field": "language", "type": "nominal", "sort": None, "bandPosition": 0.5},
+                    "x": {"field": "low", "type": "quantitative"},
+                    "x2": {"field": "high"},
+                },
             },
         ],
     }
