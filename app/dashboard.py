@@ -45,6 +45,8 @@ VIEWS = (
     View("consistency.py", "Consistency", ":material/sync_alt:", "consistency", ("chart", "table")),
     View("method_audit.py", "Method audit", ":material/fact_check:", "method-audit", ("table",)),
     View("language_switching.py", "Language switching", ":material/g_translate:", "language-switching", ("table",)),
+    View("language_gap.py", "Language gap", ":material/trending_down:", "language-gap", ("chart", "table")),
+    View("uacuisine.py", "UACUISINE", ":material/soup_kitchen:", "uacuisine", ("table",)),
     View("dish.py", "Dish", ":material/ramen_dining:", "dish", ("table",)),
     View("dishes.py", "Dishes", ":material/restaurant_menu:", "dishes", ("table",)),
     View("dish_names.py", "Dish names", ":material/label:", "dish-names", ("chart", "table")),

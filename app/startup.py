@@ -40,10 +40,12 @@ def warm() -> None:
     import warehouse.queries.geo
     import warehouse.queries.imagined
     import warehouse.queries.language
+    import warehouse.queries.language_gap
     import warehouse.queries.linked
     import warehouse.queries.methods
     import warehouse.queries.names
     import warehouse.queries.probe
+    import warehouse.queries.published_tables
     import warehouse.queries.search  # noqa: F401
     from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
     from warehouse.db import NotPublished

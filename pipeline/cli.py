@@ -353,6 +353,28 @@ def export_imagined(ctx: typer.Context, format: FormatOption = "csv", out: OutOp
     _export(ctx, "imagined", format, out)
 
 
+@export_app.command("language-gap")
+def export_language_gap(
+    ctx: typer.Context,
+    format: FormatOption = "csv",
+    out: OutOption = None,
+    method: Annotated[
+        str, typer.Option(help="atlas: our extractors' scores (default); paper: the benchmark's own rule.")
+    ] = "atlas",
+) -> None:
+    """Per model and prompt language, accuracy minus English on the same items: dataset, model, task, lang, n,
+    accuracy, accuracy_en, gap, low, high (percent and points; low/high a paired bootstrap 95% interval)
+    (+ metric, script, n_lost, n_gained, task_id after)."""
+    _export(ctx, "language-gap", format, out, method=method)
+
+
+@export_app.command("uacuisine-table4")
+def export_uacuisine_table4(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """UACUISINE as the ZNO-Vision paper's Table 4, per model and prompt language: model, lang, bertscore, em, im
+    (+ bertscore_model, em_atlas, im_atlas, per-question EM and counts after)."""
+    _export(ctx, "uacuisine-table4", format, out)
+
+
 Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)
 ExecutorOption = Annotated[Executor, typer.Option(help="local: this process; ray: Ray Data (see README).")]
 RayAddressOption = Annotated[

@@ -105,6 +105,14 @@ EXPORTS["culturemix"] = (
         "shift",
     ],
 )
+# per model, each prompt language's accuracy minus English on the same items (percent, points), paired
+# bootstrap interval; one scoring method at a time (--method, default atlas)
+EXPORTS["language-gap"] = (
+    "marts.language_gap",
+    ["dataset", "model", "task", "lang", "n", "accuracy", "accuracy_en", "gap", "low", "high"],
+)
+# the ZNO-Vision paper's Table 4 per model and prompt language: BERTScore (recipes), EM, IM as published
+EXPORTS["uacuisine-table4"] = ("marts.uacuisine_table4", ["model", "lang", "bertscore", "em", "im"])
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
 

@@ -150,7 +150,7 @@ SCORE_TABLES = (
     "core.gold_text_checks",
     "core.scores",
     "core.name_matches",
-    "core.answer_classes",
+    "core.score_models",
 )
 LEDGER = ("meta.source_files", "meta.ingest_reports")
 

@@ -402,6 +402,33 @@ def bertscore(predicted: str | None, gold: str | None) -> float:
     return uacuisine_metrics.bertscore_f1(predicted, gold)
 
 
+def _bertscore_model() -> str:
+    from pipeline.score import uacuisine as uacuisine_metrics
+
+    return uacuisine_metrics.bertscore_model()
+
+
+bertscore.scored_by = _bertscore_model  # type: ignore[attr-defined]  # the score stage records it per answer
+
+
+@metric("intersection_match_paper")
+@reads("text")
+def intersection_match_paper(predicted: str | None, gold: str | None) -> float:
+    """Ingredients as the ZNO-Vision paper scores them: |W(y) ∩ W(ŷ)| / |W(y) ∪ W(ŷ)| over words."""
+    from pipeline.score import uacuisine_paper
+
+    return uacuisine_paper.intersection_match_paper(predicted, gold)
+
+
+@metric("stem_exact")
+@reads("text")
+def stem_exact(predicted: str | None, gold: str | None) -> float:
+    """The ZNO-Vision paper's exact match at stem level: the answer's stems are the gold's."""
+    from pipeline.score import uacuisine_paper
+
+    return uacuisine_paper.stem_exact(predicted, gold)
+
+
 @metric("taste_match")
 @reads("text")
 def taste_match(predicted: str | None, gold: str | None) -> float:

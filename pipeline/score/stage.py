@@ -289,12 +289,32 @@ def _write(
     else:
         scores = _metric_scores(memo, chunk, responses, extractions, metrics)
     with transaction(con):
-        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
+        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches", SCORE_MODELS):
             _delete(con, table, chunk)
         insert(con, "core.extractions", extractions.select(list(_EXTRACTION_SCHEMA)))
         insert(con, "core.extraction_spans", spans)
         insert(con, "core.scores", scores)
         insert(con, "core.name_matches", name_matches)
+        insert(con, SCORE_MODELS, _score_models(scores, metrics))
+
+
+# A metric computed by a model (BERTScore) names it with `scored_by()`; the model is stored per answer.
+SCORE_MODELS = "core.score_models"
+
+
+def _score_models(scores: pl.DataFrame, metrics: dict) -> pl.DataFrame:
+    """(generation_id, metric, model) for each stored score of a metric that a model computed."""
+    models = {name: fn.scored_by() for name, fn in metrics.items() if hasattr(fn, "scored_by")}
+    schema = {"generation_id": pl.String, "metric": pl.String, "model": pl.String}
+    if not models or not scores.height:
+        return pl.DataFrame(schema=schema)
+    return (
+        scores.filter(pl.col("metric").is_in(list(models)))
+        .select(
+            "generation_id", "metric", pl.col("metric").replace_strict(models, return_dtype=pl.String).alias("model")
+        )
+        .select(list(schema))
+    )
 
 
 def _metric_scores(

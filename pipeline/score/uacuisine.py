@@ -6,9 +6,10 @@ so a task file names them ("intersection_match", "bertscore", "class_match").
   "капуста"; lower-cased words otherwise), without function words; the score is the share of gold
   ingredients the answer names, |P ∩ G| / |G|.
 - Recipes: BERTScore F1 (the bert-score package). The scoring model is a setting:
-  DISH_ATLAS_BERTSCORE_MODEL (a hub id or a local folder; default xlm-roberta-large, as WorldCuisines
-  used) and DISH_ATLAS_BERTSCORE_LAYERS (default: bert-score's own choice for known models, else the
-  model's last layer). torch loads only when a recipe is scored.
+  DISH_ATLAS_BERTSCORE_MODEL (a hub id or a local folder; default bert-base-multilingual-cased, the
+  ZNO-Vision paper's) and DISH_ATLAS_BERTSCORE_LAYERS (default: bert-score's own choice for known
+  models, else the model's last layer); the score stage records the model beside each score
+  (core.score_models). torch loads only when a recipe is scored.
 - Taste (salty / sweet) and temperature (hot / cold): the answer and the gold are each read as a class
   from their lemmas; right when both are the same one class. `classification_report` gives per-class
   precision and recall over many answers.
@@ -119,7 +120,13 @@ def classification_report(pairs: Iterable[tuple[str | None, str | None]]) -> dic
 
 BERTSCORE_MODEL_ENV = "DISH_ATLAS_BERTSCORE_MODEL"
 BERTSCORE_LAYERS_ENV = "DISH_ATLAS_BERTSCORE_LAYERS"
-DEFAULT_BERTSCORE_MODEL = "xlm-roberta-large"
+# The ZNO-Vision paper's model for recipes and captions (§3: BERTScore with bert-base-multilingual-cased).
+DEFAULT_BERTSCORE_MODEL = "bert-base-multilingual-cased"
+
+
+def bertscore_model() -> str:
+    """The model BERTScore is computed with now: DISH_ATLAS_BERTSCORE_MODEL, else the paper's."""
+    return os.environ.get(BERTSCORE_MODEL_ENV) or DEFAULT_BERTSCORE_MODEL
 
 
 @functools.cache
@@ -145,7 +152,7 @@ def bertscore_f1(predicted: str | None, gold: str | None, model: str | None = No
         return NAN
     if not predicted or not predicted.strip():
         return 0.0
-    model = model or os.environ.get(BERTSCORE_MODEL_ENV) or DEFAULT_BERTSCORE_MODEL
+    model = model or bertscore_model()
     layers = os.environ.get(BERTSCORE_LAYERS_ENV)
     _, _, f1 = _scorer(model, int(layers) if layers else None).score([predicted], [gold])
     return float(f1[0])

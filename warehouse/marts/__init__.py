@@ -19,6 +19,7 @@ from warehouse.marts import (
     accuracy,
     culturemix,
     imagined_correlations,
+    language_gap,
     leaderboard,
     map_outlines,
     method_audit,
@@ -276,6 +277,14 @@ MARTS: tuple[Mart, ...] = (
         },
     ),
     Mart(
+        "language_gap.py",
+        build=language_gap.build,
+        columns={
+            "marts.language_gap": tuple(language_gap.SCHEMA),
+            "marts.language_gap_items": tuple(language_gap.ITEM_SCHEMA),
+        },
+    ),
+    Mart(
         "046_language_switching.sql",
         columns={
             "marts.language_switching": (
@@ -303,6 +312,27 @@ MARTS: tuple[Mart, ...] = (
     Mart(
         "045_uacuisine_classes.sql",
         columns={"marts.uacuisine_classes": ("dataset", "task", "model", "lang", "class", "precision", "recall")},
+    ),
+    Mart(
+        "130_uacuisine_table4.sql",
+        columns={
+            "marts.uacuisine_table4": (
+                "model",
+                "lang",
+                "bertscore",
+                "em",
+                "im",
+                "bertscore_model",
+                "em_atlas",
+                "im_atlas",
+                "em_identification",
+                "em_taste",
+                "em_temperature",
+                "n_recipes",
+                "n_em",
+                "n_ingredients",
+            ),
+        },
     ),
     Mart(
         "050_countries.sql",

@@ -1,0 +1,132 @@
+"""UACUISINE scored as the ZNO-Vision paper defines it (Appendix C), beside ours: the IM equation, EM at stem
+level, BERTScore with the paper's model by default and the model recorded per answer, and Table 4 (mart and
+export) from a UACUISINE table written here, every number computed by hand."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.score import metrics, uacuisine_paper
+from pipeline.score import uacuisine as uacuisine_metrics
+from tests.helpers import query, run_cli
+
+GOLD_INGREDIENTS = "буряк, капуста, картопля, морква"
+
+
+def test_intersection_match_is_the_papers_equation_beside_ours() -> None:
+    im = metrics.get_metric("intersection_match_paper")
+    ours = metrics.get_metric("intersection_match")
+    # W(y) = {буряк, капуста, картопля, морква}, W(ŷ) = {буряк, капусту, і, цибулю}: 1 shared of 7 words in all
+    assert im("Буряк, капусту і цибулю", GOLD_INGREDIENTS) == pytest.approx(1 / 7)
+    assert ours("Буряк, капусту і цибулю", GOLD_INGREDIENTS) == 0.5  # 2 of the 4 gold lemmas (капусту = капуста)
+    # every gold word and one more: 4 / 5 by the paper's union, all gold named by ours
+    assert im("Буряк, капуста, картопля, морква, сіль", GOLD_INGREDIENTS) == pytest.approx(4 / 5)
+    assert ours("Буряк, капуста, картопля, морква, сіль", GOLD_INGREDIENTS) == 1.0
+    assert im(GOLD_INGREDIENTS.upper(), GOLD_INGREDIENTS) == 1.0  # words compared case folded
+    assert im("", GOLD_INGREDIENTS) == 0.0
+    assert math.isnan(im("буряк", ""))
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        ("Солона", "солона", 1.0),
+        ("солоною", "солона", 1.0),  # the same stem (lemma солоний): gender and case do not matter
+        ("солодкі", "солодка", 1.0),  # "солодка" may be the noun too: a shared form is enough
+        ("Ця страва солона", "солона", 0.0),  # more words than the gold: not an exact match
+        ("Подається холодною", "гаряча", 0.0),
+    ],
+)
+def test_exact_match_is_at_stem_level(answer: str, gold: str, expected: float) -> None:
+    assert metrics.get_metric("stem_exact")(answer, gold) == expected
+    assert uacuisine_paper.stem_exact(answer, gold) == expected
+
+
+def test_bertscore_defaults_to_the_papers_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, raising=False)
+    assert uacuisine_metrics.bertscore_model() == "bert-base-multilingual-cased"
+    assert metrics.get_metric("bertscore").scored_by() == "bert-base-multilingual-cased"
+    monkeypatch.setenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, "xlm-roberta-large")
+    assert metrics.get_metric("bertscore").scored_by() == "xlm-roberta-large"
+
+
+def build_tiny_bert(folder: Path) -> Path:
+    """A random 2-layer BERT built offline, its vocabulary the recipe's words (the scoring model is a setting)."""
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "зварити", "буряк", "додати", "капуста", "посолити"]
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join([*words, *(f"w{i}" for i in range(40 - len(words)))]) + "\n", encoding="utf-8")
+    BertTokenizer(str(vocab), do_lower_case=True).save_pretrained(folder)
+    config = BertConfig(vocab_size=40, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
+    BertModel(config).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+
+
+RECIPE = "зварити буряк, додати капуста, посолити"
+# dish, question, gold, model, answer: the table layout `import-responses --format uacuisine` reads
+ROWS = [
+    ("Борщ", "Q1", "Борщ", "m1", "Це борщ"),  # EM 1
+    ("Борщ", "Q4", GOLD_INGREDIENTS, "m1", "Буряк, капусту і цибулю"),  # IM 1/7, ours 1/2
+    ("Борщ", "Q5", RECIPE, "m1", RECIPE),  # BERTScore 1
+    ("Борщ", "Q6", "солона", "m1", "Солона"),  # EM 1, class 1
+    ("Вареники", "Q6", "солодка", "m1", "солодкі"),  # EM 1, class 1
+    ("Сирники", "Q6", "солодка", "m1", "Ця страва солодка"),  # EM 0, class 1
+    ("Борщ", "Q7", "гаряча", "m1", "Подається холодною"),  # EM 0, class 0
+    ("Борщ", "Q1", "Борщ", "m2", "Солянка"),  # EM 0
+]
+
+
+def build_table4_warehouse(folder: Path, scorer: Path) -> Path:
+    """ROWS as a UACUISINE table, imported and scored (BERTScore by `scorer`) into a new warehouse."""
+    table = folder / "uacuisine.tsv"
+    table.write_text(
+        "dish\tquestion\tgold\tmodel\tanswer\n" + "".join("\t".join(r) + "\n" for r in ROWS), encoding="utf-8"
+    )
+    warehouse = folder / "wh" / "warehouse.duckdb"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, str(scorer))
+        run_cli(warehouse, "import-responses", "--format", "uacuisine", str(table))
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def table4_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_bert: Path) -> Path:
+    return build_table4_warehouse(tmp_path_factory.mktemp("uacuisine"), tiny_bert)
+
+
+def test_table4_by_hand(table4_warehouse: Path, tiny_bert: Path) -> None:
+    out = run_cli(table4_warehouse, "export", "uacuisine-table4", "--format", "csv").stdout
+    frame = pl.read_csv(io.BytesIO(out.encode()))
+    assert frame.columns[:5] == ["model", "lang", "bertscore", "em", "im"]
+    rows = {r["model"]: r for r in frame.iter_rows(named=True)}
+    m1, m2 = rows["m1"], rows["m2"]
+    assert m1["lang"] == "uk"
+    assert m1["bertscore"] == pytest.approx(1.0, abs=1e-5)  # the recipe word for word
+    assert m1["bertscore_model"] == str(tiny_bert)  # the model that computed it, recorded per answer
+    assert m1["em"] == pytest.approx(3 / 5)  # name 1; taste 1, 1, 0; temperature 0
+    assert m1["em_atlas"] == pytest.approx(4 / 5)  # ours reads the taste class: "Ця страва солодка" is right
+    assert m1["im"] == pytest.approx(1 / 7) and m1["im_atlas"] == 0.5
+    assert (m1["em_identification"], m1["em_taste"], m1["em_temperature"]) == (1.0, pytest.approx(2 / 3), 0.0)
+    assert (m1["n_recipes"], m1["n_em"], m1["n_ingredients"]) == (1, 5, 1)
+    assert (m2["em"], m2["n_em"]) == (0.0, 1)
+    assert m2["bertscore"] is None and m2["im"] is None  # m2 answered no recipe and no ingredients
+
+
+def test_the_model_behind_each_bertscore_is_stored(table4_warehouse: Path, tiny_bert: Path) -> None:
+    rows = query(
+        table4_warehouse,
+        """SELECT m.metric, m.model, count(*) FROM core.score_models m JOIN core.scores s USING (generation_id, metric)
+           GROUP BY ALL""",
+    )
+    assert rows == [("bertscore", str(tiny_bert), 1)]

@@ -1,0 +1,254 @@
+"""marts.language_gap, marts.language_gap_items: how much worse (or better) each prompt language does than
+English on the same items, per dataset, task, model and scoring method.
+
+A dataset asked in several languages (WorldCuisines: the same 500 origin items in 30 language variants)
+lets each model be compared with itself: only the items it answered both in English and in that language
+count (paired by item and prompt variant), so a language is never judged on easier items than English.
+
+- `accuracy`, `accuracy_en`: percent right on those paired items, in the language and in English;
+  `gap` = accuracy - accuracy_en (percentage points, negative = worse than English).
+- `low`, `high`: a paired percentile-bootstrap 95% interval of the gap. Items are resampled together
+  with their English answer, so the interval is that of the mean per-item difference (lang - en). The
+  differences take few distinct values (-1, 0, 1 for a right/wrong score), so drawing n items with
+  replacement is drawn exactly as a multinomial over those values: vectorised, and its cost does not grow
+  with n. Each row's generator is seeded from its own keys, so a republish gives the same interval and
+  adding a model changes no other row.
+- `method`: `atlas` (our extractors' score) or `paper` (the benchmark's own rule), as marts.accuracy;
+  `metric` names the per-answer score used (the first of the method's metrics the task is scored with).
+- `script`: the writing system of the prompt language, read from its prompts (the script most of their
+  letters are written in), so a page can filter Latin, Cyrillic, Arabic, ... languages.
+
+marts.language_gap_items holds the discordant pairs behind each row: `lost` (right in English, wrong in
+the language) and `gained` (the reverse), with both answers side by side.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import zlib
+from collections import Counter
+
+import duckdb
+import numpy as np
+import polars as pl
+
+RESAMPLES = 2000
+SEED = 36
+ENGLISH = "en"
+
+# Per method, the per-answer scores that say "right" (first one a task is scored with is used). `atlas`
+# is ours, `paper` each benchmark's own rule (as marts.accuracy.METHOD_METRICS, plus the dish-name and
+# UACUISINE class questions, whose own rule is the only one they have).
+METHOD_METRICS: dict[str, tuple[str, ...]] = {
+    "atlas": ("accuracy", "choice_accuracy", "name_lev1", "name_stem", "taste_match", "temperature_match"),
+    "paper": (
+        "paper_substring",
+        "paper_choice_accuracy",
+        "name_paper",
+        "name_stem",
+        "taste_match",
+        "temperature_match",
+    ),
+}
+
+
+def paired_bootstrap(
+    differences: np.ndarray, rng: np.random.Generator, resamples: int = RESAMPLES
+) -> tuple[float, float]:
+    """Percentile 95% interval of the mean of per-item differences, items resampled with replacement."""
+    if len(differences) == 0:
+        return (float("nan"), float("nan"))
+    distinct, counts = np.unique(differences, return_counts=True)
+    draws = rng.multinomial(len(differences), counts / len(differences), size=resamples)  # resamples x distinct
+    means = draws @ distinct / len(differences)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def row_rng(*keys: str) -> np.random.Generator:
+    """A generator seeded from the row's own keys (stable across runs and independent of other rows)."""
+    return np.random.default_rng([SEED, zlib.crc32("\x1f".join(keys).encode("utf-8"))])
+
+
+def script_of(texts: list[str]) -> str:
+    """The Unicode script the letters of `texts` are mostly written in ("Latin", "Cyrillic", "Han", ...); Japanese
+    kana count as "Kana". Empty when the texts hold no letters."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        for char in text:
+            if not char.isalpha():
+                continue
+            name = unicodedata.name(char, "")
+            word = name.split(" ", 1)[0]
+            if word == "CJK":
+                word = "HAN"
+            elif word in ("HIRAGANA", "KATAKANA"):
+                word = "KANA"
+            elif word == "HANGUL":
+                word = "HANGUL"
+            if word:
+                counts[word] += 1
+    if not counts:
+        return ""
+    # Latin letters creep into prompts of every language (English instructions, dish names, options): a
+    # language whose texts hold a fifth or more of letters of another script is written in that script.
+    others = [(n, script) for script, n in counts.most_common() if script != "LATIN"]
+    if others and others[0][0] >= 0.2 * sum(counts.values()):
+        return others[0][1].title()
+    return counts.most_common(1)[0][0].title()
+
+
+PAIRS_SQL = """
+WITH methods AS (SELECT * FROM (VALUES {values}) AS v(method, metric, priority)),
+task_metric AS (  -- per task and method, the first of the method's metrics the task is scored with
+    SELECT i.task_id, m.method, arg_min(m.metric, m.priority) AS metric
+    FROM core.scores s JOIN core.generations g USING (generation_id) JOIN core.items i USING (item_id)
+    JOIN methods m ON m.metric = s.metric
+    GROUP BY ALL
+),
+answers AS (  -- one score per (task, model, item, variant, language): several answers are averaged
+    SELECT tm.method, tm.metric, i.task_id, g.model_id, g.item_id, g.variant, g.lang,
+           avg(s.value) AS value, min(g.generation_id) AS generation_id, min(g.response) AS response
+    FROM core.scores s JOIN core.generations g USING (generation_id) JOIN core.items i USING (item_id)
+    JOIN task_metric tm ON tm.task_id = i.task_id AND tm.metric = s.metric
+    WHERE s.value IS NOT NULL AND NOT isnan(s.value)
+    GROUP BY ALL
+)
+SELECT t.dataset, split_part(t.task_id, '.', 2) AS task, a.model_id AS model, a.lang, a.method, a.metric,
+       it.source_ref AS item_id, a.variant, a.value, e.value AS value_en,
+       a.response, e.response AS response_en, a.generation_id, e.generation_id AS generation_id_en,
+       it.dish_key, d.dish_name, t.task_id, gl.text AS gold, ge.text AS gold_en
+FROM answers a
+JOIN answers e ON e.method = a.method AND e.task_id = a.task_id AND e.model_id = a.model_id
+     AND e.item_id = a.item_id AND e.variant = a.variant AND e.lang = '{english}'
+JOIN core.items it ON it.item_id = a.item_id
+JOIN core.tasks t ON t.task_id = a.task_id
+LEFT JOIN (SELECT dish_key, any_value(display_name ORDER BY lang) AS dish_name FROM marts.dishes GROUP BY ALL) d
+     ON d.dish_key = it.dish_key
+LEFT JOIN core.item_gold_text gl ON gl.item_id = a.item_id AND gl.lang = a.lang
+LEFT JOIN core.item_gold_text ge ON ge.item_id = a.item_id AND ge.lang = '{english}'
+WHERE a.lang <> '{english}'
+"""
+
+
+def _scripts(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
+    """(dataset, lang) -> script, from 50 of the language's prompts (a fixed sample spread over its tasks),
+    or its gold texts where it has no prompts."""
+    rows = con.sql(
+        """
+        WITH texts AS (
+            SELECT t.dataset, p.lang, p.text, 0 AS rank FROM core.item_prompts p JOIN core.items i USING (item_id)
+            JOIN core.tasks t USING (task_id)
+            UNION ALL
+            SELECT t.dataset, g.lang, g.text, 1 AS rank FROM core.item_gold_text g JOIN core.items i USING (item_id)
+            JOIN core.tasks t USING (task_id)
+        ),
+        best AS (SELECT dataset, lang, min(rank) AS rank FROM texts GROUP BY ALL)
+        SELECT dataset, lang, list(text ORDER BY hash(text), text)[1:50] AS texts
+        FROM texts JOIN best USING (dataset, lang, rank) GROUP BY ALL
+        """
+    ).fetchall()
+    return {(dataset, lang): script_of(texts) for dataset, lang, texts in rows}
+
+
+def build(con: duckdb.DuckDBPyConnection) -> None:
+    values = ", ".join(
+        f"('{method}', '{metric}', {rank})"
+        for method, metrics in METHOD_METRICS.items()
+        for rank, metric in enumerate(metrics)
+    )
+    pairs = con.sql(PAIRS_SQL.format(values=values, english=ENGLISH)).pl()
+    scripts = _scripts(con)
+    keys = ["method", "dataset", "task", "model", "lang"]
+    rows = []
+    for key, group in pairs.group_by(keys, maintain_order=True):
+        method, dataset, task, model, lang = (str(k) for k in key)
+        value = group["value"].to_numpy().astype(float)
+        value_en = group["value_en"].to_numpy().astype(float)
+        low, high = paired_bootstrap(value - value_en, row_rng(method, dataset, task, model, lang))
+        accuracy, accuracy_en = float(value.mean()) * 100, float(value_en.mean()) * 100
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": model,
+                "task": task,
+                "lang": lang,
+                "n": len(group),
+                "accuracy": accuracy,
+                "accuracy_en": accuracy_en,
+                "gap": accuracy - accuracy_en,
+                "low": low * 100,
+                "high": high * 100,
+                "method": method,
+                "metric": group["metric"][0],
+                "script": scripts.get((dataset, lang), ""),
+                "n_lost": int((value_en > value).sum()),
+                "n_gained": int((value > value_en).sum()),
+                "task_id": group["task_id"][0],
+            }
+        )
+    frame = pl.DataFrame(rows, schema=SCHEMA)
+    con.register("_language_gap", frame)
+    con.execute(
+        "CREATE OR REPLACE TABLE marts.language_gap AS SELECT * FROM _language_gap "
+        "ORDER BY method, dataset, task, model, gap, lang"
+    )
+    con.unregister("_language_gap")
+
+    items = pairs.filter(pl.col("value") != pl.col("value_en")).with_columns(
+        pl.when(pl.col("value_en") > pl.col("value")).then(pl.lit("lost")).otherwise(pl.lit("gained")).alias("change"),
+        pl.struct("dataset", "lang")
+        .map_elements(lambda r: scripts.get((r["dataset"], r["lang"]), ""), return_dtype=pl.String)
+        .alias("script"),
+    )
+    items = items.select(list(ITEM_SCHEMA)) if items.height else pl.DataFrame(schema=ITEM_SCHEMA)
+    con.register("_language_gap_items", items)
+    con.execute(
+        "CREATE OR REPLACE TABLE marts.language_gap_items AS SELECT * FROM _language_gap_items "
+        "ORDER BY method, dataset, task, model, lang, change, try_cast(item_id AS BIGINT) NULLS LAST, item_id, variant"
+    )
+    con.unregister("_language_gap_items")
+
+
+SCHEMA = {
+    "dataset": pl.String,
+    "model": pl.String,
+    "task": pl.String,
+    "lang": pl.String,
+    "n": pl.Int64,
+    "accuracy": pl.Float64,
+    "accuracy_en": pl.Float64,
+    "gap": pl.Float64,
+    "low": pl.Float64,
+    "high": pl.Float64,
+    "method": pl.String,
+    "metric": pl.String,
+    "script": pl.String,
+    "n_lost": pl.Int64,
+    "n_gained": pl.Int64,
+    "task_id": pl.String,
+}
+
+ITEM_SCHEMA = {
+    "method": pl.String,
+    "dataset": pl.String,
+    "task": pl.String,
+    "model": pl.String,
+    "lang": pl.String,
+    "item_id": pl.String,
+    "variant": pl.String,
+    "change": pl.String,
+    "gold_en": pl.String,
+    "response_en": pl.String,
+    "gold": pl.String,
+    "response": pl.String,
+    "value_en": pl.Float64,
+    "value": pl.Float64,
+    "script": pl.String,
+    "metric": pl.String,
+    "generation_id_en": pl.String,
+    "generation_id": pl.String,
+    "dish_key": pl.String,
+    "dish_name": pl.String,
+    "task_id": pl.String,
+}
