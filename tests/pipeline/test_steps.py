@@ -17,6 +17,7 @@ FLOW = (
     "ingest",
     "compose",
     "link",
+    "finetune",
     "answers",
     "corpus",
     "score",

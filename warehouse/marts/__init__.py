@@ -682,4 +682,16 @@ MARTS: tuple[Mart, ...] = (
         build=imagined_correlations.build,
         columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
+    Mart(
+        "150_finetune.sql",
+        columns={
+            "marts.finetune_runs": ("finetune_id", "recipe", "source", "base_model", "method", "learning_rate",
+                                    "batch_size", "gradient_accumulation", "optimizer", "epochs", "n_train", "n_test"),
+            "marts.finetune_losses": ("finetune_id", "step", "epoch", "loss"),
+            "marts.finetune_models": ("finetune_id", "epoch", "model_path", "weights_hash"),
+            "marts.finetune_comparison": ("finetune_id", "recipe", "source", "base_model", "epoch", "tuned_model",
+                                          "task", "lang", "metric", "n_test_items", "n_before", "before", "n_after",
+                                          "after", "n_pairs", "before_paired", "after_paired", "change"),
+        },
+    ),  # fmt: skip
 )
