@@ -474,12 +474,14 @@ def generate(
 def finetune(
     ctx: typer.Context,
     model: Annotated[str, typer.Option(help="Base model: a local folder (or hub id) transformers can load.")],
-    task: Annotated[str, typer.Option(help="Task id(s) to train on, comma-separated, e.g. culturemix.sf,culturemix.mf.")],
+    task: Annotated[
+        str, typer.Option(help="Task id(s) to train on, comma-separated, e.g. culturemix.sf,culturemix.mf.")
+    ],
     lang: Annotated[str, typer.Option(help="Prompt language of the examples.")],
     out: Annotated[Path, typer.Option(help="Folder for checkpoints and the epoch models (rerun to resume).")],
-    recipe: Annotated[str, typer.Option(help="culturemix_sft | zno_paligemma | plain (pipeline/finetune/recipes.py).")] = (
-        "plain"
-    ),
+    recipe: Annotated[
+        str, typer.Option(help="culturemix_sft | zno_paligemma | plain (pipeline/finetune/recipes.py).")
+    ] = ("plain"),
     variant: Annotated[str | None, typer.Option(help="Prompt variant (default: the task's first).")] = None,
     limit: Annotated[int | None, typer.Option(help="First N items per task.")] = None,
     images: Annotated[Path | None, typer.Option(help="Image folder of the dataset (as for generate).")] = None,

@@ -145,7 +145,8 @@ def gold_answers(con: duckdb.DuckDBPyConnection, answer_kind: str, items: list, 
     ids = [i.item_id for i in items]
     found = dict(
         con.execute(
-            "SELECT item_id, text FROM core.item_gold_text WHERE lang = ? AND item_id IN (SELECT unnest(?))", [lang, ids]
+            "SELECT item_id, text FROM core.item_gold_text WHERE lang = ? AND item_id IN (SELECT unnest(?))",
+            [lang, ids],
         ).fetchall()
     )
     base = lang.split("_")[0]
@@ -172,9 +173,7 @@ def gold_answers(con: duckdb.DuckDBPyConnection, answer_kind: str, items: list, 
 
 
 def _first_gold_country(con: duckdb.DuckDBPyConnection, item_id: str) -> str | None:
-    row = con.execute(
-        "SELECT min(country) FROM core.item_gold_countries WHERE item_id = ?", [item_id]
-    ).fetchone()
+    row = con.execute("SELECT min(country) FROM core.item_gold_countries WHERE item_id = ?", [item_id]).fetchone()
     return row[0] if row else None
 
 

@@ -55,7 +55,9 @@ def _base_identity(model: str) -> tuple[str, str | None]:
     return (str(path.resolve()), local_weights_hash(path)) if path.is_dir() else (model, None)
 
 
-def run(con: duckdb.DuckDBPyConnection, spec: FinetuneSpec, say: Callable[[str], None] = lambda line: None) -> FinetuneSummary:
+def run(
+    con: duckdb.DuckDBPyConnection, spec: FinetuneSpec, say: Callable[[str], None] = lambda line: None
+) -> FinetuneSummary:
     """Train (or resume, or skip when done) one run and record it."""
     recipe = RECIPES.get(spec.recipe)
     hp = recipe.hyperparameters(**spec.overrides)
