@@ -18,6 +18,7 @@ from pipeline.backends.base import local_weights_hash
 from pipeline.finetune import data as finetune_data
 from pipeline.finetune import train as training
 from pipeline.finetune.recipes import RECIPES
+from pipeline.imagine.tiny import is_tiny_random
 from warehouse.io import insert, transaction
 
 
@@ -152,6 +153,7 @@ def _run_row(finetune_id, recipe, base, base_hash, hp, description, data_sha, ou
         "output_dir": str(out),
         "status": "running",
         "started_at": started,
+        "base_tiny_random": is_tiny_random(base),
     }
 
 

@@ -24,6 +24,7 @@ import torch
 
 from pipeline.backends.hf import chat_messages, load_images
 from pipeline.finetune.data import Example
+from pipeline.imagine.tiny import MARKER
 
 CHECKPOINTS = "checkpoints"
 IGNORE = -100  # label of a prompt token: no loss on it
@@ -138,13 +139,16 @@ def load_base(model: str, method: str, lora: dict):
     return network, processor, is_vision
 
 
-def save_model(network, processor, path: Path, merged: bool) -> Path:
-    """A complete model folder at `path`, written under a temporary name and renamed."""
+def save_model(network, processor, path: Path, merged: bool, tiny_marker: Path | None = None) -> Path:
+    """A complete model folder at `path`, written under a temporary name and renamed. A tiny random base's
+    marker goes along: the tuned model is a test model too (pipeline/imagine/tiny.py)."""
     partial = path.with_name(path.name + ".part")
     shutil.rmtree(partial, ignore_errors=True)
     target = copy.deepcopy(network).merge_and_unload() if merged else network
     target.save_pretrained(partial)
     processor.save_pretrained(partial)
+    if tiny_marker is not None and tiny_marker.is_file():
+        shutil.copyfile(tiny_marker, partial / tiny_marker.name)
     os.replace(partial, path)
     return path
 
@@ -172,6 +176,7 @@ def train(
     on_gpu = (device == "auto" and torch.cuda.is_available()) or device.startswith("cuda")
     network, processor, is_vision = load_base(base, hp["method"], hp.get("lora", {}))
     tokenizer = getattr(processor, "tokenizer", processor)
+    marker = Path(base) / MARKER
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
 
     class EpochModels(TrainerCallback):
@@ -180,7 +185,7 @@ def train(
         def on_step_end(self, args, state, control, model=None, **kwargs):
             epoch = round(state.epoch or 0)
             if abs((state.epoch or 0) - epoch) < 1e-6 and epoch in wanted and not wanted[epoch].is_dir():
-                save_model(model, processor, wanted[epoch], lora)
+                save_model(model, processor, wanted[epoch], lora, marker)
                 say(f"epoch {epoch}: model saved to {wanted[epoch]}")
 
         def on_log(self, args, state, control, logs=None, **kwargs):
@@ -228,7 +233,7 @@ def train(
     trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     last = max(epochs)
     if not wanted[last].is_dir():  # resumed from the very last checkpoint: the model is the trained one
-        save_model(trainer.model, processor, wanted[last], lora)
+        save_model(trainer.model, processor, wanted[last], lora, marker)
     missing = [e for e, path in wanted.items() if not path.is_dir()]
     if missing:
         raise ValueError(f"{out}: no saved model for epochs {missing}; remove the folder and train again")

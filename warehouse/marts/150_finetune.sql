@@ -16,7 +16,7 @@ SELECT r.finetune_id, r.recipe, r.source, r.base_model, r.method,
        CAST(r.data -> '$.tasks' AS TEXT[]) AS tasks,
        r.data ->> '$.lang' AS lang,
        r.train_steps, r.first_loss, r.last_loss, r.status, r.output_dir, r.resumed_from,
-       r.hyperparameters, r.data, r.data_sha256, r.seconds, r.started_at, r.finished_at
+       r.hyperparameters, r.data, r.data_sha256, r.seconds, r.started_at, r.finished_at, r.base_tiny_random
 FROM core.finetune_runs r
 ORDER BY r.started_at, r.finetune_id;
 

@@ -23,7 +23,8 @@ CREATE TABLE core.finetune_runs (
     last_loss    DOUBLE,
     seconds      DOUBLE,                 -- wall time of the last (re)run
     started_at   TIMESTAMP NOT NULL,
-    finished_at  TIMESTAMP
+    finished_at  TIMESTAMP,
+    base_tiny_random BOOLEAN NOT NULL DEFAULT false   -- the base is a tiny random test model (`tiny-model`)
 );
 
 -- Every example of a run with its split: train rows in the order they were trained on (the

@@ -211,3 +211,35 @@ def test_culturemix_sft_trains_a_tiny_vision_model_with_lora(
     result = run_cli(culturemix_warehouse, "generate", *question, "--backend", "transformers", "--model", str(saved),
                      "--max-tokens", "4")  # fmt: skip
     assert "2 answers" in result.stderr
+
+
+def test_the_page_shows_the_run_its_loss_and_the_comparison(tuned: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers import shown, vega_rows
+
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(tuned["warehouse"]))
+    at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=90)
+    at.query_params["dataset"] = "borsch"
+    at.run()
+    at.switch_page("views/finetune.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = "\n".join(shown(str(e.value)) for kind in ("markdown", "warning", "caption") for e in at.get(kind))
+    assert f"Base model {tuned['base']}" in text.replace("`", "")
+    assert "tiny random test model" in text
+    assert f"{tuned['out'] / 'epoch-2'} has no scored answer on the test items yet" in text
+    assert len(vega_rows(at.get("vega_lite_chart")[0])) == 30  # one point per optimizer step
+    settings, comparison = (frame.value for frame in at.dataframe)
+    assert settings[["train", "test", "epochs"]].values.tolist()[0][2] == "2, 10"
+    accuracy = comparison[(comparison["metric"] == "accuracy") & (comparison["epoch"] == 10)]
+    expected = query(
+        tuned["warehouse"],
+        "SELECT n_before, n_after, n_pairs FROM marts.finetune_comparison WHERE metric = 'accuracy' AND epoch = 10",
+    )
+    assert accuracy[["n_before", "n_after", "n_pairs"]].values.tolist() == [list(expected[0])]
+
+
+def test_the_gpu_smoke_runs_the_finetune_part() -> None:
+    script = (REPO / "bench" / "gpu_smoke.sh").read_text(encoding="utf-8")
+    assert subprocess.run(["bash", "-n", str(REPO / "bench" / "gpu_smoke.sh")]).returncode == 0
+    assert script.count("bench/gpu_finetune.py ${FINETUNE_ARGS:-}") == 2  # with and without the text part
