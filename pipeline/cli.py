@@ -249,6 +249,14 @@ def compose(
         str | None, typer.Option(help="Harmonise with a diffusers FluxKontextPipeline (folder or hub id).")
     ] = None,
     steps: Annotated[int, typer.Option(help="Inference steps of the edit model.")] = 28,
+    pairing: Annotated[
+        str, typer.Option(help="stratified (CultureMix §2.3: distance x difficulty) or random (the earlier draw).")
+    ] = "stratified",
+    agnostic: Annotated[
+        Path | None, typer.Option(help="Photos of the agnostic objects: apple, car, scissors, teddy_bear (.jpg/.png).")
+    ] = None,
+    positions: Annotated[str, typer.Option(help="MF target positions: left, or left,right (flipped pairs).")] = "left",
+    sizes: Annotated[str | None, typer.Option(help="Also MF with the target at these sizes, e.g. 0.5,0.75.")] = None,
 ) -> None:
     """Compose CultureMix variants (MF, SFB, MFB, culture-agnostic, REAL) from the warehouse's dish images;
     cached by recipe, a killed run resumes."""
@@ -256,7 +264,8 @@ def compose(
         fail_line(f"compose {dataset}: unknown dataset — only culturemix composes images")
         raise typer.Exit(code=2)
     settings = {"out": out, "backgrounds": backgrounds, "per_target": per_target, "seed": seed, "limit": limit,
-                "edit_model": edit_model, "steps": steps}  # fmt: skip
+                "edit_model": edit_model, "steps": steps, "pairing": pairing, "agnostic": agnostic,
+                "positions": _split(positions), "sizes": tuple(float(x) for x in _split(sizes) or ())}  # fmt: skip
     _pipeline(ctx, "compose", Options(compose=settings))
 
 

@@ -293,7 +293,15 @@ def culturemix_parse(ctx: Context) -> None:
 
 @step(
     "compose",
-    reads=("core.images", "core.dishes", "core.dish_origins", "core.culturemix_images"),
+    reads=(
+        "core.images",
+        "core.dishes",
+        "core.dish_origins",
+        "core.culturemix_images",
+        "core.items",
+        "core.generations",
+        "core.scores",
+    ),  # baseline SF answers: difficulty (CultureMix §2.3)
     writes=("core.culturemix_compositions",),
 )
 def compose(ctx: Context) -> None:

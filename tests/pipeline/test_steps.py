@@ -15,7 +15,6 @@ from warehouse.db import migrate
 FLOW = (
     "reference",
     "ingest",
-    "compose",
     "link",
     "finetune",
     "answers",
@@ -23,6 +22,7 @@ FLOW = (
     "score",
     "languages",
     "culturemix_parse",
+    "compose",
     "imagine",
 )
 
