@@ -409,14 +409,14 @@ def plan(
                 "cultural",
                 [other_in, scene_in],
                 operations,
-                {"distractor": other.dish_key, "background": scene.label},
+                {**pair, "background": scene.label},
             )
             add(
                 "REAL",
                 "cultural",
                 [other_in, scene_in],
                 [*operations, {"op": "red_box", "around": "target"}],
-                {"distractor": other.dish_key, "background": scene.label},
+                {**pair, "background": scene.label},
             )
         else:
             add(
@@ -424,7 +424,7 @@ def plan(
                 "cultural",
                 [other_in],
                 [{"op": "side_by_side"}, {"op": "red_box", "around": "target"}],
-                {"distractor": other.dish_key},
+                pair,
             )
     for scene in chosen_scenes:
         scene_in = {"role": "background", "label": scene.label, "sha256": scene.sha256}

@@ -98,7 +98,7 @@ def composed(tmp_path_factory, ingested_template) -> dict:
 def test_compose_says_when_no_baseline_answers_exist(composed: dict) -> None:
     assert "no baseline answers to the SF items" in composed["result"].stderr
     labels = [json.loads(x) for x, in query(composed["warehouse"], "SELECT labels FROM core.culturemix_compositions "
-                                            "WHERE distractor_kind = 'cultural'")]  # fmt: skip
+                                            "WHERE distractor_kind = 'cultural' AND subtask <> 'SFB'")]  # fmt: skip
     assert {(x["pairing"], x["target_difficulty"], x["distractor_difficulty"]) for x in labels} == {
         ("stratified", "unknown", "unknown")
     }
@@ -115,8 +115,8 @@ def test_every_target_gets_both_positions_a_smaller_size_and_a_paper_object(comp
     for found in per_target.values():
         cultural = [x for x in found if x["distractor_kind"] == "cultural"]
         # 2 distractors x (left, right, target at half size)
-        assert sorted((x["target_position"], x["target_scale"]) for x in cultural) == [
-            ("left", None), ("left", None), ("left", 0.5), ("left", 0.5), ("right", None), ("right", None)
+        assert sorted((x["target_position"], x["target_scale"] or 1.0) for x in cultural) == [
+            ("left", 0.5), ("left", 0.5), ("left", 1.0), ("left", 1.0), ("right", 1.0), ("right", 1.0)
         ]  # fmt: skip
         (agnostic,) = [x for x in found if x["distractor_kind"] == "agnostic"]
         assert agnostic["distractor_food_name"] in variants.AGNOSTIC_OBJECTS
