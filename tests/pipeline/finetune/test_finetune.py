@@ -243,3 +243,46 @@ def test_the_gpu_smoke_runs_the_finetune_part() -> None:
     script = (REPO / "bench" / "gpu_smoke.sh").read_text(encoding="utf-8")
     assert subprocess.run(["bash", "-n", str(REPO / "bench" / "gpu_smoke.sh")]).returncode == 0
     assert script.count("bench/gpu_finetune.py ${FINETUNE_ARGS:-}") == 2  # with and without the text part
+
+
+def test_the_run_configuration_has_a_finetune_section(tmp_path: Path) -> None:
+    from pipeline import runconfig
+    from pipeline.errors import DataError
+
+    config = tmp_path / "run.toml"
+    config.write_text(
+        """
+stages = ["finetune", "generate", "score", "publish"]
+[models.base]
+backend = "transformers"
+model = "/models/base"
+[models.tuned]
+backend = "transformers"
+model = "/models/tuned/epoch-2"
+[finetune]
+model = "base"
+tasks = ["culturemix.sf", "culturemix.mf"]
+lang = "en"
+out = "/models/tuned"
+recipe = "zno_paligemma"
+settings = { epochs = [1, 2], method = "lora" }
+[[runs]]
+task = "culturemix.sf"
+langs = ["en"]
+models = ["base", "tuned"]
+""",
+        encoding="utf-8",
+    )
+    plan = runconfig.load(config)
+    (spec,) = plan.finetunes
+    assert (spec.model, spec.tasks, spec.lang, spec.out, spec.recipe) == (
+        "/models/base", ("culturemix.sf", "culturemix.mf"), "en", Path("/models/tuned"), "zno_paligemma"
+    )  # fmt: skip
+    assert spec.overrides == {"epochs": (1, 2), "method": "lora"}
+    assert [g.model for g in plan.generations] == ["/models/base", "/models/tuned/epoch-2"]
+    config.write_text(config.read_text().replace('model = "base"', 'model = "nobody"'), encoding="utf-8")
+    with pytest.raises(DataError, match="names model 'nobody', not defined under"):
+        runconfig.load(config)
+    config.write_text(config.read_text().replace("method =", "rate ="), encoding="utf-8")
+    with pytest.raises(DataError, match="unknown keys"):
+        runconfig.load(config)
