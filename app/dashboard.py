@@ -55,6 +55,7 @@ VIEWS = (
     View("imagined.py", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
     View("review.py", "Review", ":material/rate_review:", "review"),
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
+    View("finetune.py", "Fine-tuning", ":material/model_training:", "fine-tuning", ("chart", "table")),
     View("probe.py", "Live probe", ":material/science:", "probe"),
 )
 # What each page draws on arrival, by URL path (app/preload.py).

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # GPU smoke test: vLLM vs transformers on the tiny text model, side by side (see bench/gpu_smoke.py),
-# then the imagine steps at real size: text-to-image and [CLS] embedding images/s (bench/gpu_imagine.py).
+# then the imagine steps at real size: text-to-image and [CLS] embedding images/s (bench/gpu_imagine.py),
+# then fine-tuning on the GPU: a SIGKILL mid-run resumed, loss down, the tuned model answering (bench/gpu_finetune.py).
 #
 #   bench/gpu_smoke.sh                    # 512 prompts, 32 new tokens each; 8 images of 1024 px, 28 steps
 #   bench/gpu_smoke.sh --prompts 2048     # any gpu_smoke.py option passes through
 #   GPU_SMOKE_PARTS=imagine bench/gpu_smoke.sh                 # only the imagine part (no vLLM needed)
+#   GPU_SMOKE_PARTS=finetune FINETUNE_ARGS="--method lora" bench/gpu_smoke.sh    # only fine-tuning (no vLLM)
 #   IMAGINE_ARGS="--generator black-forest-labs/FLUX.1-dev --encoder facebook/dinov2-giant" bench/gpu_smoke.sh
 #
 # Python: $PYTHON if set; else the active virtualenv; else ./.venv-gpu (created with access to the
@@ -34,11 +36,20 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >&2; then
     exit 1
 fi
 
-parts="${GPU_SMOKE_PARTS:-text imagine}"
+parts="${GPU_SMOKE_PARTS:-text imagine finetune}"
 if [[ " $parts " != *" text "* ]]; then
-    say "imagine part only"
-    # shellcheck disable=SC2086  # IMAGINE_ARGS is a list of options
-    exec "$py" bench/gpu_imagine.py ${IMAGINE_ARGS:-}
+    status=0
+    if [[ " $parts " == *" imagine "* ]]; then
+        say "imagine part"
+        # shellcheck disable=SC2086  # IMAGINE_ARGS is a list of options
+        "$py" bench/gpu_imagine.py ${IMAGINE_ARGS:-} || status=$?
+    fi
+    if [[ " $parts " == *" finetune "* ]]; then
+        say "finetune part"
+        # shellcheck disable=SC2086  # FINETUNE_ARGS is a list of options
+        "$py" bench/gpu_finetune.py ${FINETUNE_ARGS:-} || status=$?
+    fi
+    exit "$status"
 fi
 
 if ! "$py" -c "import vllm" 2>/dev/null; then
@@ -56,5 +67,10 @@ if [[ " $parts " == *" imagine "* ]]; then
     say "imagine steps at real size"
     # shellcheck disable=SC2086  # IMAGINE_ARGS is a list of options
     "$py" bench/gpu_imagine.py ${IMAGINE_ARGS:-} || status=$?
+fi
+if [[ " $parts " == *" finetune "* ]]; then
+    say "fine-tuning: kill, resume, before/after"
+    # shellcheck disable=SC2086  # FINETUNE_ARGS is a list of options
+    "$py" bench/gpu_finetune.py ${FINETUNE_ARGS:-} || status=$?
 fi
 exit "$status"

@@ -231,6 +231,14 @@ def compose(
         str | None, typer.Option(help="Harmonise with a diffusers FluxKontextPipeline (folder or hub id).")
     ] = None,
     steps: Annotated[int, typer.Option(help="Inference steps of the edit model.")] = 28,
+    pairing: Annotated[
+        str, typer.Option(help="stratified (CultureMix §2.3: distance x difficulty) or random (the earlier draw).")
+    ] = "stratified",
+    agnostic: Annotated[
+        Path | None, typer.Option(help="Photos of the agnostic objects: apple, car, scissors, teddy_bear (.jpg/.png).")
+    ] = None,
+    positions: Annotated[str, typer.Option(help="MF target positions: left, or left,right (flipped pairs).")] = "left",
+    sizes: Annotated[str | None, typer.Option(help="Also MF with the target at these sizes, e.g. 0.5,0.75.")] = None,
 ) -> None:
     """Compose CultureMix variants (MF, SFB, MFB, culture-agnostic, REAL) from the warehouse's dish images;
     cached by recipe, a killed run resumes."""
@@ -238,7 +246,8 @@ def compose(
         fail_line(f"compose {dataset}: unknown dataset — only culturemix composes images")
         raise typer.Exit(code=2)
     settings = {"out": out, "backgrounds": backgrounds, "per_target": per_target, "seed": seed, "limit": limit,
-                "edit_model": edit_model, "steps": steps}  # fmt: skip
+                "edit_model": edit_model, "steps": steps, "pairing": pairing, "agnostic": agnostic,
+                "positions": _split(positions), "sizes": tuple(float(x) for x in _split(sizes) or ())}  # fmt: skip
     _pipeline(ctx, "compose", Options(compose=settings))
 
 
@@ -474,6 +483,46 @@ def generate(
     _run(ctx, action)
 
 
+@app.command("finetune")
+def finetune(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Option(help="Base model: a local folder (or hub id) transformers can load.")],
+    task: Annotated[
+        str, typer.Option(help="Task id(s) to train on, comma-separated, e.g. culturemix.sf,culturemix.mf.")
+    ],
+    lang: Annotated[str, typer.Option(help="Prompt language of the examples.")],
+    out: Annotated[Path, typer.Option(help="Folder for checkpoints and the epoch models (rerun to resume).")],
+    recipe: Annotated[
+        str, typer.Option(help="culturemix_sft | zno_paligemma | plain (pipeline/finetune/recipes.py).")
+    ] = ("plain"),
+    variant: Annotated[str | None, typer.Option(help="Prompt variant (default: the task's first).")] = None,
+    limit: Annotated[int | None, typer.Option(help="First N items per task.")] = None,
+    images: Annotated[Path | None, typer.Option(help="Image folder of the dataset (as for generate).")] = None,
+    device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
+    method: Annotated[str | None, typer.Option(help="full | lora (default: the recipe's).")] = None,
+    learning_rate: Annotated[float | None, typer.Option(help="Override the recipe's learning rate.")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Override the recipe's batch size per device.")] = None,
+    gradient_accumulation: Annotated[int | None, typer.Option(help="Override the recipe's accumulation.")] = None,
+    epochs: Annotated[str | None, typer.Option(help="Epochs to save a model at, e.g. 1,2,4.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the split, the order and the Trainer.")] = None,
+    save_steps: Annotated[int | None, typer.Option(help="Checkpoint every N optimizer steps.")] = None,
+) -> None:
+    """Fine-tune a model on a task's items (Trainer; LoRA optional); a killed run resumes from its last checkpoint."""
+    from pipeline.finetune.stage import FinetuneSpec
+
+    def action() -> None:
+        overrides = {"method": method, "learning_rate": learning_rate, "batch_size": batch_size,
+                     "gradient_accumulation": gradient_accumulation, "seed": seed, "save_steps": save_steps,
+                     "epochs": tuple(int(e) for e in _split(epochs)) if epochs else None}  # fmt: skip
+        spec = FinetuneSpec(
+            model=model, tasks=_split(task) or (), lang=lang, out=out, recipe=recipe, variant=variant, limit=limit,
+            images=images, device=device, overrides=overrides,
+        )  # fmt: skip
+        run_pipeline("finetune", ctx.obj.warehouse, Options(finetunes=(spec,)))
+
+    _run(ctx, action)
+
+
 @app.command("run")
 def run_config(
     ctx: typer.Context, config: Annotated[Path, typer.Argument(help="A TOML file of models, tasks and stages.")]
@@ -491,6 +540,7 @@ def run_config(
             imagine_steps=plan.imagine_steps,
             executor=plan.executor,
             ray=plan.ray,
+            finetunes=tuple(plan.finetunes),
         )
         run_pipeline("run", ctx.obj.warehouse, options, steps=steps)
 

@@ -33,6 +33,7 @@ LAYERS = (
     "pipeline.corpus",
     "pipeline.compose",
     "pipeline.imagine",
+    "pipeline.finetune",
     "pipeline.stores",
     "pipeline.export",
     "pipeline.executors",

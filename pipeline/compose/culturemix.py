@@ -31,11 +31,13 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.compose import pairing as pairings
+from pipeline.compose import variants
 from pipeline.datasets.culturemix import parse_background
 from pipeline.reference.cultural_distance import cultural_distance, great_circle_km, nearest
 from warehouse.io import insert, transaction
 
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2  # 2: distractors chosen by pipeline/compose/pairing.py (distance x difficulty strata)
 PANEL = 256  # pixels: every food panel is PANEL x PANEL, a background PANEL high
 PLAIN_OBJECTS = ("grey ball", "blue cube", "white mug")
 EDIT_PROMPT = (
@@ -68,6 +70,7 @@ class ComposeSummary:
     built: int = 0
     cached: int = 0
     skipped_backgrounds: list[str] | None = None
+    rated_foods: int = 0  # foods whose difficulty the stored baseline answers give (0: none; pairing by distance only)
 
 
 # --- image operations (pure: PIL images in, PIL image out) -------------------------------------
@@ -345,11 +348,29 @@ def backgrounds(folder: Path | None) -> tuple[list[Background], list[str]]:
     return usable, skipped
 
 
-def plan(target: Food, others: list[Food], scenes: list[Background], per_target: int, seed: int) -> list[dict]:
-    """The recipes for one target: cultural and agnostic MF / SFB / MFB, and REAL."""
+def plan(
+    target: Food,
+    others: list[Food],
+    scenes: list[Background],
+    per_target: int,
+    seed: int,
+    *,
+    pairing: str = "stratified",
+    difficulty: dict[str, str] | None = None,
+    objects: list | None = None,
+    positions: tuple[str, ...] = ("left",),
+    sizes: tuple[float, ...] = (),
+) -> list[dict]:
+    """The recipes for one target: cultural and agnostic MF / SFB / MFB, and REAL; with `positions` holding
+    "right", each cultural MF mirrored too, and with `sizes`, each cultural MF with the target at those sizes."""
     rng = random.Random(f"{seed}:{target.dish_key}")
     food_in = {"role": "target", "dish_key": target.dish_key, "sha256": target.sha256}
-    distractors = rng.sample(others, min(per_target, len(others)))
+    rated = difficulty or {}
+    candidates = [pairings.Candidate(o.dish_key, o.country, rated.get(o.dish_key, "unknown")) for o in others]
+    me = pairings.Candidate(target.dish_key, target.country, rated.get(target.dish_key, "unknown"))
+    by_key = {o.dish_key: o for o in others}
+    distractors = [by_key[c.dish_key] for c in pairings.choose(me, candidates, per_target, pairing, seed)]
+    strata = {"pairing": pairing, "target_difficulty": me.difficulty}
     chosen_scenes = rng.sample(scenes, min(per_target, len(scenes)))
     recipes = []
 
@@ -368,13 +389,14 @@ def plan(target: Food, others: list[Food], scenes: list[Background], per_target:
 
     for index, other in enumerate(distractors):
         other_in = {"role": "distractor", "dish_key": other.dish_key, "sha256": other.sha256}
-        add(
-            "MF",
-            "cultural",
-            [other_in],
-            [{"op": "side_by_side", "left": "target", "right": "distractor"}],
-            {"distractor": other.dish_key},
-        )
+        pair = {"distractor": other.dish_key, **strata, "distractor_difficulty": rated.get(other.dish_key, "unknown")}
+        add("MF", "cultural", [other_in], [{"op": "side_by_side", "left": "target", "right": "distractor"}], pair)
+        if "right" in positions:  # Appendix B.2, Table 10: the MF image flipped horizontally
+            operations = [{"op": "side_by_side", "left": "target", "right": "distractor"}, {"op": "mirror"}]
+            add("MF", "cultural", [other_in], operations, {**pair, "target_position": "right"})
+        for size in sizes:  # Appendix B.2, Table 11: the target smaller than the distractor
+            operations = [{"op": "scale", "of": "target", "scale": size}, {"op": "side_by_side"}]
+            add("MF", "cultural", [other_in], operations, {**pair, "target_scale": size})
         if chosen_scenes:
             scene = chosen_scenes[index % len(chosen_scenes)]
             scene_in = {"role": "background", "label": scene.label, "sha256": scene.sha256}
@@ -387,14 +409,14 @@ def plan(target: Food, others: list[Food], scenes: list[Background], per_target:
                 "cultural",
                 [other_in, scene_in],
                 operations,
-                {"distractor": other.dish_key, "background": scene.label},
+                {**pair, "background": scene.label},
             )
             add(
                 "REAL",
                 "cultural",
                 [other_in, scene_in],
                 [*operations, {"op": "red_box", "around": "target"}],
-                {"distractor": other.dish_key, "background": scene.label},
+                {**pair, "background": scene.label},
             )
         else:
             add(
@@ -402,20 +424,25 @@ def plan(target: Food, others: list[Food], scenes: list[Background], per_target:
                 "cultural",
                 [other_in],
                 [{"op": "side_by_side"}, {"op": "red_box", "around": "target"}],
-                {"distractor": other.dish_key},
+                pair,
             )
     for scene in chosen_scenes:
         scene_in = {"role": "background", "label": scene.label, "sha256": scene.sha256}
         add("SFB", "cultural", [scene_in], [{"op": "stack", "top": "background"}], {"background": scene.label})
     plain = PLAIN_OBJECTS[rng.randrange(len(PLAIN_OBJECTS))]
-    add("MF", "agnostic", [], [{"op": "draw", "object": plain}, {"op": "side_by_side"}], {"object": plain})
+    object_in: list[dict] = []
+    if objects:  # CultureMix §4.3: apple, car, scissors, teddy bear, from their photos
+        photo = objects[rng.randrange(len(objects))]
+        plain, object_in = photo.name, [{"role": "object", "name": photo.name, "sha256": photo.sha256}]
+    draw = {"op": "photo" if objects else "draw", "object": plain}
+    add("MF", "agnostic", object_in, [draw, {"op": "side_by_side"}], {"object": plain})
     add("SFB", "agnostic", [], [{"op": "draw", "object": "plain wall"}, {"op": "stack", "top": "plain wall"}], {})
     add(
         "MFB",
         "agnostic",
-        [],
+        object_in,
         [
-            {"op": "draw", "object": plain},
+            draw,
             {"op": "side_by_side"},
             {"op": "draw", "object": "plain wall"},
             {"op": "stack", "top": "plain wall"},
@@ -425,20 +452,27 @@ def plan(target: Food, others: list[Food], scenes: list[Background], per_target:
     return recipes
 
 
-def render(recipe: dict, by_key: dict[str, Food], scenes: dict[str, Background]):
-    """Carry out a recipe's operations (without harmonisation); returns the image."""
+def render(recipe: dict, by_key: dict[str, Food], scenes: dict[str, Background], objects: dict | None = None):
+    """Carry out a recipe's operations (without harmonisation); returns the image. `objects`: the agnostic
+    objects' photos by name (compose --agnostic)."""
     from PIL import Image
 
     meta = recipe["meta"]
     target = fit(Image.open(by_key[recipe["inputs"][0]["dish_key"]].path))
+    if meta.get("target_scale"):
+        target = variants.scaled(target, meta["target_scale"])
     if "distractor" in meta:
         right = fit(Image.open(by_key[meta["distractor"]].path))
+    elif "object" in meta and objects and meta["object"] in objects:
+        right = fit(Image.open(objects[meta["object"]].path))
     elif "object" in meta:
         right = plain_object(meta["object"])
     else:
         right = None
     subtask = recipe["subtask"]
     picture = side_by_side(target, right) if right is not None and subtask in ("MF", "MFB", "REAL") else target
+    if meta.get("target_position") == "right":
+        picture = variants.mirrored(picture)
     stacked = subtask in ("SFB", "MFB") or (subtask == "REAL" and "background" in meta)
     if stacked:
         top = Image.open(scenes[meta["background"]].path) if "background" in meta else plain_wall(picture.width)
@@ -459,8 +493,13 @@ def compose(
     limit: int | None = None,
     harmoniser: Harmoniser | None = None,
     on_built: Callable[[int, int], None] | None = None,
+    pairing: str = "stratified",
+    agnostic_dir: Path | None = None,
+    positions: tuple[str, ...] = ("left",),
+    sizes: tuple[float, ...] = (),
 ) -> ComposeSummary:
-    """Build every recipe not yet built (or whose file changed); each one is one transaction."""
+    """Build every recipe not yet built (or whose file changed); each one is one transaction. Distractors are
+    stratified by cultural distance and by the difficulty the stored baseline SF answers give (CultureMix §2.3)."""
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("*/*.part-*"):  # a file a killed run was writing
@@ -476,15 +515,22 @@ def compose(
     scenes = {s.label: s for s in scene_list}
     targets = [f for f in dishes if f.dish_key.startswith("culturemix:")] or dishes
     targets = targets[:limit] if limit else targets
+    unknown = sorted(set(positions) - set(variants.POSITIONS))
+    if unknown:
+        raise ValueError(f"unknown positions {unknown}; known: {', '.join(variants.POSITIONS)}")
+    photos = variants.agnostic_objects(agnostic_dir) if agnostic_dir is not None else []
+    objects = {o.name: o for o in photos}
+    difficulty = pairings.difficulties(con, [f.dish_key for f in dishes])
     recipes = []
     for target in targets:
         others = [f for f in dishes if f.dish_key != target.dish_key]
-        for recipe in plan(target, others, scene_list, per_target, seed):
+        for recipe in plan(target, others, scene_list, per_target, seed, pairing=pairing, difficulty=difficulty,
+                           objects=photos, positions=positions, sizes=sizes):  # fmt: skip
             if harmoniser is not None:
                 recipe["operations"].append({"op": "harmonise", **harmoniser.describe()})
                 recipe["model"] = harmoniser.name
             recipes.append(recipe)
-    summary = ComposeSummary(skipped_backgrounds=skipped)
+    summary = ComposeSummary(skipped_backgrounds=skipped, rated_foods=len(difficulty))
     done = dict(con.execute("SELECT recipe_sha256, content_sha256 FROM core.culturemix_compositions").fetchall())
     for recipe in recipes:
         key = recipe_hash(recipe)
@@ -493,7 +539,7 @@ def compose(
         if key in done and path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == done[key]:
             summary.cached += 1
             continue
-        picture = render(recipe, by_key, scenes)
+        picture = render(recipe, by_key, scenes, objects)
         if harmoniser is not None:
             picture = harmoniser(picture, seed=recipe["seed"])
         content = _write_atomically(picture, path)
@@ -548,6 +594,11 @@ def _record(con, recipe: dict, key: str, image: str, path: Path, content: str, s
         "km_food": great_circle_km(target.country, other.country) if other else None,
         "km_background": great_circle_km(target.country, scene.country) if scene else None,
         "source_file": "compose",
+        "pairing": meta.get("pairing"),
+        "target_difficulty": meta.get("target_difficulty"),
+        "distractor_difficulty": meta.get("distractor_difficulty"),
+        "target_position": meta.get("target_position", "left") if recipe["subtask"] in ("MF", "MFB", "REAL") else None,
+        "target_scale": meta.get("target_scale"),
     }  # fmt: skip
     with transaction(con):
         con.execute("DELETE FROM core.culturemix_compositions WHERE recipe_sha256 = ?", [key])
@@ -598,11 +649,21 @@ def run(con: duckdb.DuckDBPyConnection, settings: dict) -> ComposeSummary:
             limit=settings.get("limit"),
             harmoniser=harmoniser,
             on_built=advance,
+            pairing=settings.get("pairing") or "stratified",
+            agnostic_dir=settings.get("agnostic"),
+            positions=tuple(settings.get("positions") or ("left",)),
+            sizes=tuple(settings.get("sizes") or ()),
         )
     say("composed {} images ({} cached) into {}", summary.built, summary.cached, settings["out"])
     if summary.skipped_backgrounds:
         say("[yellow]backgrounds whose name is no CultureMix label were skipped:[/] {}",
             ", ".join(summary.skipped_backgrounds))  # fmt: skip
+    if summary.rated_foods == 0 and (settings.get("pairing") or "stratified") == "stratified":
+        say("[yellow]no baseline answers to the SF items: every food's difficulty is unknown, so distractors are "
+            "stratified by cultural distance only[/] (answer culturemix.sf with baseline models, score, compose "
+            "again)")  # fmt: skip
+    elif summary.rated_foods:
+        say("difficulty from stored baseline SF answers: {} foods rated", summary.rated_foods)
     if not settings.get("backgrounds"):
         say("[yellow]no --backgrounds: only the culture-agnostic SFB/MFB variants were built[/]")
     return summary

@@ -68,6 +68,8 @@ DATASET = DatasetInfo(
 HF_REPO = "EunsuKim/CultureMix"
 SUBTASKS = ("SF", "MF", "SFB", "MFB", "REAL")
 TASK_OF = {subtask: f"culturemix.{subtask.lower()}" for subtask in SUBTASKS}
+# composed MF pairs flipped, the target on the right (pipeline/compose/variants.py)
+EXTRA_TASKS = ("culturemix.mf_right",)
 SAMPLE_FILE = "images.csv"
 SAMPLE_COLUMNS = [
     "subset",
@@ -642,7 +644,7 @@ def insert_tasks(con) -> None:
     """The five subtasks' declarations (core.tasks mirrors pipeline/tasks/culturemix.toml)."""
     from pipeline.tasks import get_task
 
-    tasks = [get_task(TASK_OF[s]).row() for s in SUBTASKS]
+    tasks = [get_task(TASK_OF[s]).row() for s in SUBTASKS] + [get_task(t).row() for t in EXTRA_TASKS]
     con.execute("DELETE FROM core.tasks WHERE task_id IN (SELECT unnest(?))", [[t["task_id"] for t in tasks]])
     insert(con, "core.tasks", tasks)
 
@@ -666,14 +668,15 @@ class _ItemRows:
         image_id: str | None,
         country: str | None,
         nations: list[str],
+        task_id: str | None = None,
     ) -> None:
         """One image's item; `nations`: the UK nations of its target dish, the gold `uk_nation_match` scores (GB
-        stays the country gold)."""
-        identifier = item_id(subtask, image)
+        stays the country gold); `task_id`: a task other than its subtask's (the flipped MF pairs)."""
+        identifier = f"{task_id}:{image}" if task_id else item_id(subtask, image)
         self.items.append(
             {
                 "item_id": identifier,
-                "task_id": TASK_OF[subtask],
+                "task_id": task_id or TASK_OF[subtask],
                 "dish_key": dish,
                 "source_ref": image,
                 "subset": subset,
@@ -754,7 +757,9 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
             {"image_id": image_id, "kind": "composite", "dish_key": target_key, "position": 0, "local_path": path,
              "sha256": content, "width": width, "height": height}
         )  # fmt: skip
-        item_rows.add(subtask, image, target_key, "composed", image_id, labels.get("target_country"), target_nations)
+        right = EXTRA_TASKS[0] if labels.get("target_position") == "right" else None
+        item_rows.add(subtask, image, target_key, "composed", image_id, labels.get("target_country"), target_nations,
+                      right)  # fmt: skip
     with transaction(con):
         insert_tasks(con)
         ids = [f["image_id"] for f in files]

@@ -27,6 +27,16 @@ generator = "black-forest-labs/FLUX.1-dev"     # any diffusers text-to-image pip
 encoder = "facebook/dinov2-giant"
 limit = 20                                     # optional; also images, seeds, steps, guidance, size,
                                                # generator_settings, encoder_settings
+
+[finetune]                                     # stage "finetune": runs before generate, so [[runs]] can
+model = "tiny"                                 # evaluate the base (a name under [models]) and the tuned
+tasks = ["culturemix.sf", "culturemix.mf"]     # folder OUT/epoch-N (pipeline/finetune/) in the same file
+lang = "en"
+out = "/models/tiny-tuned"
+recipe = "culturemix_sft"                      # optional: culturemix_sft | zno_paligemma | plain (default)
+settings = { epochs = [1, 2], method = "lora" }  # optional overrides: learning_rate, batch_size,
+                                               # gradient_accumulation, epochs, method, seed, save_steps
+                                               # also optional: variant, limit, images, device
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from pipeline.core.errors import DataError
 from pipeline.executors import EXECUTORS, RayOptions
 
 IMAGINE_STAGES = ("dish_description", "translate", "imagine", "embed", "similarity")
-STAGES = ("generate", "score", *IMAGINE_STAGES, "publish")
+STAGES = ("generate", "score", *IMAGINE_STAGES, "finetune", "publish")
 DEFAULT_STAGES = ("generate", "score", "publish")
 
 
@@ -51,6 +61,7 @@ class RunPlan:
     imagines: list = field(default_factory=list)  # pipeline.imagine.ImagineSpec, for the imagine stages
     executor: str = "local"  # who runs the generate stage: local | ray
     ray: RayOptions = field(default_factory=RayOptions)
+    finetunes: list = field(default_factory=list)  # pipeline.finetune.stage.FinetuneSpec, for the finetune stage
 
     @property
     def imagine_steps(self) -> tuple[str, ...]:
@@ -98,7 +109,48 @@ def load(path: Path) -> RunPlan:
     from pipeline.imagine import specs_from_config
 
     imagines = specs_from_config(path, config.get("imagine", []), models)
-    return RunPlan(specs, stages, imagines, *_executor(path, config))
+    finetunes = _finetunes(path, config.get("finetune"), models) if "finetune" in stages else []
+    return RunPlan(specs, stages, imagines, *_executor(path, config), finetunes=finetunes)
+
+
+FINETUNE_KEYS = {"model", "tasks", "lang", "out", "recipe", "settings", "variant", "limit", "images", "device"}
+FINETUNE_SETTINGS = {"learning_rate", "batch_size", "gradient_accumulation", "epochs", "method", "seed", "save_steps"}
+
+
+def _finetunes(path: Path, section: dict | None, models: dict) -> list:
+    """The [finetune] section (one table, or [[finetune]] for several) as FinetuneSpecs."""
+    from pipeline.finetune.stage import FinetuneSpec
+
+    if section is None:
+        raise DataError(path, "stage finetune needs a [finetune] section")
+    specs = []
+    for index, entry in enumerate(section if isinstance(section, list) else [section], start=1):
+        where = f"[finetune] number {index}"
+        missing = [key for key in ("model", "tasks", "lang", "out") if key not in entry]
+        unknown = sorted(set(entry) - FINETUNE_KEYS)
+        wrong = sorted(set(entry.get("settings", {})) - FINETUNE_SETTINGS)
+        if missing or unknown or wrong:
+            raise DataError(path, f"{where}: missing {missing}, unknown keys {unknown + wrong}")
+        if entry["model"] not in models:
+            raise DataError(path, f"{where} names model {entry['model']!r}, not defined under [models]")
+        settings = dict(entry.get("settings", {}))
+        if "epochs" in settings:
+            settings["epochs"] = tuple(int(e) for e in settings["epochs"])
+        specs.append(
+            FinetuneSpec(
+                model=str(models[entry["model"]]["model"]),
+                tasks=tuple(entry["tasks"]),
+                lang=entry["lang"],
+                out=Path(entry["out"]),
+                recipe=entry.get("recipe", "plain"),
+                variant=entry.get("variant"),
+                limit=entry.get("limit"),
+                images=Path(entry["images"]) if entry.get("images") else None,
+                device=entry.get("device", "auto"),
+                overrides=settings,
+            )
+        )
+    return specs
 
 
 def _executor(path: Path, config: dict) -> tuple[str, RayOptions]:

@@ -60,6 +60,7 @@ class Options:
     publish_force: bool = False  # publish even when nothing changed
     executor: str = "local"  # generate, corpus scan: local | ray (pipeline/executors/)
     ray: RayOptions = field(default_factory=RayOptions)  # --executor ray: address, workers, work folder
+    finetunes: tuple = ()  # finetune: pipeline.finetune.stage.FinetuneSpec, one per run
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,15 @@ def culturemix_parse(ctx: Context) -> None:
 
 @step(
     "compose",
-    reads=("core.images", "core.dishes", "core.dish_origins", "core.culturemix_images"),
+    reads=(
+        "core.images",
+        "core.dishes",
+        "core.dish_origins",
+        "core.culturemix_images",
+        "core.items",
+        "core.generations",
+        "core.scores",
+    ),  # baseline SF answers: difficulty (CultureMix §2.3)
     writes=("core.culturemix_compositions",),
 )
 def compose(ctx: Context) -> None:
@@ -336,6 +345,31 @@ def _database_file(con: duckdb.DuckDBPyConnection) -> Path:
     return Path(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
 
 
+FINETUNE_TABLES = ("core.finetune_runs", "core.finetune_examples", "core.finetune_models", "core.finetune_losses")
+
+
+@step(
+    "finetune",
+    reads=("core.tasks", "core.items", "core.item_gold_countries", "core.item_gold_text", "core.dish_names",
+           "core.dish_origins", "core.culturemix_images", "core.countries", "core.images", "core.item_images"),
+    writes=FINETUNE_TABLES,
+    ledger=("core.items", "core.item_images", "core.images", "core.tasks"),  # items a dataset creates on first use
+)  # fmt: skip
+def finetune(ctx: Context) -> None:
+    """Fine-tune a model on a task's items (pipeline/finetune): Trainer, resumable from its last checkpoint;
+    the run, its data split, hyper-parameters and model folders are recorded for the before/after view."""
+    from pipeline.finetune import stage
+
+    for spec in ctx.options.finetunes:
+        summary = stage.run(ctx.con, spec, say=lambda line: say("{}", line))
+        if summary.skipped:
+            say("[dim]fine-tune {} is done already[/]", summary.finetune_id)
+        elif summary.first_loss is not None:
+            say("training loss {} -> {}", f"{summary.first_loss:.4f}", f"{summary.last_loss:.4f}")
+        for epoch, path in sorted(summary.models.items()):
+            say("epoch {} model: {} (evaluate: generate --backend transformers --model {})", epoch, path, path)
+
+
 # --- the pipelines: one declaration ------------------------------------------------------------
 
 PIPELINES: dict[str, tuple[str, ...]] = {
@@ -345,10 +379,11 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "generate": ("answers",),
     "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
     "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "languages", "culturemix_parse"),
-    "run": ("link", "answers", "score", "languages", "culturemix_parse", "imagine"),
+    "run": ("link", "finetune", "answers", "score", "languages", "culturemix_parse", "imagine"),
     "imagine": ("imagine",),
     "score": ("link", "score", "languages", "culturemix_parse"),
     "compose": ("reference", "compose"),
+    "finetune": ("finetune",),
     "publish": (),
 }
 

@@ -15,13 +15,14 @@ from warehouse.db import migrate
 FLOW = (
     "reference",
     "ingest",
-    "compose",
     "link",
+    "finetune",
     "answers",
     "corpus",
     "score",
     "languages",
     "culturemix_parse",
+    "compose",
     "imagine",
 )
 
