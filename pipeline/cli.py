@@ -183,6 +183,7 @@ def import_responses(
     from pipeline import responses  # polars and the extractors: imported by the commands that use them
 
     formats = (*responses.FORMATS, "culturemix")
+    formats += ("borsch",)  # pipeline/answers/borsch.py: model, lang, task, variant, dish_id, response (+ images)
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
@@ -190,6 +191,16 @@ def import_responses(
         for path in files:
             options = Options(datasets=("uacuisine",), source=path, responses=(path,), response_format="uacuisine")
             _pipeline(ctx, "import-uacuisine", options)
+        return
+    if format == "borsch":
+        borsch_options = Options(
+            responses=tuple(files),
+            model=model,
+            skip_bad_lines=skip_bad_lines,
+            max_bad_share=max_bad_share,
+            response_format="borsch",
+        )
+        _pipeline(ctx, "import-borsch", borsch_options)  # imported, then scored like generated answers
         return
     options = Options(
         responses=tuple(files),

@@ -130,6 +130,7 @@ DATASET_TABLES = (
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
+    "raw.borsch_responses",
     "core.models",
     "core.generation_runs",
     "core.generations",
@@ -344,6 +345,7 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus",),
     "generate": ("answers",),
     "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
+    "import-borsch": ("answers", "score", "languages"),
     "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "languages", "culturemix_parse"),
     "run": ("link", "answers", "score", "languages", "culturemix_parse", "imagine"),
     "imagine": ("imagine",),
@@ -413,6 +415,9 @@ def _import(ctx: Context) -> None:
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
+    if options.response_format == "borsch":
+        _import_borsch(ctx)
+        return
     files = list(options.responses)
     if options.response_format == "uacuisine":
         _import_uacuisine(ctx, files)
@@ -460,6 +465,31 @@ def _import(ctx: Context) -> None:
                     if quirk.severity != "rejected":
                         say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
             progress.advance(bar)
+
+
+def _import_borsch(ctx: Context) -> None:
+    """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
+    from pipeline.answers import borsch
+    from pipeline.errors import DataError
+
+    options = ctx.options
+    for path in options.responses:
+        try:
+            result = borsch.import_file(
+                ctx.con, path, ctx.run_id, options.skip_bad_lines, options.max_bad_share, options.model
+            )
+        except DataError as exc:  # this file changed nothing; the others still import
+            ctx.failures.append(exc)
+            continue
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+            continue
+        say("imported {}: {} answers of {}", path.name, len(result.accepted), ", ".join(result.models))
+        if result.rejected:
+            say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+        for quirk in result.quirks:
+            if quirk.severity != "rejected":
+                say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
 
 
 def _import_uacuisine(ctx: Context, files: list[Path]) -> None:

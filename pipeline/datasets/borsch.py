@@ -45,6 +45,7 @@ from pipeline.datasets.common import (
     sha256_files,
 )
 from pipeline.errors import DataError
+from pipeline.tasks import Task
 from pipeline.text import display_name, norm_name
 from warehouse.io import insert, transaction
 
@@ -366,26 +367,32 @@ def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
     if request.subset == "parallel":
         rows = [row for row in rows if row[3]]
     rows = rows[: request.limit] if request.limit else rows
-    created = [
-        (f"{task.task_id}:{lang}:{dish_id}", key, f"{lang}:{dish_id}", "parallel" if parallel else "full")
-        for key, dish_id, _name, parallel in rows
-    ]
     with transaction(con):
-        ensure_task(con, task)
-        add_items(con, task, created)
-        if task.answer_kind == "countries" and created:  # the dish's origins, item by item in the dishes' order
-            con.execute(
-                """INSERT INTO core.item_gold_countries
-                   SELECT i.item_id, o.country
-                   FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest(range(len($ids))) AS n) i
-                   JOIN core.dish_origins o USING (dish_key)
-                   WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g
-                                     WHERE g.item_id = i.item_id AND g.country = o.country)
-                   ORDER BY i.n, o.rowid""",
-                {"ids": [item[0] for item in created], "keys": [item[1] for item in created]},
-            )
+        create_items(con, task, lang, [(key, dish_id, parallel) for key, dish_id, _name, parallel in rows])
     found = [ItemInput(f"{task.task_id}:{lang}:{dish_id}", key, name) for key, dish_id, name, _ in rows]
     return with_local_images(con, request, found, lambda item: _image_folder(request, item))
+
+
+def create_items(con: duckdb.DuckDBPyConnection, task: Task, lang: str, rows: list[tuple[str, str, bool]]) -> None:
+    """The items (and gold origins) of (dish_key, dish_id, is_parallel) rows, inside the caller's transaction:
+    `items()` for generate, `import-responses --format borsch` for the answered dishes only."""
+    created = [
+        (f"{task.task_id}:{lang}:{dish_id}", key, f"{lang}:{dish_id}", "parallel" if parallel else "full")
+        for key, dish_id, parallel in rows
+    ]
+    ensure_task(con, task)
+    add_items(con, task, created)
+    if task.answer_kind == "countries" and created:  # the dish's origins, item by item in the dishes' order
+        con.execute(
+            """INSERT INTO core.item_gold_countries
+               SELECT i.item_id, o.country
+               FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest(range(len($ids))) AS n) i
+               JOIN core.dish_origins o USING (dish_key)
+               WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g
+                                 WHERE g.item_id = i.item_id AND g.country = o.country)
+               ORDER BY i.n, o.rowid""",
+            {"ids": [item[0] for item in created], "keys": [item[1] for item in created]},
+        )
 
 
 def _image_folder(request: ItemsRequest, item: ItemInput) -> Path:
