@@ -445,7 +445,12 @@ def generate(
     limit: Annotated[int | None, typer.Option(help="First N dataset items, with all their prompt variants.")] = None,
     images: Annotated[Path | None, typer.Option(help="Image folder laid out like BORSch (RU/images/ID/*).")] = None,
     subset: Annotated[str, typer.Option(help="full | parallel (dishes with both a RU and a UK entry)")] = "full",
-    prompts: Annotated[Path | None, typer.Option(help="Prompt table (task, lang, variant, template; [DISH]).")] = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="Prompt table (task, lang, variant, template; [DISH]), or a declared prompt set (BORSch: atlas)."
+        ),
+    ] = None,
     variants: Annotated[str | None, typer.Option(help="Only these prompt variants, e.g. 1,3.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Override the task's max_tokens.")] = None,
     setting: Annotated[

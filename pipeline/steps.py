@@ -506,10 +506,12 @@ def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
 def _generate(ctx: Context, spec: GenerationSpec) -> None:
     from pipeline import generate as generating
     from pipeline.backends import create_backend
-    from pipeline.tasks import get_task, with_prompt_table
+    from pipeline.tasks import get_task, with_prompt_set, with_prompt_table
 
     task = get_task(spec.task)
-    if spec.prompts:
+    if spec.prompts and str(spec.prompts) in task.prompt_sets and not spec.prompts.exists():
+        task = with_prompt_set(task, str(spec.prompts))  # a declared wording by name (BORSch: atlas)
+    elif spec.prompts:
         task = with_prompt_table(task, spec.prompts)
     run_id = new_run_id()
     items = generating.prepare_items(

@@ -179,7 +179,9 @@ def parse_record(record: dict, tasks: dict[str, Task]) -> BorschAnswer | str:
         known = ", ".join(sorted(t.split(".", 1)[1] for t in tasks))
         return f"task {task!r} is not a BORSch task (known: {known})"
     variant, numeric_variant = _whole(record.get("variant"))
-    prompts = tasks[task_id].prompts.get(lang, {})
+    prompts = {**tasks[task_id].prompts.get(lang, {})}
+    for wording in tasks[task_id].prompt_sets.values():  # the project's own wording (atlas-1…) too
+        prompts.update(wording.get(lang, {}))
     if variant is None or variant not in prompts:
         declared = ", ".join(sorted(prompts)) or "none"
         return f"variant must be one of {task_id}'s {lang} prompt variants ({declared}), got {record.get('variant')!r}"

@@ -43,8 +43,9 @@ def extractor(name: str, version: str) -> Callable[[Extract], Extract]:
 
 
 @extractor("countries", COUNTRIES_EXTRACTOR)
-def _countries(text: str | None, lang: str) -> Extracted:
-    result = extract_countries(text, lang)
+def _countries(text: str | None, lang: str, reading: str = "origin") -> Extracted:
+    """`reading`: what the question asked (origin | served), as the task declares it per prompt variant."""
+    result = extract_countries(text, lang, reading)
     return Extracted(result.status, result.countries, result.regions, result.spans)
 
 

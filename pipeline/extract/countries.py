@@ -623,9 +623,7 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
         for (start, end, entry), before, behind in zip(found, negated, after, strict=True)
     ]
     claims = {start for start, end, entry in found if entry.kind == "adjective" and not _located(text, start)}
-    affirmed = (
-        _answers([s for s in spans if not s.negated], text, layout, reading, claims) if layout else []
-    )
+    affirmed = _answers([s for s in spans if not s.negated], text, layout, reading, claims) if layout else []
     if not any(s.country for s in affirmed):
         near = matcher_for(lang).near_miss(text)
         if near is not None:
@@ -827,8 +825,8 @@ def _answers(spans: list[Span], text: str, layout: _Layout, reading: str, claims
 
     Each mention takes the role of the nearest cue before it in its sentence (spread or origin), else of
     the nearest after it (but a cuisine adjective before any cue, "блюдо русской кухни, популярное…",
-    `claims`, is an origin claim), else origin. A `served` question keeps both roles (the country a dish comes from is one
-    where it is eaten); an `origin` question keeps the origin claims (`_origin_claims` for the rest)."""
+    `claims`, is an origin claim), else origin. A `served` question keeps both roles (the country a dish
+    comes from is one where it is eaten); an `origin` question keeps the origin claims (`_origin_claims`)."""
     correction = _search(_CORRECTION, text, layout.lowered)
     if correction and any(s.start >= correction.end() and s.country for s in spans):
         spans = [s for s in spans if s.start >= correction.start()]
