@@ -277,6 +277,7 @@ def _write(
             list(result.regions),
             list(result.dish_names),
             reading,
+            None if reading is None else list(result.mentioned),
         )
 
     keys = extracted.ids_of(zip(responses, langs, readings, strict=True), lambda key: extraction(*key))
@@ -488,6 +489,7 @@ _EXTRACTION_SCHEMA = {
     "dish_names": pl.List(pl.String),
     "extracted_at": pl.Datetime("us"),
     "reading": pl.String,
+    "paper_countries": pl.List(pl.String),
 }
 _SPAN_SCHEMA = {
     "generation_id": pl.String,
@@ -523,6 +525,7 @@ _EXTRACTED_SCHEMA = {
     "regions": pl.List(pl.String),
     "dish_names": pl.List(pl.String),
     "reading": pl.String,  # what the question asked (origin | served), for the countries extractor
+    "paper_countries": pl.List(pl.String),  # BORSch's rule (§4.1): every country named, for the countries extractor
 }
 _READING_SCHEMA = {"status": pl.String, "choice": pl.Int32, "choices": pl.List(pl.Int32)}
 # the paper rule's reading as core.choice_extractions keeps it (a number beyond int32 is not kept)

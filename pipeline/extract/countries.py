@@ -306,6 +306,9 @@ class Extraction:
     regions: tuple[str, ...]
     spans: tuple[Span, ...]
     status: str  # ok | no_country | refusal | empty
+    # BORSch's own rule (§4.1: NER, then the country/alias list): every country named in the answer, by a country
+    # name or alias (not an adjective or a region), negated, corrected or spread alike; in order of first mention.
+    mentioned: tuple[str, ...] = ()
 
 
 def base_lang(lang: str) -> str:
@@ -637,7 +640,8 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
         status = "refusal"
     else:
         status = "no_country"
-    return Extraction(countries, regions, tuple(spans), status)
+    mentioned = tuple(dict.fromkeys(e.country for _, _, e in found if e.country and e.kind in ("name", "alias")))
+    return Extraction(countries, regions, tuple(spans), status, mentioned)
 
 
 # How far back from a mention a negation cue is looked for: three words of any real language.

@@ -150,3 +150,30 @@ def test_a_csv_without_the_contract_columns_is_refused(borsch_warehouse: Path, t
     result = run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path), check=False)
     assert result.returncode == 2
     assert "answers.csv:1: missing columns variant, response" in " ".join(result.stderr.split())
+
+
+def test_the_papers_rule_sits_beside_ours_in_both_exports(borsch_warehouse: Path, tmp_path: Path) -> None:
+    """BORSch §4.1 counts every country an answer names; ours drops the negated one. Dish RU 1 is Greek."""
+    answers = [
+        {**LINES[0], "variant": "1", "response": "Не из Турции, а из Греции."},
+        {**LINES[0], "variant": "2", "response": "Греция."},
+    ]
+    run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(write_jsonl(tmp_path / "a.jsonl", answers)))
+    scores = list(csv.DictReader(run_cli(borsch_warehouse, "export", "origin-scores").stdout.splitlines()))
+    by_variant = {row["variant"]: row for row in scores}
+    contract = ["dataset", "model", "task", "lang", "item_id", "variant", "gold", "predicted", "jaccard", "dice"]
+    assert list(scores[0])[:12] == [*contract, "overlap", "status"]
+    added = ["reading", "paper_predicted", "paper_jaccard", "paper_dice", "paper_overlap", "paper_exact"]
+    assert list(scores[0])[-6:] == added
+    assert (by_variant["1"]["predicted"], by_variant["1"]["paper_predicted"]) == ("GR", "TR,GR")
+    assert (float(by_variant["1"]["jaccard"]), float(by_variant["1"]["paper_jaccard"])) == (1.0, 0.5)
+    assert by_variant["1"]["reading"] == "origin"
+    for method, accuracy, jaccard in (("paper", 50.0, 0.75), ("atlas", 100.0, 1.0)):
+        (row,) = csv.DictReader(run_cli(borsch_warehouse, "export", "accuracy", "--method", method).stdout.splitlines())
+        assert list(row)[:6] == ["dataset", "model", "task", "lang", "n", "accuracy"]
+        assert (row["dataset"], row["n"], float(row["accuracy"]), float(row["jaccard"])) == (
+            "borsch",
+            "2",
+            accuracy,
+            jaccard,
+        )

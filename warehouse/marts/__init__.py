@@ -138,6 +138,13 @@ ORIGIN_SCORE_COLUMNS = (
     "no_country",  # the one definition of "no country" (030_origin_scores.sql)
     "gold_nations",  # the UK nation a dataset names as gold (GB-SCT...), '' otherwise
     "uk_nation_match",  # 1/0 where gold_nations is set, NULL otherwise
+    # issue 35: the reading of the question behind `predicted`, and BORSch's rule (§4.1) beside ours
+    "reading",
+    "paper_predicted",
+    "paper_jaccard",
+    "paper_dice",
+    "paper_overlap",
+    "paper_exact",
 )
 
 # Where the answers of an analysis row come from, added at the end of the corpus and language-pull
