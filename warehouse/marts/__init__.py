@@ -551,6 +551,11 @@ MARTS: tuple[Mart, ...] = (
                 "max_log_count",
                 "count_bin",
                 "ratio_bin",
+                "true_country_mentions",  # issue 35: BORSch §4.3's ratio by mentions, log-spaced bins
+                "any_country_mentions",
+                "mention_ratio",
+                "min_log_mention_ratio",
+                "mention_ratio_bin",
             ),
             "marts.cooccurrence_bins": (
                 "corpus_id",

@@ -13,7 +13,7 @@ from warehouse.queries import Source, _frame
 from warehouse.queries.answers import Filters
 from warehouse.queries.linked import OWN, AnswerSource
 
-MEASURES = ("count", "ratio")
+MEASURES = ("count", "ratio", "mention_ratio")  # mention_ratio: BORSch §4.3 as published (log-spaced bins)
 LINES = ("model", "lang")  # one line per model (pooled over prompt languages) or per prompt language
 
 _POOLED = """
@@ -80,7 +80,8 @@ def cooccurrence_dishes(source: Source, corpus_id: str, dataset: str) -> pd.Data
         source,
         """
         SELECT dish_key, name, origins, docs_with_dish, docs_with_true_country, docs_with_any_country, ratio,
-               count_bin, ratio_bin
+               count_bin, ratio_bin, true_country_mentions, any_country_mentions, mention_ratio, mention_ratio_bin,
+               min_log_mention_ratio
         FROM marts.cooccurrence_dishes
         WHERE corpus_id = $corpus_id AND dataset = $dataset
         ORDER BY docs_with_true_country DESC, dish_key
