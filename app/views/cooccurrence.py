@@ -174,6 +174,19 @@ else:
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
     behind_a_point(bins, event, labels)
 
+st.subheader("Frequency against rank (BORSch Fig. 2a)")
+ranked = data.query(queries.frequency_by_rank, corpus_id, selected.dataset)
+if ranked.empty:
+    st.info("The corpus counted none of this dataset's dishes.", icon=":material/info:")
+else:
+    vega.draw(charts.frequency_rank(ranked), key="cooc_rank")
+    unseen = int((ranked["docs_with_dish"] == 0).sum())
+    st.caption(
+        f"Each dish of {literal(selected.dataset)} the corpus names, by how many documents name it and its rank "
+        f"among the dataset's dishes, coloured by how the dataset found it (Wikidata or corpus bootstrapping); "
+        f"{literal(fmt.count(unseen))} dishes the corpus never names are left off the log axes."
+    )
+
 with st.expander(f"Counts per dish ({len(dishes):,})"):
     counted = links.with_dish_links(dishes, selected.dataset, name="name", column="name", filters=filters)
     fmt.dataframe(counted, {"name": links.dish_column()})

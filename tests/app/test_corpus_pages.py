@@ -72,7 +72,7 @@ def test_cooccurrence_draws_the_jaccard_over_count_bins_with_the_dishes_in_the_h
     corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ):
     at = open_page(corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", models=MODEL)
-    assert len(at.get("vega_lite_chart")) == 2  # Jaccard per bin, dishes per bin
+    assert len(at.get("vega_lite_chart")) == 3  # Jaccard per bin, dishes per bin, frequency by rank (Fig. 2a)
     [(name, line)] = chart_lines(at).items()
     assert name == MODEL and bins_of(line) == [1, 4, 7, 10]
     hovers = [row["dishes"] for row in line]

@@ -694,4 +694,11 @@ MARTS: tuple[Mart, ...] = (
         build=imagined_correlations.build,
         columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
+    Mart(  # issue 35: BORSch §4.2's surzhyk statistics
+        "110_surzhyk.sql",
+        columns={
+            "marts.surzhyk_names": ("dataset", "n_pairs", "n_distinct_names", "share_distinct_names"),
+            "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
+        },
+    ),
 )

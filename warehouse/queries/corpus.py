@@ -90,6 +90,27 @@ def cooccurrence_dishes(source: Source, corpus_id: str, dataset: str) -> pd.Data
     )
 
 
+def frequency_by_rank(source: Source, corpus_id: str, dataset: str) -> pd.DataFrame:
+    """BORSch Fig. 2a: each counted dish's documents in the corpus against its frequency rank among the dataset's
+    dishes (1 = most frequent), with where the dataset found it (`wikidata` or `bootstrapped`, from `source`)."""
+    return _frame(
+        source,
+        """
+        SELECT c.dish_key, c.name, c.docs_with_dish,
+               row_number() OVER (ORDER BY c.docs_with_dish DESC, c.dish_key) AS rank,
+               CASE WHEN d.source = 'wikidata' THEN 'wikidata'
+                    WHEN d.source LIKE 'bootstrap%' THEN 'bootstrapped' ELSE coalesce(d.source, 'unknown') END
+                   AS found_by,
+               d.source
+        FROM marts.cooccurrence_dishes c
+        LEFT JOIN marts.dishes d USING (dish_key)
+        WHERE c.corpus_id = $corpus_id AND c.dataset = $dataset
+        ORDER BY rank
+        """,
+        {"corpus_id": corpus_id, "dataset": dataset},
+    )
+
+
 def codemix_corpora(source: Source) -> pd.DataFrame:
     """Corpora with RU/UK name counts, with the pairs binned and excluded."""
     return _frame(
