@@ -111,6 +111,22 @@ def frequency_by_rank(source: Source, corpus_id: str, dataset: str) -> pd.DataFr
     )
 
 
+def surzhyk(source: Source, corpus_id: str) -> pd.DataFrame:
+    """BORSch §4.2's surzhyk statistics: how close the pairs' names are (edit distance, share distinct) and, in
+    this corpus, the share of the distinct-name pairs' occurrences written with the other language's name."""
+    return _frame(
+        source,
+        """
+        SELECT s.n_pairs, s.n_distinct_names, s.share_distinct_names, s.mean_edit_distance,
+               s.mean_edit_distance_distinct, c.corpus_lang, c.docs_own_name, c.docs_other_name, c.code_mixed_share
+        FROM marts.surzhyk_names s
+        LEFT JOIN marts.surzhyk_corpora c ON c.corpus_id = $corpus_id
+        WHERE s.dataset = 'borsch'
+        """,
+        {"corpus_id": corpus_id},
+    )
+
+
 def codemix_corpora(source: Source) -> pd.DataFrame:
     """Corpora with RU/UK name counts, with the pairs binned and excluded."""
     return _frame(
