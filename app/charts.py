@@ -18,7 +18,7 @@ COLORS = {POST_SOVIET: "#d62728", OTHER: "#1f77b4"}
 POINT, BAR = "point", "bar"  # the click selections of binned_means and binned_counts
 
 
-def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
+def dishes_per_origin(frame: pd.DataFrame, top: int = 30, key: str = "dishes_per_origin") -> None:
     """Horizontal bars of the `top` countries with most dishes; Post-Soviet countries in red."""
     shown = frame.nlargest(top, "n_dishes", keep="first").copy()
     shown["group"] = shown["post_soviet"].map(lambda flag: POST_SOVIET if flag else OTHER)
@@ -53,7 +53,7 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
                 ],
             },
         },
-        key="dishes_per_origin",
+        key=key,
     )
 
 

@@ -701,4 +701,13 @@ MARTS: tuple[Mart, ...] = (
             "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
         },
     ),
+    Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
+        "111_borsch_figures.sql",
+        columns={
+            "marts.borsch_origins": ("lang", "found_by", "parallel", "country", "country_name", "post_soviet"),
+            "marts.borsch_wrong_predictions": ("model", "task", "lang", "method", "country", "country_name"),
+            "marts.borsch_vqa_name_gain": ("model", "lang", "dish_key", "dish_name", "vqa_jaccard"),
+            "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
+        },
+    ),
 )
