@@ -33,6 +33,13 @@ def ratio_labels(n_bins: int = 10) -> dict[int, str]:
     return {b: f"{(b - 1) / n_bins:.1f}–{b / n_bins:.1f}" for b in range(1, n_bins + 1)}
 
 
+def log_ratio_labels(min_log_ratio: float | None, n_bins: int = 10) -> dict[int, str]:
+    """Log-spaced bins of a ratio between the smallest positive one (10^min_log_ratio) and 1, bin 1 from 0."""
+    low = min_log_ratio or 0.0
+    edges = [0.0] + [10 ** (low * (1 - b / n_bins)) for b in range(1, n_bins + 1)]
+    return {b: f"{edges[b - 1]:.2g}–{edges[b]:.2g}" for b in range(1, n_bins + 1)}
+
+
 def difference_labels(max_abs_difference: float, n_bins: int = 9) -> dict[int, str]:
     """Bins of sign(d)·log10(1 + |d|), symmetric around 0 up to the largest |d|."""
     top = math.log10(1 + max_abs_difference)

@@ -18,7 +18,7 @@ COLORS = {POST_SOVIET: "#d62728", OTHER: "#1f77b4"}
 POINT, BAR = "point", "bar"  # the click selections of binned_means and binned_counts
 
 
-def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
+def dishes_per_origin(frame: pd.DataFrame, top: int = 30, key: str = "dishes_per_origin") -> None:
     """Horizontal bars of the `top` countries with most dishes; Post-Soviet countries in red."""
     shown = frame.nlargest(top, "n_dishes", keep="first").copy()
     shown["group"] = shown["post_soviet"].map(lambda flag: POST_SOVIET if flag else OTHER)
@@ -53,7 +53,7 @@ def dishes_per_origin(frame: pd.DataFrame, top: int = 30) -> None:
                 ],
             },
         },
-        key="dishes_per_origin",
+        key=key,
     )
 
 
@@ -198,6 +198,34 @@ def binned_counts(bin_of: pd.Series, names: pd.Series, bins: Bins, *, unit: str,
                 {"field": "range"},
                 {"field": "n", "title": unit, "format": fmt.D3_COUNT},
                 {"field": "names", "title": "names"},
+            ],
+        },
+    }
+
+
+def frequency_rank(frame: pd.DataFrame) -> dict:
+    """BORSch Fig. 2a: documents per dish against its frequency rank, both on log axes, one colour per way the
+    dataset found the dish (`found_by`); dishes the corpus never names (0 documents) cannot sit on a log axis
+    and are left out (the page says how many)."""
+    shown = frame[frame["docs_with_dish"] > 0]
+    return {
+        "data": {"values": vega.records(shown[["name", "rank", "docs_with_dish", "found_by", "source"]])},
+        "height": 320,
+        "mark": {"type": "point", "filled": True, "size": 30, "opacity": 0.7},
+        "encoding": {
+            "x": {"field": "rank", "type": "quantitative", "scale": {"type": "log"}, "title": "frequency rank"},
+            "y": {
+                "field": "docs_with_dish",
+                "type": "quantitative",
+                "scale": {"type": "log"},
+                "title": "documents naming the dish",
+            },
+            "color": {"field": "found_by", "type": "nominal", "title": "found by"},
+            "tooltip": [
+                {"field": "name"},
+                {"field": "rank"},
+                {"field": "docs_with_dish", "title": "documents", "format": fmt.D3_COUNT},
+                {"field": "source"},
             ],
         },
     }

@@ -52,6 +52,7 @@ VIEWS = (
     View("dish_names.py", "Dish names", ":material/label:", "dish-names", ("chart", "table")),
     View("cooccurrence.py", "Co-occurrence", ":material/hub:", "cooccurrence", ("chart", "table")),
     View("codemix.py", "Code mixing", ":material/compare_arrows:", "codemix", ("chart", "table")),
+    View("borsch_paper.py", "BORSch paper", ":material/menu_book:", "borsch-paper", ("chart", "table")),
     View("imagined.py", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
     View("review.py", "Review", ":material/rate_review:", "review"),
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),

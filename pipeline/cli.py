@@ -165,6 +165,7 @@ def import_responses(
     from pipeline.answers import responses  # polars and the extractors: imported by the commands that use them
 
     formats = (*responses.FORMATS, "culturemix")
+    formats += ("borsch",)  # pipeline/answers/borsch.py: model, lang, task, variant, dish_id, response (+ images)
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
@@ -172,6 +173,16 @@ def import_responses(
         for path in files:
             options = Options(datasets=("uacuisine",), source=path, responses=(path,), response_format="uacuisine")
             _pipeline(ctx, "import-uacuisine", options)
+        return
+    if format == "borsch":
+        borsch_options = Options(
+            responses=tuple(files),
+            model=model,
+            skip_bad_lines=skip_bad_lines,
+            max_bad_share=max_bad_share,
+            response_format="borsch",
+        )
+        _pipeline(ctx, "import-borsch", borsch_options)  # imported, then scored like generated answers
         return
     options = Options(
         responses=tuple(files),
@@ -447,7 +458,12 @@ def generate(
     limit: Annotated[int | None, typer.Option(help="First N dataset items, with all their prompt variants.")] = None,
     images: Annotated[Path | None, typer.Option(help="Image folder laid out like BORSch (RU/images/ID/*).")] = None,
     subset: Annotated[str, typer.Option(help="full | parallel (dishes with both a RU and a UK entry)")] = "full",
-    prompts: Annotated[Path | None, typer.Option(help="Prompt table (task, lang, variant, template; [DISH]).")] = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="Prompt table (task, lang, variant, template; [DISH]), or a declared prompt set (BORSch: atlas)."
+        ),
+    ] = None,
     variants: Annotated[str | None, typer.Option(help="Only these prompt variants, e.g. 1,3.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Override the task's max_tokens.")] = None,
     setting: Annotated[

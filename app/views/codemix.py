@@ -86,6 +86,19 @@ st.markdown(
     f"**{int(counts['n_identical']):,} excluded** because the Russian and Ukrainian names are the same word"
     + (f", {int(counts['n_not_counted']):,} not counted by this scan." if int(counts["n_not_counted"]) else ".")
 )
+stats = data.query(queries.surzhyk, corpus_id)
+if not stats.empty:  # BORSch §4.2 (paper: mean edit distance 2.3; mC4: 41% Russian names in Ukrainian text)
+    row = stats.iloc[0]
+    cells = st.columns(3)
+    cells[0].metric("Mean RU↔UK edit distance (all pairs)", f"{row['mean_edit_distance']:.2f}")
+    cells[1].metric("Pairs with distinct names", f"{row['share_distinct_names']:.1%}")
+    other = "Russian" if row["corpus_lang"] == "uk" else "Ukrainian"
+    if row["code_mixed_share"] == row["code_mixed_share"]:  # not NaN: the corpus counted some of these names
+        cells[2].metric(f"Occurrences with the {other} name (code-mixed)", f"{row['code_mixed_share']:.1%}")
+    st.caption(
+        "Surzhyk statistics as in BORSch §4.2: Levenshtein distance of the lower-cased names over the parallel "
+        "pairs; the code-mixed share counts documents per name over the pairs with distinct names."
+    )
 if pairs.empty:
     st.info("No pair with different names was counted in this corpus.", icon=":material/info:")
     st.stop()

@@ -19,7 +19,8 @@ from warehouse.queries import corpus as queries
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 MEASURES = {
     "count": "documents with a true origin country (10 log-spaced bins)",
-    "ratio": "share of country mentions that are a true origin (10 bins of 0–1)",
+    "ratio": "share of documents with a country that name a true origin (10 bins of 0–1)",
+    "mention_ratio": "true-origin share of the dish's country mentions (BORSch §4.3: 10 log-spaced bins)",
 }
 LINES = {"model": "model (pooled over prompt languages)", "lang": "prompt language (pooled over models)"}
 CLICK_KEY = "cooc_last_click"
@@ -28,6 +29,9 @@ CLICK_KEY = "cooc_last_click"
 def labels_for(dishes, measure: str) -> dict[int, str]:
     if measure == "ratio":
         return bin_labels.ratio_labels()
+    if measure == "mention_ratio":
+        low = dishes["min_log_mention_ratio"].dropna()
+        return bin_labels.log_ratio_labels(float(low.iloc[0]) if len(low) else None)
     return bin_labels.count_labels(float(dishes["docs_with_true_country"].max()) if len(dishes) else 0.0)
 
 
@@ -116,7 +120,8 @@ names = {row.corpus_id: fmt.corpus(row.corpus_id, row.lang, row.n_dishes_counted
 columns = st.columns(3)
 corpus_id = widgets.url_select("Corpus", list(names), param="corpus", format_func=names.get, container=columns[0])
 measure = widgets.url_select("Measure", list(MEASURES), param="measure", container=columns[1],
-                        format_func=lambda m: {"count": "count (log bins)", "ratio": "ratio"}[m])  # fmt: skip
+                        format_func=lambda m: {"count": "count (log bins)", "ratio": "ratio (documents)",
+                                                 "mention_ratio": "ratio by mentions (paper)"}[m])  # fmt: skip
 by = widgets.url_select("One line per", list(LINES), param="by", format_func=LINES.get, container=columns[2])
 
 bins = data.query(queries.cooccurrence_bins, filters, corpus_id, measure, by, answers.source)
@@ -150,11 +155,12 @@ else:
         ),
         key="cooc_dishes",
     )
-    note = (
-        "Bins are log10(1 + count) cut into 10 equal widths from 0 to the corpus's largest count"
-        if measure == "count"
-        else "Bins are 10 equal widths of the ratio 0–1; dishes never seen next to any country have no ratio"
-    )
+    note = {
+        "count": "Bins are log10(1 + count) cut into 10 equal widths from 0 to the corpus's largest count",
+        "ratio": "Bins are 10 equal widths of the ratio 0–1; dishes never seen next to any country have no ratio",
+        "mention_ratio": "As published (BORSch §4.3): true-origin mentions over all country mentions of the dish, "
+        "10 log-spaced bins from the corpus's smallest positive ratio to 1 (a ratio of 0 in the first)",
+    }[measure]
     st.caption(
         f"{note}. Error bars: 95% normal-approximation intervals over answers. Bottom: all counted dishes of "
         "the corpus per bin, answered or not."
@@ -167,6 +173,19 @@ else:
     fmt.dataframe(table, {by: "Model" if by == "model" else "Prompt language"})
     ui.downloads(table, f"{selected.dataset}_{corpus_id}_cooccurrence_{measure}", key="cooc_bins")
     behind_a_point(bins, event, labels)
+
+st.subheader("Frequency against rank (BORSch Fig. 2a)")
+ranked = data.query(queries.frequency_by_rank, corpus_id, selected.dataset)
+if ranked.empty:
+    st.info("The corpus counted none of this dataset's dishes.", icon=":material/info:")
+else:
+    vega.draw(charts.frequency_rank(ranked), key="cooc_rank")
+    unseen = int((ranked["docs_with_dish"] == 0).sum())
+    st.caption(
+        f"Each dish of {literal(selected.dataset)} the corpus names, by how many documents name it and its rank "
+        f"among the dataset's dishes, coloured by how the dataset found it (Wikidata or corpus bootstrapping); "
+        f"{literal(fmt.count(unseen))} dishes the corpus never names are left off the log axes."
+    )
 
 with st.expander(f"Counts per dish ({len(dishes):,})"):
     counted = links.with_dish_links(dishes, selected.dataset, name="name", column="name", filters=filters)

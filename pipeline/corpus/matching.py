@@ -152,12 +152,19 @@ class Counts:
     docs: np.ndarray = field(init=False)
     true_country: np.ndarray = field(init=False)
     any_country: np.ndarray = field(init=False)
+    # BORSch §4.3's ratio is by mentions: per dish, the (document, country) pairs of the documents naming it, those
+    # with a true origin and all of them (a document naming the dish, Ukraine and Poland adds 1 and 2 for a
+    # Ukrainian dish).
+    true_mentions: np.ndarray = field(init=False)
+    any_mentions: np.ndarray = field(init=False)
     samples: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.docs = np.zeros(self.n_targets, dtype=np.int64)
         self.true_country = np.zeros(self.n_targets, dtype=np.int64)
         self.any_country = np.zeros(self.n_targets, dtype=np.int64)
+        self.true_mentions = np.zeros(self.n_targets, dtype=np.int64)
+        self.any_mentions = np.zeros(self.n_targets, dtype=np.int64)
 
 
 @dataclass
@@ -197,11 +204,16 @@ def count_batch(patterns: PatternSet, batch: Batch, counts: Counts, context: Sam
     d_doc, d_target = p_doc[dish_sel], p_target[dish_sel]
     has_any = np.isin(d_doc, docs_with_country)
     counts.any_country += np.bincount(d_target[has_any], minlength=n_targets)
+    country_docs = p_doc[p_kind == COUNTRY]  # sorted: one entry per (document, country)
+    per_doc = np.searchsorted(country_docs, d_doc, side="right") - np.searchsorted(country_docs, d_doc, side="left")
+    counts.any_mentions += np.bincount(d_target, weights=per_doc, minlength=n_targets).astype(np.int64)
     o_rep, o_country = _expand(*patterns.origin_csr, d_target)
     has_true = np.zeros(len(d_target), dtype=bool)
     if len(o_rep):
         hit = np.isin(d_doc[o_rep] * n_targets + o_country, country_keys)
-        has_true = np.bincount(o_rep[hit], minlength=len(d_target)) > 0
+        true_per_pair = np.bincount(o_rep[hit], minlength=len(d_target))
+        has_true = true_per_pair > 0
+        counts.true_mentions += np.bincount(d_target, weights=true_per_pair, minlength=n_targets).astype(np.int64)
     counts.true_country += np.bincount(d_target[has_true], minlength=n_targets)
     _collect_samples(patterns, batch, counts, context, d_doc[has_any], d_target[has_any], m_doc, target, m_first)
 

@@ -41,7 +41,7 @@ KIND_NAMES = ("dish", "country", "uk_name", "ru_name")
 LANGS = ("uk", "ru", "en")
 _MIN_SURFACE = 2
 # Part of the fingerprint: shards scanned by an earlier matcher are scanned again.
-MATCHER = "folded whole-word literals, v2"
+MATCHER = "folded whole-word literals, v2; mention counts"  # issue 35: shards are counted again, with mentions
 
 
 @dataclass

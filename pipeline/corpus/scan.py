@@ -284,6 +284,8 @@ def shard_rows(plan: ScanPlan, checksum: str, counts: Counts) -> tuple[list[dict
             "docs_with_dish": int(counts.docs[t]),
             "docs_with_true_country": int(counts.true_country[t]),
             "docs_with_any_country": int(counts.any_country[t]),
+            "true_country_mentions": int(counts.true_mentions[t]),
+            "any_country_mentions": int(counts.any_mentions[t]),
         }
         for t in np.flatnonzero((patterns.kinds == DISH) & (counts.docs > 0))
     ]
@@ -494,7 +496,8 @@ def _recompute_totals(
         "core.corpus_dish_counts",
         f"""
         SELECT $corpus, k.dish_key, coalesce(sum(c.docs_with_dish), 0), coalesce(sum(c.docs_with_true_country), 0),
-               coalesce(sum(c.docs_with_any_country), 0)
+               coalesce(sum(c.docs_with_any_country), 0), coalesce(sum(c.true_country_mentions), 0),
+               coalesce(sum(c.any_country_mentions), 0)
         FROM unnest($dishes::TEXT[]) AS k(dish_key)
         LEFT JOIN core.corpus_shard_dish_counts c
                ON c.dish_key = k.dish_key AND c.corpus_id = $corpus AND c.checksum IN ({ok})

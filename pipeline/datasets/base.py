@@ -133,11 +133,26 @@ def read_images(folder: Path | None) -> tuple[list[tuple[Path, str]], str | None
     return images, None
 
 
+def read_image_folders(folders: Path | list[Path] | None) -> tuple[list[tuple[Path, str]], str | None]:
+    """`read_images` over several folders in order (BORSch: both sides of a parallel pair), up to 10 in all;
+    the reasons of every folder when none has a readable image."""
+    if folders is None or isinstance(folders, Path):
+        return read_images(folders)
+    images: list[tuple[Path, str]] = []
+    problems: list[str] = []
+    for folder in folders:
+        found, problem = read_images(folder)
+        images.extend(found[: MAX_IMAGES - len(images)])
+        if problem:
+            problems.append(problem)
+    return (images, None) if images else ([], "; ".join(problems) or "no image folder")
+
+
 def with_local_images(
     con: duckdb.DuckDBPyConnection,
     request: ItemsRequest,
     items: list[ItemInput],
-    folder_of: Callable[[ItemInput], Path],
+    folder_of: Callable[[ItemInput], Path | list[Path]],
 ) -> TaskItems:
     """Name-only tasks get the items as they are; image tasks get each item's readable photos from
     `folder_of(item)`, recorded in core.images / core.item_images. An item with none is left out
@@ -146,7 +161,7 @@ def with_local_images(
         return TaskItems(items)
     result = TaskItems([])
     for item in items:
-        images, problem = read_images(folder_of(item) if request.images_dir is not None else None)
+        images, problem = read_image_folders(folder_of(item) if request.images_dir is not None else None)
         if problem:
             result.skipped.append((item.item_id, problem))
             continue

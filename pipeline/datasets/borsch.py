@@ -46,6 +46,7 @@ from pipeline.datasets.common import (
     sha256_files,
 )
 from pipeline.reference.countries import is_iso_alpha2
+from pipeline.tasks import Task
 from warehouse.io import insert, transaction
 
 REPO = "alavrouk/BORSch"
@@ -351,11 +352,12 @@ def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
     if lang not in IMAGE_DIRS:
         raise ValueError(f"BORSch tasks are asked in ru or uk, not {lang!r}")
     side = "ru_dish_key" if lang == "ru" else "uk_dish_key"
+    # The parallel subset as published (§3, §4.1): all 433 pairs of PARALLEL_RU_UK.xlsx, each asked in both
+    # languages, a one-sided pair by its name in the other language too.
     rows = con.execute(
         f"""
         SELECT d.dish_key, d.dish_id, d.name,
-               EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{side} = d.dish_key
-                       AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL) AS parallel
+               EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{side} = d.dish_key) AS parallel
         FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ?
         ORDER BY try_cast(d.dish_id AS BIGINT)
         """,
@@ -364,33 +366,69 @@ def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:
     if not rows:
         raise ValueError("no BORSch dishes in the warehouse: run `python -m pipeline ingest borsch --source DIR` first")
     if request.subset == "parallel":
-        rows = [row for row in rows if row[3]]
+        rows = [row for row in rows if row[3]] + _other_side_pairs(con, lang)
     rows = rows[: request.limit] if request.limit else rows
+    with transaction(con):
+        create_items(con, task, lang, [(key, dish_id, parallel) for key, dish_id, _name, parallel in rows])
+    found = [ItemInput(f"{task.task_id}:{lang}:{dish_id}", key, name) for key, dish_id, name, _ in rows]
+    folders = _pair_folders(con)
+    return with_local_images(con, request, found, lambda item: _image_folders(request, item, folders))
+
+
+def _other_side_pairs(con: duckdb.DuckDBPyConnection, lang: str) -> list[tuple[str, str, str, bool]]:
+    """Pairs with no dish in `lang`'s file, asked by their `lang` name about the other side's dish: the item's
+    id is `pair<row>` (the row of PARALLEL_RU_UK.xlsx), its gold that dish's origins."""
+    side, other = ("ru_dish_key", "uk_dish_key") if lang == "ru" else ("uk_dish_key", "ru_dish_key")
+    return [
+        (key, f"pair{pair_id}", name, True)
+        for pair_id, key, name in con.execute(
+            f"SELECT pair_id, {other}, {lang}_name FROM core.parallel_dishes "
+            f"WHERE dataset = 'borsch' AND {side} IS NULL ORDER BY pair_id"
+        ).fetchall()
+    ]
+
+
+def _pair_folders(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """dish_key -> the dish keys of its parallel pair, both sides (its images are the pair's, §4.1)."""
+    out: dict[str, list[str]] = {}
+    for ru_key, uk_key in con.execute(
+        "SELECT ru_dish_key, uk_dish_key FROM core.parallel_dishes WHERE dataset = 'borsch'"
+    ).fetchall():
+        keys = [key for key in (ru_key, uk_key) if key]
+        for key in keys:
+            out.setdefault(key, [])
+            out[key] += [k for k in keys if k not in out[key]]
+    return out
+
+
+def _image_folders(request: ItemsRequest, item: ItemInput, pairs: dict[str, list[str]]) -> list[Path]:
+    """Every folder of photos of the item's dish, up to 10 photos in all (§4.1: "all (up to 10) available
+    images"): its own language's first, then its pair's other side (DIR/RU|UK/images/ID)."""
+    keys = pairs.get(item.dish_key, [item.dish_key])
+    keys = sorted(keys, key=lambda key: key.split(":")[1] != request.lang)
+    return [request.images_dir / IMAGE_DIRS[key.split(":")[1]] / "images" / key.rsplit(":", 1)[1] for key in keys]
+
+
+def create_items(con: duckdb.DuckDBPyConnection, task: Task, lang: str, rows: list[tuple[str, str, bool]]) -> None:
+    """The items (and gold origins) of (dish_key, dish_id, is_parallel) rows, inside the caller's transaction:
+    `items()` for generate, `import-responses --format borsch` for the answered dishes only."""
     created = [
         (f"{task.task_id}:{lang}:{dish_id}", key, f"{lang}:{dish_id}", "parallel" if parallel else "full")
-        for key, dish_id, _name, parallel in rows
+        for key, dish_id, parallel in rows
     ]
-    with transaction(con):
-        ensure_task(con, task)
-        add_items(con, task, created)
-        if task.answer_kind == "countries" and created:  # the dish's origins, item by item in the dishes' order
-            con.execute(
-                """INSERT INTO core.item_gold_countries
-                   SELECT i.item_id, o.country
-                   FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest(range(len($ids))) AS n) i
-                   JOIN core.dish_origins o USING (dish_key)
-                   WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g
-                                     WHERE g.item_id = i.item_id AND g.country = o.country)
-                   ORDER BY i.n, o.rowid""",
-                {"ids": [item[0] for item in created], "keys": [item[1] for item in created]},
-            )
-    found = [ItemInput(f"{task.task_id}:{lang}:{dish_id}", key, name) for key, dish_id, name, _ in rows]
-    return with_local_images(con, request, found, lambda item: _image_folder(request, item))
-
-
-def _image_folder(request: ItemsRequest, item: ItemInput) -> Path:
-    dish_id = item.dish_key.rsplit(":", 1)[1]
-    return request.images_dir / IMAGE_DIRS[request.lang] / "images" / dish_id
+    ensure_task(con, task)
+    add_items(con, task, created)
+    if task.answer_kind == "countries" and created:  # the dish's origins, item by item in the dishes' order
+        con.execute(
+            """INSERT INTO core.item_gold_countries
+               SELECT i.item_id, o.country
+               FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest(range(len($ids))) AS n) i
+               JOIN core.dish_origins o USING (dish_key)
+               WHERE NOT EXISTS (SELECT 1 FROM core.item_gold_countries g
+                                 WHERE g.item_id = i.item_id AND g.country = o.country)
+               ORDER BY i.n, o.rowid""",
+            {"ids": [item[0] for item in created], "keys": [item[1] for item in created]},
+        )
 
 
 def image_manifest(data_dir: Path, timeout: float = 60.0) -> list[RemoteFile]:

@@ -51,6 +51,8 @@ _DISH_SCHEMA = pa.schema(
         ("docs_with_dish", pa.int64()),
         ("docs_with_true_country", pa.int64()),
         ("docs_with_any_country", pa.int64()),
+        ("true_country_mentions", pa.int64()),
+        ("any_country_mentions", pa.int64()),
     ]
 )
 _NAME_SCHEMA = pa.schema(

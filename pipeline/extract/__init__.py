@@ -24,6 +24,7 @@ class Extracted:
     spans: tuple[Span, ...] = ()
     dish_names: tuple[str, ...] = ()
     choices: tuple[int, ...] = ()  # options named by a multiple-choice answer, in order of mention
+    mentioned: tuple[str, ...] = ()  # countries: every country named (BORSch's rule, §4.1), beside ours
 
 
 Extract = Callable[[str | None, str], Extracted]
@@ -43,9 +44,10 @@ def extractor(name: str, version: str) -> Callable[[Extract], Extract]:
 
 
 @extractor("countries", COUNTRIES_EXTRACTOR)
-def _countries(text: str | None, lang: str) -> Extracted:
-    result = extract_countries(text, lang)
-    return Extracted(result.status, result.countries, result.regions, result.spans)
+def _countries(text: str | None, lang: str, reading: str = "origin") -> Extracted:
+    """`reading`: what the question asked (origin | served), as the task declares it per prompt variant."""
+    result = extract_countries(text, lang, reading)
+    return Extracted(result.status, result.countries, result.regions, result.spans, mentioned=result.mentioned)
 
 
 @extractor("dish_names", DISH_NAMES_EXTRACTOR)

@@ -11,6 +11,12 @@ text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
 - a mention that a correction overrides ("many think it's Chinese, but actually it's Japanese")
   is dropped, and so are countries named only in sentences about where a dish spread to or is
   popular ("now popular in the US and Germany"), when another sentence states the origin;
+- what the question asked decides which mentions answer it (`reading`, declared per prompt variant
+  with the task's prompts): an `origin` question keeps the countries claimed as origin (a mention
+  after a spread cue in its sentence, "поширилися в Україні", is spread, a cuisine adjective is a
+  claim); a `served` question (where it is served, eaten, cooked, popular, traditional) keeps every
+  country named as serving, eating or liking it, origins included; negations ("не в Польше",
+  "в Австрії її не їдять") and corrections drop in both, and no sentence is dropped whole;
 - a cuisine adjective used for a language ("answering in English", "на русском") is no claim;
 - broad regions (Central Asia, the Caucasus, the Soviet Union...) are kept as regions, never
   turned into countries;
@@ -44,7 +50,11 @@ from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
 # 3: Romance adjectives, elision, subdivisions, dish names, spread lists in every language, Arabic nisba;
 # 4: hyphen/space spellings of compound names, curated names over other languages' subdivisions,
 # Turkic endings only, one-edit near misses of bare one-word answers).
-EXTRACTOR = "countries@4"
+# 5: the question's reading (origin | served), spread cues by position in the sentence, negation after a mention).
+EXTRACTOR = "countries@5"
+# What a question asks, declared per prompt variant in the task declarations (pipeline/tasks/*.toml `asks`):
+# `origin` (where a dish comes from) or `served` (where it is served, eaten, cooked, popular or traditional).
+READINGS = ("origin", "served")
 
 # Which gazetteers an answer in a given language is searched with, in order of precedence: models
 # switch to English often, and Ukrainian answers mix in Russian words (surzhyk).
@@ -137,9 +147,13 @@ _CORRECTION = re.compile(
 )
 _SENTENCE = re.compile(r"[^.;!?\n]+[.;!?\n]*")
 _SPREAD = re.compile(
-    r"популярн|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
+    r"популяр|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
     r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
     r"popular|widespread|worldwide|around\s+the\s+world|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
+    # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
+    r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
+    r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
+    r"spread\s+to|served\s+in|eaten\s+in|enjoyed\s+in|"
     r"such\s+as|including|variants|versions|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
@@ -149,7 +163,8 @@ _SPREAD = re.compile(
 )
 # A sentence that states an origin is an origin claim even when it also says where a dish spread.
 _ORIGIN_CUE = re.compile(
-    r"originat|origin|invented|birthplace|происх|родом|походж|origen|originari|origine|berasal|asal|"
+    r"originat|origin|invented|birthplace|происх|родом|походж|походить|походять|родин[аыеуо]|батьківщин|homeland|"
+    r"возникл|виникл|придума|origen|originari|origine|berasal|asal|"
     r"起源|발상|기원|उत्पत्ति|ที่มา",
     re.I,
 )
@@ -291,6 +306,9 @@ class Extraction:
     regions: tuple[str, ...]
     spans: tuple[Span, ...]
     status: str  # ok | no_country | refusal | empty
+    # BORSch's own rule (§4.1: NER, then the country/alias list): every country named in the answer, by a country
+    # name or alias (not an adjective or a region), negated, corrected or spread alike; in order of first mention.
+    mentioned: tuple[str, ...] = ()
 
 
 def base_lang(lang: str) -> str:
@@ -557,17 +575,21 @@ def _matcher(langs: tuple[str, ...]) -> Matcher:
     return Matcher(langs)
 
 
-def extract_countries(text: str | None, lang: str) -> Extraction:
-    """The countries (and broad regions) an answer names as origin, with spans and a status.
+def extract_countries(text: str | None, lang: str, reading: str = "origin") -> Extraction:
+    """The countries (and broad regions) an answer names in answer to its question, with spans and a
+    status: the claimed origins for an `origin` question, every country named as serving, eating or
+    liking the dish for a `served` one (READINGS).
 
     Linear in the answer's length: the clause and sentence boundaries are found once, and every
     rule looks at a bounded window around a mention or at its own sentence."""
+    if reading not in READINGS:
+        raise ValueError(f"unknown reading {reading!r}; known: {', '.join(READINGS)}")
     if text is None or not any(ch.isalnum() for ch in text):
         return Extraction((), (), (), "empty")
     if len(text) < _LONG_ANSWER:
-        return _extract(text, lang)
+        return _extract(text, lang, reading)
     with cyclic_gc_paused():
-        return _extract(text, lang)
+        return _extract(text, lang, reading)
 
 
 # From this length on, an answer's mentions are many thousands of small tuples (86,000 spans per MB of
@@ -590,7 +612,7 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _extract(text: str, lang: str) -> Extraction:
+def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
     found = [
         (start, end, entry)
         for start, end, entry in matcher_for(lang).find(text)
@@ -599,11 +621,13 @@ def _extract(text: str, lang: str) -> Extraction:
     lowered = _lowered(text)
     layout = _Layout(text, lowered) if found else None
     negated = layout.negations([start for start, _, _ in found]) if layout else []
+    after = layout.negated_after([end for _, end, _ in found]) if layout else []
     spans = [
-        Span(start, end, text[start:end], entry.country, entry.region, negation)
-        for (start, end, entry), negation in zip(found, negated, strict=True)
+        Span(start, end, text[start:end], entry.country, entry.region, before or behind)
+        for (start, end, entry), before, behind in zip(found, negated, after, strict=True)
     ]
-    affirmed = _origin_claims([s for s in spans if not s.negated], text, layout) if layout else []
+    claims = {start for start, end, entry in found if entry.kind == "adjective" and not _located(text, start)}
+    affirmed = _answers([s for s in spans if not s.negated], text, layout, reading, claims) if layout else []
     if not any(s.country for s in affirmed):
         near = matcher_for(lang).near_miss(text)
         if near is not None:
@@ -617,7 +641,8 @@ def _extract(text: str, lang: str) -> Extraction:
         status = "refusal"
     else:
         status = "no_country"
-    return Extraction(countries, regions, tuple(spans), status)
+    mentioned = tuple(dict.fromkeys(e.country for _, _, e in found if e.country and e.kind in ("name", "alias")))
+    return Extraction(countries, regions, tuple(spans), status, mentioned)
 
 
 # How far back from a mention a negation cue is looked for: three words of any real language.
@@ -685,6 +710,28 @@ class _Layout:
             result[index] = self._negated(int(left[index]), starts[index])
         return result
 
+    def negated_after(self, ends: list[int]) -> list[bool]:
+        """For each mention end: is it denied after it in its clause, a negation word right before a serve,
+        eat or spread word ("в Австрії її не їдять", "в России почти не едят", "not eaten in")? Mentions
+        with no negation cue within reach are ruled out at once, as in `negations`."""
+        if not ends or not len(self.cues):
+            return [False] * len(ends)
+        at = np.asarray(ends, dtype=np.int64)
+        cue = np.searchsorted(self.cues, at, side="left")
+        reach = cue < len(self.cues)
+        reach[reach] = self.cues[cue[reach]] < at[reach] + _NEGATION_WINDOW // 2
+        result = [False] * len(ends)
+        for index in np.flatnonzero(reach).tolist():
+            end = ends[index]
+            window = self.text[end : end + _NEGATION_WINDOW // 2]
+            stop = _CLAUSE_BREAK.search(window)
+            words = _TOKEN.findall((window[: stop.start()] if stop else window).lower())
+            for i, word in enumerate(words):
+                if word in _NEGATION and any(_SPREAD.match(w) for w in words[i + 1 : i + 3]):
+                    result[index] = True
+                    break
+        return result
+
     def _negated(self, left: int, start: int) -> bool:
         """A negation word among the last three words of text[left:start] (not "not only")."""
         window = self.text[left:start].lower()
@@ -718,6 +765,41 @@ class _Layout:
             return [False] * len(indices)
         return [sentence in self.spread for sentence in self.sentences(indices).tolist()]
 
+    @functools.cached_property
+    def role_cues(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every spread and origin cue: start positions in order, and whether each is a spread cue."""
+        spread = [m.start() for m in _finditer(_SPREAD, self.text, self.lowered)]
+        if not spread:
+            return _positions(()), np.zeros(0, dtype=bool)
+        origin = [m.start() for m in _finditer(_ORIGIN_CUE, self.text, self.lowered)]
+        starts = np.asarray(spread + origin, dtype=np.int64)
+        kinds = np.asarray([True] * len(spread) + [False] * len(origin), dtype=bool)
+        order = np.argsort(starts, kind="stable")
+        return starts[order], kinds[order]
+
+    def spread_roles(self, indices: list[int], claims: set[int] = frozenset()) -> list[bool]:
+        """Is each mention (by start) in a spread role: the nearest cue before it in its sentence is a
+        spread cue, or, with none before it, the nearest one after it is, unless the mention is a cuisine
+        claim (`claims`: "блюдо русской кухни, популярное также…")? None without a spread cue anywhere."""
+        starts, kinds = self.role_cues
+        if not len(starts) or not indices:
+            return [False] * len(indices)
+        at = np.asarray(indices, dtype=np.int64)
+        sentence = self.sentences(indices)
+        cue_sentence = self.sentences(starts.tolist())
+        before = np.searchsorted(starts, at, side="left") - 1
+        result = []
+        for position, mention_sentence, previous in zip(at.tolist(), sentence.tolist(), before.tolist(), strict=True):
+            if previous >= 0 and cue_sentence[previous] == mention_sentence:
+                result.append(bool(kinds[previous]))
+                continue
+            following = previous + 1
+            if following < len(starts) and cue_sentence[following] == mention_sentence and starts[following] > position:
+                result.append(bool(kinds[following]) and position not in claims)
+                continue
+            result.append(False)
+        return result
+
     def about_many(self, indices: list[int]) -> list[bool]:
         """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
         if not self.many:
@@ -729,13 +811,9 @@ def _positions(values) -> np.ndarray:
     return np.fromiter(values, dtype=np.int64)
 
 
-def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
-    """Drop mentions a later correction overrides, and countries named only where the answer talks
-    about spread or popularity, as long as some other mention states the origin."""
-    correction = _search(_CORRECTION, text, layout.lowered)
-    if correction and any(s.start >= correction.end() and s.country for s in spans):
-        spans = [s for s in spans if s.start >= correction.start()]
-    spread = layout.about_spread([s.start for s in spans])
+def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> list[Span]:
+    """Drop countries named only where the answer talks about spread or popularity (`spread`: per
+    mention), as long as some other mention states the origin."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
     if not origin:
         # Only spread sentences: a list of places a dish is eaten in is no origin claim; one or two
@@ -745,6 +823,30 @@ def _origin_claims(spans: list[Span], text: str, layout: _Layout) -> list[Span]:
         return spans
     stated = {s.country for s in origin}
     return [s for s in spans if s.country is None or s.country in stated]
+
+
+def _answers(spans: list[Span], text: str, layout: _Layout, reading: str, claims: set[int]) -> list[Span]:
+    """The mentions that answer the question asked (`reading`), after corrections.
+
+    Each mention takes the role of the nearest cue before it in its sentence (spread or origin), else of
+    the nearest after it (but a cuisine adjective before any cue, "блюдо русской кухни, популярное…",
+    `claims`, is an origin claim), else origin. A `served` question keeps both roles (the country a dish
+    comes from is one where it is eaten); an `origin` question keeps the origin claims (`_origin_claims`)."""
+    correction = _search(_CORRECTION, text, layout.lowered)
+    if correction and any(s.start >= correction.end() and s.country for s in spans):
+        spans = [s for s in spans if s.start >= correction.start()]
+    if reading == "served":
+        return spans
+    return _origin_claims(spans, layout, layout.spread_roles([s.start for s in spans], claims))
+
+
+def _located(text: str, start: int) -> bool:
+    """Is an adjective a place ("в грузинских ресторанах", "in Italian restaurants"), not a cuisine claim?"""
+    before = _TOKEN.findall(text[max(0, start - 12) : start].lower())[-1:]
+    return bool(before) and before[0] in _LOCATIVE
+
+
+_LOCATIVE = frozenset({"в", "у", "во", "на", "in", "at"})
 
 
 def _names_a_language(text: str, start: int, end: int) -> bool:

@@ -130,6 +130,7 @@ DATASET_TABLES = (
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
+    "raw.borsch_responses",
     "core.models",
     "core.generation_runs",
     "core.generations",
@@ -152,6 +153,7 @@ SCORE_TABLES = (
     "core.scores",
     "core.name_matches",
     "core.score_models",
+    "core.answer_classes",
 )
 LEDGER = ("meta.source_files", "meta.ingest_reports")
 
@@ -378,6 +380,7 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus",),
     "generate": ("answers",),
     "import-uacuisine": ("reference", "ingest", "answers", "score", "languages"),
+    "import-borsch": ("answers", "score", "languages"),
     "demo": ("reference", "ingest", "link", "answers", "corpus", "score", "languages", "culturemix_parse"),
     "run": ("link", "finetune", "answers", "score", "languages", "culturemix_parse", "imagine"),
     "imagine": ("imagine",),
@@ -470,6 +473,9 @@ def _import(ctx: Context) -> None:
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
+    if options.response_format == "borsch":
+        _import_borsch(ctx)
+        return
     files = list(options.responses)
     if options.response_format == "uacuisine":
         _import_uacuisine(ctx, files)
@@ -519,6 +525,31 @@ def _import(ctx: Context) -> None:
             progress.advance(bar)
 
 
+def _import_borsch(ctx: Context) -> None:
+    """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
+    from pipeline.answers import borsch
+    from pipeline.core.errors import DataError
+
+    options = ctx.options
+    for path in options.responses:
+        try:
+            result = borsch.import_file(
+                ctx.con, path, ctx.run_id, options.skip_bad_lines, options.max_bad_share, options.model
+            )
+        except DataError as exc:  # this file changed nothing; the others still import
+            ctx.failures.append(exc)
+            continue
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+            continue
+        say("imported {}: {} answers of {}", path.name, len(result.accepted), ", ".join(result.models))
+        if result.rejected:
+            say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+        for quirk in result.quirks:
+            if quirk.severity != "rejected":
+                say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
+
+
 def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
     from pipeline.datasets import uacuisine
 
@@ -533,10 +564,12 @@ def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
 def _generate(ctx: Context, spec: GenerationSpec) -> None:
     from pipeline.answers import generate as generating
     from pipeline.backends import create_backend
-    from pipeline.tasks import get_task, with_prompt_table
+    from pipeline.tasks import get_task, with_prompt_set, with_prompt_table
 
     task = get_task(spec.task)
-    if spec.prompts:
+    if spec.prompts and str(spec.prompts) in task.prompt_sets and not spec.prompts.exists():
+        task = with_prompt_set(task, str(spec.prompts))  # a declared wording by name (BORSch: atlas)
+    elif spec.prompts:
         task = with_prompt_table(task, spec.prompts)
     run_id = new_run_id()
     items = generating.prepare_items(

@@ -89,7 +89,7 @@ def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore:
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
     return con.sql(
         f"""
-        SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
+        SELECT g.generation_id, g.lang, g.variant, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
                {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)},
                (EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id)
                 OR EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = g.generation_id)) AS scored_before
@@ -126,7 +126,15 @@ def score(
                 "register an extractor for it before its answers can be scored"
             )
         extractor_name, extract = get_extractor(task.extractor)
-        work.append((task, extractor_name, extract, pending(con, task, extractor_name, rescore)))
+        rows = pending(con, task, extractor_name, rescore)
+        if task.extractor == "countries":  # what each answer's question asked (the task's `asks`), issue 35
+            rows = rows.with_columns(
+                reading=pl.Series(
+                    [task.reading(lang, v) for lang, v in zip(rows["lang"], rows["variant"], strict=True)],
+                    dtype=pl.String,
+                )
+            )
+        work.append((task, extractor_name, extract, rows))
     total = sum(rows.height for *_, rows in work)
     # The stage allocates millions of small tuples and lists (keys, memo rows) beside the gazetteers and matchers:
     # each burst started the cyclic collector, whose full passes walk every object; measured 8 of the stage's 55 CPU-s,
@@ -260,17 +268,21 @@ def _write(
     extracted = memo.extractions.setdefault(extractor_name, _Results(_EXTRACTED_SCHEMA))
     spans_of = memo.spans.setdefault(extractor_name, [])
 
-    def extraction(response: str | None, lang: str) -> tuple:
-        result = extract(response, lang)
+    readings = chunk["reading"].to_list() if "reading" in chunk.columns else [None] * chunk.height
+
+    def extraction(response: str | None, lang: str, reading: str | None) -> tuple:
+        result = extract(response, lang) if reading is None else extract(response, lang, reading=reading)
         spans_of.append(tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans))
         return (
             result.status,
             list(result.countries),
             list(result.regions),
             list(result.dish_names),
+            reading,
+            None if reading is None else list(result.mentioned),
         )
 
-    keys = extracted.ids_of(zip(responses, langs, strict=True), lambda key: extraction(*key))
+    keys = extracted.ids_of(zip(responses, langs, readings, strict=True), lambda key: extraction(*key))
     extractions = extracted.gather(keys).with_columns(
         generation_id=ids,
         extractor=pl.lit(extractor_name),
@@ -498,6 +510,8 @@ _EXTRACTION_SCHEMA = {
     "regions": pl.List(pl.String),
     "dish_names": pl.List(pl.String),
     "extracted_at": pl.Datetime("us"),
+    "reading": pl.String,
+    "paper_countries": pl.List(pl.String),
 }
 _SPAN_SCHEMA = {
     "generation_id": pl.String,
@@ -532,6 +546,8 @@ _EXTRACTED_SCHEMA = {
     "countries": pl.List(pl.String),
     "regions": pl.List(pl.String),
     "dish_names": pl.List(pl.String),
+    "reading": pl.String,  # what the question asked (origin | served), for the countries extractor
+    "paper_countries": pl.List(pl.String),  # BORSch's rule (§4.1): every country named, for the countries extractor
 }
 _READING_SCHEMA = {"status": pl.String, "choice": pl.Int32, "choices": pl.List(pl.Int32)}
 # the paper rule's reading as core.choice_extractions keeps it (a number beyond int32 is not kept)

@@ -29,6 +29,12 @@ class Task:
     max_tokens: int = 64
     prompt_source: str = "task"  # task: the templates below | dataset: questions shipped per item
     prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # lang -> variant -> template
+    # What each variant asks, for the countries extractor (pipeline/extract/countries.py READINGS): lang -> variant
+    # -> origin | served; a variant not listed asks for the origin. Declared once, beside the prompts.
+    asks: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Other wordings, selectable by name (`generate --prompts NAME`): name -> lang -> variant -> template. Their
+    # variant names are their own (atlas-1…), so a stored answer always says which question it answered.
+    prompt_sets: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -44,6 +50,10 @@ class Task:
             "metrics": list(self.metrics),
             "description": self.description,
         }
+
+    def reading(self, lang: str, variant: str) -> str:
+        """What the prompt variant asks (origin | served), as declared with the prompts."""
+        return self.asks.get(lang.split("_", 1)[0], {}).get(str(variant), "origin")
 
     def templates(self, lang: str) -> dict[str, str]:
         if lang not in self.prompts:
@@ -81,8 +91,47 @@ def load_tasks(directory: Path = TASKS_DIR) -> dict[str, Task]:
                 prompts={
                     lang: {str(k): v for k, v in variants.items()} for lang, variants in spec.get("prompts", {}).items()
                 },
+                asks=_asks(path, name, spec),
+                prompt_sets={
+                    set_name: {lang: {str(k): v for k, v in variants.items()} for lang, variants in langs.items()}
+                    for set_name, langs in spec.get("prompt_sets", {}).items()
+                },
             )
     return registry
+
+
+READINGS = (
+    "origin",
+    "served",
+)  # pipeline/extract/countries.py READINGS: kept in step by tests/pipeline/test_tasks_asks.py
+
+
+def _asks(path: Path, name: str, spec: dict) -> dict[str, dict[str, str]]:
+    """A task's `asks` table, checked: every reading known, every variant one of its prompts or prompt sets'."""
+    asks = {lang: {str(k): v for k, v in variants.items()} for lang, variants in spec.get("asks", {}).items()}
+    declared = {
+        (lang, str(variant))
+        for prompts in (spec.get("prompts", {}), *spec.get("prompt_sets", {}).values())
+        for lang, variants in prompts.items()
+        for variant in variants
+    }
+    for lang, variants in asks.items():
+        for variant, reading in variants.items():
+            if reading not in READINGS:
+                raise ValueError(
+                    f"{path.name}: task {name}: asks.{lang}.{variant} = {reading!r}, not one of {READINGS}"
+                )
+            if (lang, variant) not in declared:
+                raise ValueError(f"{path.name}: task {name}: asks.{lang}.{variant} names no prompt variant")
+    return asks
+
+
+def with_prompt_set(task: Task, name: str) -> Task:
+    """The task asked in one of its other declared wordings (`prompt_sets`), e.g. the project's own `atlas`."""
+    if name not in task.prompt_sets:
+        known = ", ".join(sorted(task.prompt_sets)) or "none"
+        raise ValueError(f"task {task.task_id} has no prompt set {name!r} (declared: {known})")
+    return replace(task, prompts={**task.prompts, **task.prompt_sets[name]})
 
 
 @functools.cache

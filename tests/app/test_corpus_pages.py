@@ -72,7 +72,7 @@ def test_cooccurrence_draws_the_jaccard_over_count_bins_with_the_dishes_in_the_h
     corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ):
     at = open_page(corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", models=MODEL)
-    assert len(at.get("vega_lite_chart")) == 2  # Jaccard per bin, dishes per bin
+    assert len(at.get("vega_lite_chart")) == 3  # Jaccard per bin, dishes per bin, frequency by rank (Fig. 2a)
     [(name, line)] = chart_lines(at).items()
     assert name == MODEL and bins_of(line) == [1, 4, 7, 10]
     hovers = [row["dishes"] for row in line]
@@ -96,6 +96,17 @@ def test_cooccurrence_ratio_bins_and_one_line_per_prompt_language(
     assert all(bins_of(line) == [3, 5, 10] for line in lines.values())  # Kabsa, never next to a country: no ratio
 
 
+def test_cooccurrence_offers_the_papers_ratio_by_mentions_and_fig_2a(
+    corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = open_page(corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines", measure="mention_ratio")
+    assert any("log-spaced" in text for text in texts(at.caption))
+    ranked = vega_rows(at.get("vega_lite_chart")[-1])  # Fig. 2a: documents against frequency rank
+    assert ranked and all(row["docs_with_dish"] > 0 for row in ranked)
+    ranks = sorted(ranked, key=lambda row: row["rank"])
+    assert [row["docs_with_dish"] for row in ranks] == sorted((row["docs_with_dish"] for row in ranks), reverse=True)
+
+
 def test_cooccurrence_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_page(no_corpus_warehouse, monkeypatch, "cooccurrence", dataset="worldcuisines")
     assert any(SCAN in text for text in texts(at.info))
@@ -114,6 +125,10 @@ def test_codemix_draws_both_scores_over_the_nine_bins_and_counts_exclusions(
     bars = vega_rows(at.get("vega_lite_chart")[1])
     assert [bar["bin"] for bar in bars] == [1, 5, 7, 9] and [bar["n"] for bar in bars] == [1, 1, 1, 1]
     assert set(at.dataframe[0].value["metric"]) == {"jaccard", "name_match"}
+    # BORSch §4.2's surzhyk statistics (the 433 parallel pairs: mean edit distance 2.28, 66.5% distinct names)
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert metrics["Mean RU↔UK edit distance (all pairs)"] == "2.28"
+    assert metrics["Pairs with distinct names"] == "66.5%"
 
 
 def test_codemix_without_corpus_says_what_to_run(no_corpus_warehouse: Path, monkeypatch: pytest.MonkeyPatch):

@@ -200,7 +200,7 @@ def test_a_tiny_local_model_answers_a_typed_dish(configure, tiny_text_model: Pat
     assert len(answer_html(at)) == 1  # the streamed text, replaced by its highlighted form
     matched = [text for text in texts(at.markdown) if text.startswith("Matched dataset dish")]
     assert matched and "borsch:" in matched[0] and "score **100**" in matched[0]
-    assert any("Из какой страны родом блюдо «Борщ»" in text for text in texts(at.caption))
+    assert any("Из какой страны или стран происходит блюдо Борщ?" in text for text in texts(at.caption))
 
     rows = probe_store.recent(path=store)
     assert len(rows) == 1

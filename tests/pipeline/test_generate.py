@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 from PIL import Image
 
 from pipeline.answers.generate import ItemInput, cache_key, render
 from pipeline.backends import Message, ModelIdentity
 from pipeline.backends.replay import record_answers
-from pipeline.tasks import get_task, with_prompt_table
+from pipeline.tasks import get_task, with_prompt_set, with_prompt_table
 from tests.helpers import REPO, query, run_cli
 
 
@@ -24,8 +25,19 @@ def test_prompts_are_rendered_from_the_task_declaration() -> None:
     task = get_task("borsch.origin_qa")
     item = ItemInput("borsch.origin_qa:ru:39", "borsch:ru:39", "ПЛОВ")
     (message,) = render(task, item, task.templates("ru")["1"])
-    assert "«ПЛОВ»" in message.text and message.role == "user" and message.images == ()
+    assert message.text == "Из какой страны или стран происходит блюдо ПЛОВ?"  # the paper's wording is the default
+    assert message.role == "user" and message.images == ()
     assert set(task.templates("uk")) == {"1", "2", "3", "4", "5"}
+    assert task.max_tokens == 200  # as published (BORSch Appendix N)
+
+
+def test_the_projects_own_wording_stays_selectable_by_name() -> None:
+    task = with_prompt_set(get_task("borsch.origin_qa"), "atlas")
+    item = ItemInput("borsch.origin_qa:ru:39", "borsch:ru:39", "ПЛОВ")
+    (message,) = render(task, item, task.templates("ru")["atlas-1"])
+    assert "«ПЛОВ»" in message.text
+    assert set(task.templates("uk")) == {f"atlas-{n}" for n in range(1, 6)}
+    assert all(task.reading("uk", variant) == "origin" for variant in task.templates("uk"))
 
 
 def test_the_papers_prompt_table_can_replace_the_wording(data_dir: Path) -> None:
@@ -33,6 +45,14 @@ def test_the_papers_prompt_table_can_replace_the_wording(data_dir: Path) -> None
     item = ItemInput("i", "borsch:ru:39", "ПЛОВ")
     (message,) = render(task, item, task.templates("ru")["1"])
     assert message.text == "Из какой страны или стран происходит блюдо ПЛОВ?"
+
+
+@pytest.mark.parametrize("name", ["origin_qa", "origin_vqa", "origin_vqa_with_name", "dish_name_vqa"])
+def test_the_default_prompts_are_the_papers_word_for_word(data_dir: Path, name: str) -> None:
+    declared = get_task(f"borsch.{name}")
+    published = with_prompt_table(declared, data_dir / "seed_prompts" / "borsch_prompts.tsv")
+    for lang in ("ru", "uk"):
+        assert declared.templates(lang) == published.templates(lang), lang
 
 
 class _Fixed:

@@ -224,7 +224,7 @@ def sampled_work(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory)
                 where = " WHERE generation_id IN (SELECT generation_id FROM sample)"
             else:
                 where = ""
-            con.execute(f"INSERT INTO {schema}.{table} SELECT * FROM demo.{schema}.{table}{where}")
+            con.execute(f"INSERT INTO {schema}.{table} BY NAME SELECT * FROM demo.{schema}.{table}{where}")
         assert {t for s, t in per_answer if s == "core"} >= written_by_score  # the demo still writes them all
     finally:
         con.close()

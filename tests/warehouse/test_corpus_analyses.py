@@ -18,7 +18,7 @@ import pytest
 
 from tests import shared_builds
 from tests.helpers import copy_warehouse, query
-from warehouse.db import Warehouse
+from warehouse.db import Warehouse, migrate
 from warehouse.queries import corpus
 
 MODEL = "gpt-4o-2024-08-06"
@@ -67,6 +67,7 @@ def build_corpus_warehouse(published: Path, directory: Path, *, with_corpus: boo
     target = copy_warehouse(published, directory / "warehouse.duckdb")
     con = duckdb.connect(str(Warehouse(target).working_path))
     try:
+        migrate(con)  # a prebuilt demo (DISH_ATLAS_TEST_DEMO) may predate this checkout's migrations
         clear_corpora(con)  # the demo's own UA-GEC scan: only the known test corpora count here
         if with_corpus:
             fill_corpora(con)
@@ -96,8 +97,9 @@ def fill_corpora(con: duckdb.DuckDBPyConnection) -> None:
     )
     for dish_key, (true, any_country) in EN_DISHES.items():
         con.execute(
-            "INSERT INTO core.corpus_dish_counts VALUES ('en-test', ?, ?, ?, ?)",
-            [dish_key, any_country + 5, true, any_country],
+            "INSERT INTO core.corpus_dish_counts (corpus_id, dish_key, docs_with_dish, docs_with_true_country, "
+            "docs_with_any_country, true_country_mentions, any_country_mentions) VALUES ('en-test', ?, ?, ?, ?, ?, ?)",
+            [dish_key, any_country + 5, true, any_country, true, 2 * any_country],  # two countries per document
         )
     for pair_id, (uk, ru) in PAIRS.items():
         con.execute("INSERT INTO core.corpus_name_counts VALUES ('uk-test', ?, ?, ?)", [pair_id, uk, ru])

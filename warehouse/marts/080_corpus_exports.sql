@@ -16,7 +16,12 @@ SELECT
          THEN sum(k.docs_with_true_country) / sum(k.docs_with_any_country) END AS ratio,
     d.display_name,
     (SELECT list(o.country ORDER BY o.position) FROM core.dish_origins o WHERE o.dish_key = k.dish_key) AS origins,
-    sum(p.n_docs)::BIGINT AS corpus_docs
+    sum(p.n_docs)::BIGINT AS corpus_docs,
+    -- BORSch §4.3's ratio as published (issue 35): true-origin mentions over all country mentions of the dish
+    sum(k.true_country_mentions)::BIGINT AS true_country_mentions,
+    sum(k.any_country_mentions)::BIGINT AS any_country_mentions,
+    CASE WHEN sum(k.any_country_mentions) > 0
+         THEN sum(k.true_country_mentions) / sum(k.any_country_mentions) END AS mention_ratio
 FROM core.corpus_dish_counts k
 JOIN core.corpora c USING (corpus_id)
 JOIN core.dishes d USING (dish_key)

@@ -10,6 +10,11 @@
 --   co-occurrence ratio: r = docs_with_true_country / docs_with_any_country, 10 equal-width bins on
 --     0..1: bin = least(floor(10 * r), 9) + 1 (r = 1 in bin 10). Dishes never seen next to any
 --     country (docs_with_any_country = 0) have no ratio and are left out of the ratio bins.
+--   mention ratio (BORSch §4.3 as published, issue 35): m = true_country_mentions / any_country_mentions, the
+--     dish's (document, country) pairs whose country is a true origin over all of them; 10 log-spaced bins
+--     between the corpus's smallest positive ratio (lo = its log10) and 1: bin = least(floor(10 · (log10 m − lo)
+--     / −lo), 9) + 1; m = 0 in bin 1, every m in bin 10 when lo = 0. Bin b spans [10^(lo + (b−1)·(−lo)/10),
+--     10^(lo + b·(−lo)/10)] (bin 1 from 0). Kept beside `ratio` (ours: documents, linear bins).
 --   code mixing: d = docs_uk_name − docs_ru_name, y = sign(d)·log10(1 + |d|); 9 equal-width bins
 --     symmetric around 0 over [−M, M], M = the corpus's largest |y|:
 --     bin = least(floor(9 · (y + M) / (2M)), 8) + 1 (1..9; bin 5 holds d = 0; all in bin 5 when M = 0).
@@ -40,19 +45,29 @@ WITH counts AS (
            c.docs_with_dish, c.docs_with_true_country, c.docs_with_any_country,
            log10(1 + c.docs_with_true_country) AS log_count,
            c.docs_with_true_country / nullif(c.docs_with_any_country, 0) AS ratio,
+           c.true_country_mentions, c.any_country_mentions,
+           c.true_country_mentions / nullif(c.any_country_mentions, 0) AS mention_ratio,
            (SELECT string_agg(o.country, ',' ORDER BY o.position, o.country) FROM core.dish_origins o
              WHERE o.dish_key = c.dish_key) AS origins
     FROM core.corpus_dish_counts c
     JOIN core.corpora k USING (corpus_id)
     JOIN core.dishes d USING (dish_key)
 ), scaled AS (
-    SELECT *, max(log_count) OVER (PARTITION BY corpus_id) AS max_log_count FROM counts
+    SELECT *, max(log_count) OVER (PARTITION BY corpus_id) AS max_log_count,
+           min(log10(mention_ratio)) FILTER (mention_ratio > 0) OVER (PARTITION BY corpus_id) AS min_log_mention_ratio
+    FROM counts
 )
 SELECT corpus_id, corpus_lang, dish_key, dataset, name, origins, docs_with_dish, docs_with_true_country,
        docs_with_any_country, ratio, log_count, max_log_count,
        CASE WHEN max_log_count > 0 THEN least(floor(10 * log_count / max_log_count), 9)::INTEGER + 1 ELSE 1 END
            AS count_bin,
-       CASE WHEN ratio IS NOT NULL THEN least(floor(10 * ratio), 9)::INTEGER + 1 END AS ratio_bin
+       CASE WHEN ratio IS NOT NULL THEN least(floor(10 * ratio), 9)::INTEGER + 1 END AS ratio_bin,
+       true_country_mentions, any_country_mentions, mention_ratio, min_log_mention_ratio,
+       CASE WHEN mention_ratio IS NULL THEN NULL
+            WHEN mention_ratio = 0 THEN 1
+            WHEN min_log_mention_ratio = 0 THEN 10
+            ELSE least(floor(10 * (log10(mention_ratio) - min_log_mention_ratio) / -min_log_mention_ratio), 9)::INTEGER + 1
+       END AS mention_ratio_bin
 FROM scaled
 ORDER BY corpus_id, docs_with_true_country DESC, dish_key;
 
@@ -71,6 +86,12 @@ WITH binned AS (
     UNION ALL
     SELECT corpus_id, corpus_lang, dish_key, name, ratio, 'ratio', ratio_bin, (ratio_bin - 1) / 10, ratio_bin / 10
     FROM marts.cooccurrence_dishes WHERE ratio_bin IS NOT NULL
+    UNION ALL
+    SELECT corpus_id, corpus_lang, dish_key, name, mention_ratio, 'mention_ratio', mention_ratio_bin,
+           CASE WHEN mention_ratio_bin = 1 THEN 0
+                ELSE pow(10, coalesce(min_log_mention_ratio, 0) * (1 - (mention_ratio_bin - 1) / 10)) END,
+           pow(10, coalesce(min_log_mention_ratio, 0) * (1 - mention_ratio_bin / 10))
+    FROM marts.cooccurrence_dishes WHERE mention_ratio_bin IS NOT NULL
 ), answers AS (
     SELECT b.*, s.dataset, s.task, s.model, s.lang, s.jaccard,
            'own' AS answers_from, s.dataset AS answer_dataset, s.dataset AS gold

@@ -138,6 +138,13 @@ ORIGIN_SCORE_COLUMNS = (
     "no_country",  # the one definition of "no country" (030_origin_scores.sql)
     "gold_nations",  # the UK nation a dataset names as gold (GB-SCT...), '' otherwise
     "uk_nation_match",  # 1/0 where gold_nations is set, NULL otherwise
+    # issue 35: the reading of the question behind `predicted`, and BORSch's rule (§4.1) beside ours
+    "reading",
+    "paper_predicted",
+    "paper_jaccard",
+    "paper_dice",
+    "paper_overlap",
+    "paper_exact",
 )
 
 # Where the answers of an analysis row come from, added at the end of the corpus and language-pull
@@ -572,6 +579,11 @@ MARTS: tuple[Mart, ...] = (
                 "max_log_count",
                 "count_bin",
                 "ratio_bin",
+                "true_country_mentions",  # issue 35: BORSch §4.3's ratio by mentions, log-spaced bins
+                "any_country_mentions",
+                "mention_ratio",
+                "min_log_mention_ratio",
+                "mention_ratio_bin",
             ),
             "marts.cooccurrence_bins": (
                 "corpus_id",
@@ -710,45 +722,20 @@ MARTS: tuple[Mart, ...] = (
         build=imagined_correlations.build,
         columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
-    Mart(
-        "150_finetune.sql",
+    Mart(  # issue 35: BORSch §4.2's surzhyk statistics
+        "110_surzhyk.sql",
         columns={
-            "marts.finetune_runs": (
-                "finetune_id",
-                "recipe",
-                "source",
-                "base_model",
-                "method",
-                "learning_rate",
-                "batch_size",
-                "gradient_accumulation",
-                "optimizer",
-                "epochs",
-                "n_train",
-                "n_test",
-            ),
-            "marts.finetune_losses": ("finetune_id", "step", "epoch", "loss"),
-            "marts.finetune_models": ("finetune_id", "epoch", "model_path", "weights_hash"),
-            "marts.finetune_comparison": (
-                "finetune_id",
-                "recipe",
-                "source",
-                "base_model",
-                "epoch",
-                "tuned_model",
-                "task",
-                "lang",
-                "metric",
-                "n_test_items",
-                "n_before",
-                "before",
-                "n_after",
-                "after",
-                "n_pairs",
-                "before_paired",
-                "after_paired",
-                "change",
-            ),
+            "marts.surzhyk_names": ("dataset", "n_pairs", "n_distinct_names", "share_distinct_names"),
+            "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
+        },
+    ),
+    Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
+        "111_borsch_figures.sql",
+        columns={
+            "marts.borsch_origins": ("lang", "found_by", "parallel", "country", "country_name", "post_soviet"),
+            "marts.borsch_wrong_predictions": ("model", "task", "lang", "method", "country", "country_name"),
+            "marts.borsch_vqa_name_gain": ("model", "lang", "dish_key", "dish_name", "vqa_jaccard"),
+            "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
         },
     ),
 )

@@ -8,6 +8,10 @@ Two methods, side by side (`export accuracy --method paper|atlas`):
 - `atlas`: ours (the country extractor's first country for open answers, the choice extractor's
   option for multiple choice).
 
+BORSch's own rule (§4.1: every country the answer names, found by NER and a country/alias list) is its
+`paper` method: a right answer names exactly the gold set (the exact-match accuracy of §4.2, Fig. 5), and
+`jaccard` (added at the end) is the mean Jaccard score of §4.1 under each method's set.
+
 Python rather than SQL for the last step: the published tables are Python's `round(k / n * 100, 2)`,
 and DuckDB's round() rounds halves differently, so the two could disagree in the last digit.
 """
@@ -53,12 +57,32 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
         FROM marts.choice_scores GROUP BY ALL
         """
     ).pl()
+    # BORSch under its own rule: the every-country-named set of marts.origin_scores (built before this mart).
+    borsch_paper = con.sql(
+        """
+        SELECT 'paper' AS method, dataset, model, task, lang, count(*)::BIGINT AS n,
+               sum(paper_exact)::BIGINT AS correct, task_id
+        FROM marts.origin_scores WHERE dataset = 'borsch' AND paper_exact IS NOT NULL
+        GROUP BY ALL
+        """
+    ).pl()
+    jaccard = con.sql(
+        """
+        SELECT 'atlas' AS method, dataset, model, task, lang, avg(jaccard) AS jaccard
+        FROM marts.origin_scores GROUP BY ALL
+        UNION ALL
+        SELECT 'paper', dataset, model, task, lang, avg(paper_jaccard)
+        FROM marts.origin_scores WHERE dataset = 'borsch' AND paper_jaccard IS NOT NULL GROUP BY ALL
+        """
+    ).pl()
+    counts = pl.concat([counts, borsch_paper.select(counts.columns).cast(counts.schema)])
     frame = counts.with_columns(
         pl.struct("correct", "n")
         .map_elements(lambda r: paper_round(r["correct"], r["n"]), return_dtype=pl.Float64)
         .alias("accuracy")
     )
     frame = frame.join(choice, on=["dataset", "model", "task", "lang"], how="left")
+    frame = frame.join(jaccard, on=["method", "dataset", "model", "task", "lang"], how="left")
     frame = frame.select(
         "method",
         "dataset",
@@ -71,6 +95,7 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
         "parse_rate",
         "paper_unreadable",
         "task_id",
+        "jaccard",
     )
     if frame.height == 0:
         frame = pl.DataFrame(schema=SCHEMA)
@@ -93,6 +118,7 @@ SCHEMA = {
     "parse_rate": pl.Float64,
     "paper_unreadable": pl.Int64,
     "task_id": pl.String,
+    "jaccard": pl.Float64,
 }
 
 # First nine columns: the `export choice-scores` contract.

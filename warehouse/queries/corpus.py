@@ -13,7 +13,7 @@ from warehouse.queries import Source, _frame
 from warehouse.queries.answers import Filters
 from warehouse.queries.linked import OWN, AnswerSource
 
-MEASURES = ("count", "ratio")
+MEASURES = ("count", "ratio", "mention_ratio")  # mention_ratio: BORSch §4.3 as published (log-spaced bins)
 LINES = ("model", "lang")  # one line per model (pooled over prompt languages) or per prompt language
 
 _POOLED = """
@@ -80,12 +80,50 @@ def cooccurrence_dishes(source: Source, corpus_id: str, dataset: str) -> pd.Data
         source,
         """
         SELECT dish_key, name, origins, docs_with_dish, docs_with_true_country, docs_with_any_country, ratio,
-               count_bin, ratio_bin
+               count_bin, ratio_bin, true_country_mentions, any_country_mentions, mention_ratio, mention_ratio_bin,
+               min_log_mention_ratio
         FROM marts.cooccurrence_dishes
         WHERE corpus_id = $corpus_id AND dataset = $dataset
         ORDER BY docs_with_true_country DESC, dish_key
         """,
         {"corpus_id": corpus_id, "dataset": dataset},
+    )
+
+
+def frequency_by_rank(source: Source, corpus_id: str, dataset: str) -> pd.DataFrame:
+    """BORSch Fig. 2a: each counted dish's documents in the corpus against its frequency rank among the dataset's
+    dishes (1 = most frequent), with where the dataset found it (`wikidata` or `bootstrapped`, from `source`)."""
+    return _frame(
+        source,
+        """
+        SELECT c.dish_key, c.name, c.docs_with_dish,
+               row_number() OVER (ORDER BY c.docs_with_dish DESC, c.dish_key) AS rank,
+               CASE WHEN d.source = 'wikidata' THEN 'wikidata'
+                    WHEN d.source LIKE 'bootstrap%' THEN 'bootstrapped' ELSE coalesce(d.source, 'unknown') END
+                   AS found_by,
+               d.source
+        FROM marts.cooccurrence_dishes c
+        LEFT JOIN marts.dishes d USING (dish_key)
+        WHERE c.corpus_id = $corpus_id AND c.dataset = $dataset
+        ORDER BY rank
+        """,
+        {"corpus_id": corpus_id, "dataset": dataset},
+    )
+
+
+def surzhyk(source: Source, corpus_id: str) -> pd.DataFrame:
+    """BORSch §4.2's surzhyk statistics: how close the pairs' names are (edit distance, share distinct) and, in
+    this corpus, the share of the distinct-name pairs' occurrences written with the other language's name."""
+    return _frame(
+        source,
+        """
+        SELECT s.n_pairs, s.n_distinct_names, s.share_distinct_names, s.mean_edit_distance,
+               s.mean_edit_distance_distinct, c.corpus_lang, c.docs_own_name, c.docs_other_name, c.code_mixed_share
+        FROM marts.surzhyk_names s
+        LEFT JOIN marts.surzhyk_corpora c ON c.corpus_id = $corpus_id
+        WHERE s.dataset = 'borsch'
+        """,
+        {"corpus_id": corpus_id},
     )
 
 

@@ -1,0 +1,112 @@
+"""Answers are read as their question asks (issue 35). BORSch's prompt variants ask either where a dish
+comes from (`origin`) or where it is served, eaten, cooked, popular or traditional (`served`); the task
+declaration says which, once, beside the prompts, and the countries extractor follows it.
+
+tests/data/borsch_question_gold.tsv holds hand-written answers to every BORSch prompt variant in both
+languages, in the styles models answer in (origin plus spread, spread only, cuisine adjectives,
+negations, "not sure but…", bare lists), labelled with the countries that answer the question asked.
+`dev` answers were written while the rules were built; `heldout` answers were written after, and the
+rules were not changed for them. Measured on this commit (countries@4 on main read every variant as an
+origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+import pytest
+
+from pipeline.extract.countries import READINGS, extract_countries
+from pipeline.tasks import READINGS as DECLARED_READINGS
+from pipeline.tasks import get_task
+from tests.helpers import REPO
+
+GOLD = REPO / "tests" / "data" / "borsch_question_gold.tsv"
+ORIGIN_TASKS = ("origin_qa", "origin_vqa", "origin_vqa_with_name")
+CATEGORIES = {"origin_plus_spread", "spread_only", "cuisine_adjective", "negation", "not_sure", "plain_list"}
+# Floors of the share of answers whose set is exactly right; raise them when the extractor improves.
+FLOOR = {"dev": 0.95, "heldout": 0.9}
+
+
+def rows() -> list[dict[str, str]]:
+    with open(GOLD, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def predicted(row: dict[str, str]) -> set[str]:
+    reading = get_task(f"borsch.{row['task']}").reading(row["lang"], row["variant"])
+    return set(extract_countries(row["answer"].replace("\\n", "\n"), row["lang"], reading).countries)
+
+
+def expected(row: dict[str, str]) -> set[str]:
+    return {code for code in row["expected"].split(",") if code}
+
+
+def test_the_set_answers_every_variant_in_both_languages_in_every_style() -> None:
+    data = rows()
+    assert len({r["id"] for r in data}) == len(data)
+    for lang in ("ru", "uk"):
+        variants = {r["variant"] for r in data if r["lang"] == lang}
+        assert variants == set(get_task("borsch.origin_qa").templates(lang)), lang
+        for reading in READINGS:
+            styles = {r["category"] for r in data if r["lang"] == lang and predicted_reading(r) == reading}
+            assert {"negation", "not_sure"} <= styles, (lang, reading, styles)
+    assert set(Counter(r["category"] for r in data)) == CATEGORIES
+    assert {r["task"] for r in data} == set(ORIGIN_TASKS)
+
+
+def predicted_reading(row: dict[str, str]) -> str:
+    return get_task(f"borsch.{row['task']}").reading(row["lang"], row["variant"])
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_answers_are_read_as_their_question_asks(split: str) -> None:
+    data = [r for r in rows() if r["split"] == split]
+    wrong = [(r["id"], sorted(expected(r)), sorted(predicted(r))) for r in data if predicted(r) != expected(r)]
+    share = 1 - len(wrong) / len(data)
+    print(f"{split}: {len(data) - len(wrong)}/{len(data)} sets right; wrong: {wrong}")
+    assert share >= FLOOR[split], wrong
+
+
+def test_the_declaration_follows_the_wording_of_each_variant() -> None:
+    """A variant is declared `served` exactly when its (paper's) wording asks where a dish is served,
+    eaten, cooked, popular or traditional, in every origin task and both languages."""
+    asks_where = ("подавать", "популярно", "традиционно", "традиційною", "готують", "їдять")
+    for name in ORIGIN_TASKS:
+        task = get_task(f"borsch.{name}")
+        for lang in ("ru", "uk"):
+            for variant, template in task.templates(lang).items():
+                served = any(word in template for word in asks_where)
+                assert task.reading(lang, variant) == ("served" if served else "origin"), (name, lang, variant)
+    assert DECLARED_READINGS == READINGS
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "reading", "countries"),
+    [
+        # the issue's examples, each under the question it answers
+        ("Голубцы традиционны для России, Украины и Польши, а также популярны в Литве.", "ru", "served", "RU UA PL LT"),
+        ("Це страва, популярна в Україні, Польщі та Білорусі.", "uk", "served", "UA PL BY"),
+        ("Сырники — блюдо русской кухни, популярное также в Беларуси и Украине.", "ru", "origin", "RU"),
+        ("Сырники — блюдо русской кухни, популярное также в Беларуси и Украине.", "ru", "served", "RU BY UA"),
+        ("Деруни походять з Білорусі. Згодом вони поширилися в Україні, Польщі та Литві.", "uk", "origin", "BY"),
+        (
+            "Деруни походять з Білорусі. Згодом вони поширилися в Україні, Польщі та Литві.",
+            "uk",
+            "served",
+            "BY UA PL LT",
+        ),
+        # negations and corrections drop under both readings
+        ("Его подают в Беларуси и России, но не в Польше.", "ru", "served", "BY RU"),
+        ("Цю страву їдять в Угорщині. Проте в Австрії її не їдять.", "uk", "served", "HU"),
+        ("Многие думают, что это польское блюдо, но на самом деле оно украинское.", "ru", "origin", "UA"),
+        ("Многие думают, что это польское блюдо, но на самом деле оно украинское.", "ru", "served", "UA"),
+    ],
+)
+def test_the_issues_examples(answer: str, lang: str, reading: str, countries: str) -> None:
+    assert set(extract_countries(answer, lang, reading).countries) == set(countries.split())
+
+
+def test_an_unknown_reading_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown reading 'where'"):
+        extract_countries("Україна", "uk", "where")

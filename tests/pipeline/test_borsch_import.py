@@ -1,0 +1,179 @@
+"""`import-responses --format borsch` (a contract): BORSch answers run elsewhere come in as JSON lines
+or CSV, land on the dish's item of their task and language, are scored like generated answers, and
+nothing is lost silently."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.answers.borsch import borsch_tasks, parse_record
+from tests.helpers import query, run_cli
+
+LINES = [
+    {
+        "model": "m1",
+        "lang": "ru",
+        "task": "origin_qa",
+        "variant": "1",
+        "dish_id": "1",
+        "response": "Из Греции.<|im_end|>",
+    },
+    {
+        "model": "m1",
+        "lang": "uk",
+        "task": "borsch.origin_qa",
+        "variant": 3,
+        "dish_id": 5,
+        "response": "Це страва, популярна в Україні, Польщі та Білорусі.",
+    },
+    {
+        "model": "m1",
+        "lang": "uk",
+        "task": "origin_vqa",
+        "variant": "2",
+        "dish_id": "5",
+        "response": None,
+        "images": ["UK/images/5/1.jpg", "UK/images/5/2.jpg"],
+    },
+]
+
+
+def write_jsonl(path: Path, records: list[dict | str]) -> Path:
+    text = "\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_jsonl_answers_are_imported_and_scored(borsch_warehouse: Path, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "answers.jsonl", LINES)
+    result = run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
+    assert "imported answers.jsonl: 3 answers of m1" in result.stderr
+    rows = query(
+        borsch_warehouse,
+        """SELECT g.item_id, g.variant, g.response, e.countries, e.status
+           FROM core.generations g JOIN core.extractions e USING (generation_id) ORDER BY g.item_id""",
+    )
+    assert rows[0] == ("borsch.origin_qa:ru:1", "1", "Из Греции.", ["GR"], "ok")
+    assert rows[1][:2] == ("borsch.origin_qa:uk:5", "3")
+    assert rows[2] == ("borsch.origin_vqa:uk:5", "2", None, [], "empty")
+    # the gold is the dish's origins in that language's file; the Greek dish is right
+    assert query(
+        borsch_warehouse,
+        """SELECT s.value FROM core.scores s JOIN core.generations g USING (generation_id)
+           WHERE g.item_id = 'borsch.origin_qa:ru:1' AND s.metric = 'jaccard'""",
+    ) == [(1.0,)]
+    assert query(borsch_warehouse, "SELECT images FROM raw.borsch_responses WHERE line_number = 3") == [
+        (["UK/images/5/1.jpg", "UK/images/5/2.jpg"],)
+    ]
+    quirks = dict(query(borsch_warehouse, "SELECT kind, message FROM meta.ingest_reports WHERE file = 'answers.jsonl'"))
+    assert quirks["chat_token"].startswith("1 lines") and quirks["missing_response"].startswith("1 lines")
+    again = run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
+    assert "already imported" in again.stderr
+    assert query(borsch_warehouse, "SELECT count(*) FROM core.generations") == [(3,)]
+
+
+def test_csv_with_a_multiline_answer_and_images(borsch_warehouse: Path, tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "lang", "task", "variant", "dish_id", "response", "images"])
+        writer.writerow(["m2", "ru", "borsch.origin_vqa_with_name", "4", "1", "Греция.\nТакже Кипр.", "a.jpg|b.jpg"])
+        writer.writerow(["m2", "uk", "dish_name_vqa", "1", "5", "", ""])
+    run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
+    assert query(
+        borsch_warehouse, "SELECT line_number, dish_id, response, images FROM raw.borsch_responses ORDER BY 1"
+    ) == [(3, "1", "Греция.\nТакже Кипр.", ["a.jpg", "b.jpg"]), (4, "5", None, [])]
+
+
+def test_a_bad_line_stops_the_file_and_changes_nothing(borsch_warehouse: Path, tmp_path: Path) -> None:
+    before = borsch_warehouse.read_bytes()
+    bad = {**LINES[0], "dish_id": "999999"}
+    path = write_jsonl(tmp_path / "answers.jsonl", [LINES[0], bad])
+    result = run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path), check=False)
+    assert result.returncode == 2
+    message = " ".join(result.stderr.split())
+    assert "answers.jsonl:2: dish_id 999999 is not a dish of RU_DATA.xlsx" in message
+    assert borsch_warehouse.read_bytes() == before
+
+
+def test_skip_bad_lines_records_each_rejection_and_the_share_limit_holds(
+    borsch_warehouse: Path, tmp_path: Path
+) -> None:
+    lines = [*LINES, "not json", {**LINES[0], "variant": "9"}, LINES[0]]
+    path = write_jsonl(tmp_path / "answers.jsonl", lines)
+    refused = run_cli(
+        borsch_warehouse, "import-responses", "--format", "borsch", "--skip-bad-lines", str(path), check=False
+    )
+    assert refused.returncode == 2 and "3 of 6 lines rejected" in " ".join(refused.stderr.split())
+    run_cli(
+        borsch_warehouse,
+        "import-responses",
+        "--format",
+        "borsch",
+        "--skip-bad-lines",
+        "--max-bad-share",
+        "1",
+        str(path),
+    )
+    rejected = query(
+        borsch_warehouse, "SELECT line, message FROM meta.ingest_reports WHERE severity = 'rejected' ORDER BY line"
+    )
+    assert [line for line, _ in rejected] == [4, 5, 6]
+    assert "not valid JSON" in rejected[0][1]
+    assert "variant must be one of borsch.origin_qa's ru prompt variants" in rejected[1][1]
+    assert "second answer of m1 to borsch.origin_qa variant 1 for ru dish 1 (first on line 1)" in rejected[2][1]
+    assert query(borsch_warehouse, "SELECT count(*) FROM core.generations") == [(3,)]
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        ({**LINES[0], "lang": "en"}, "lang must be ru or uk"),
+        ({**LINES[0], "task": "origin"}, "task 'origin' is not a BORSch task"),
+        ({**LINES[0], "dish_id": "12a"}, "dish_id must be a whole number"),
+        ({**LINES[0], "response": ["Греция"]}, "response must be text or null"),
+        ({**LINES[0], "model": ""}, "model must be a non-empty string"),
+        ({**LINES[0], "images": "[oops"}, "images is not a JSON list"),
+    ],
+)
+def test_malformed_records_say_why(record: dict, reason: str) -> None:
+    assert reason in parse_record(record, borsch_tasks())
+
+
+def test_a_csv_without_the_contract_columns_is_refused(borsch_warehouse: Path, tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_text("model,lang,task,dish_id,answer\nm,ru,origin_qa,1,Греция\n", encoding="utf-8")
+    result = run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path), check=False)
+    assert result.returncode == 2
+    assert "answers.csv:1: missing columns variant, response" in " ".join(result.stderr.split())
+
+
+def test_the_papers_rule_sits_beside_ours_in_both_exports(borsch_warehouse: Path, tmp_path: Path) -> None:
+    """BORSch §4.1 counts every country an answer names; ours drops the negated one. Dish RU 1 is Greek."""
+    answers = [
+        {**LINES[0], "variant": "1", "response": "Не из Турции, а из Греции."},
+        {**LINES[0], "variant": "2", "response": "Греция."},
+    ]
+    run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(write_jsonl(tmp_path / "a.jsonl", answers)))
+    scores = list(csv.DictReader(run_cli(borsch_warehouse, "export", "origin-scores").stdout.splitlines()))
+    by_variant = {row["variant"]: row for row in scores}
+    contract = ["dataset", "model", "task", "lang", "item_id", "variant", "gold", "predicted", "jaccard", "dice"]
+    assert list(scores[0])[:12] == [*contract, "overlap", "status"]
+    added = ["reading", "paper_predicted", "paper_jaccard", "paper_dice", "paper_overlap", "paper_exact"]
+    assert list(scores[0])[-6:] == added
+    assert (by_variant["1"]["predicted"], by_variant["1"]["paper_predicted"]) == ("GR", "TR,GR")
+    assert (float(by_variant["1"]["jaccard"]), float(by_variant["1"]["paper_jaccard"])) == (1.0, 0.5)
+    assert by_variant["1"]["reading"] == "origin"
+    for method, accuracy, jaccard in (("paper", 50.0, 0.75), ("atlas", 100.0, 1.0)):
+        (row,) = csv.DictReader(run_cli(borsch_warehouse, "export", "accuracy", "--method", method).stdout.splitlines())
+        assert list(row)[:6] == ["dataset", "model", "task", "lang", "n", "accuracy"]
+        assert (row["dataset"], row["n"], float(row["accuracy"]), float(row["jaccard"])) == (
+            "borsch",
+            "2",
+            accuracy,
+            jaccard,
+        )

@@ -1,0 +1,66 @@
+"""Queries for the BORSch paper page (app/views/borsch_paper.py) over marts/111_borsch_figures.sql: the
+paper's figures and tables that have no other home (Figs. 2b, 11, 12, 14 and Table 2)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from warehouse.queries import Source, _frame
+
+
+def origins(source: Source, lang: str, *, found_by: str | None = None, parallel_only: bool = False) -> pd.DataFrame:
+    """Dishes per origin country of BORSch's `lang` file (Fig. 2b: by `found_by`; Fig. 11: the parallel subset)."""
+    return _frame(
+        source,
+        """
+        SELECT country, any_value(country_name) AS country_name, bool_or(post_soviet) AS post_soviet,
+               sum(n_dishes)::BIGINT AS n_dishes, sum(n_shared_dishes)::BIGINT AS n_shared_dishes
+        FROM marts.borsch_origins
+        WHERE lang = $lang AND ($found_by IS NULL OR found_by = $found_by) AND (NOT $parallel OR parallel)
+        GROUP BY country
+        ORDER BY n_dishes DESC, country
+        """,
+        {"lang": lang, "found_by": found_by, "parallel": parallel_only},
+    )
+
+
+def wrong_predictions(source: Source, models: tuple[str, ...], method: str, top: int = 10) -> pd.DataFrame:
+    """Fig. 12: the `top` non-Post-Soviet countries answers name wrongly, per model, task and prompt language."""
+    return _frame(
+        source,
+        """
+        SELECT model, task, lang, rank, country, country_name, n_answers
+        FROM marts.borsch_wrong_predictions
+        WHERE method = $method AND rank <= $top AND (len($models) = 0 OR list_contains($models, model))
+        ORDER BY model, task, lang, rank
+        """,
+        {"method": method, "top": top, "models": list(models)},
+    )
+
+
+def vqa_name_gain(source: Source, models: tuple[str, ...], langs: tuple[str, ...]) -> pd.DataFrame:
+    """Fig. 14: per dish, mean Jaccard with the name and photos minus with the photos only."""
+    return _frame(
+        source,
+        """
+        SELECT model, lang, dish_key, dish_name, vqa_jaccard, vqa_with_name_jaccard, gain, n_vqa, n_vqa_with_name
+        FROM marts.borsch_vqa_name_gain
+        WHERE (len($models) = 0 OR list_contains($models, model)) AND (len($langs) = 0 OR list_contains($langs, lang))
+        ORDER BY model, lang, gain DESC, dish_key
+        """,
+        {"models": list(models), "langs": list(langs)},
+    )
+
+
+def name_accuracy_by_origin(source: Source, models: tuple[str, ...], langs: tuple[str, ...]) -> pd.DataFrame:
+    """Table 2: dish-name VQA accuracy per origin country of the dish."""
+    return _frame(
+        source,
+        """
+        SELECT model, lang, country, country_name, n_dishes, n_answers, accuracy
+        FROM marts.borsch_name_accuracy_by_origin
+        WHERE (len($models) = 0 OR list_contains($models, model)) AND (len($langs) = 0 OR list_contains($langs, lang))
+        ORDER BY model, lang, n_answers DESC, country
+        """,
+        {"models": list(models), "langs": list(langs)},
+    )
