@@ -141,6 +141,17 @@ def ingest_culturemix(
     _pipeline(ctx, "ingest", Options(datasets=("culturemix",), source=source, force=force))
 
 
+@ingest_app.command("zno")
+def ingest_zno(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="ZNO-Vision folder: data/<split>-*.parquet (dev, validation, test).")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """ZNO-Vision: image questions of the Ukrainian external exam, lettered options, one right letter."""
+
+    _pipeline(ctx, "ingest", Options(datasets=("zno",), source=source, force=force))
+
+
 @ingest_app.command("sample")
 def ingest_sample(ctx: typer.Context) -> None:
     """The embedded sample dataset (assets/sample), for demos with no data directory."""
@@ -182,7 +193,7 @@ def import_responses(
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
     from pipeline import responses  # polars and the extractors: imported by the commands that use them
 
-    formats = (*responses.FORMATS, "culturemix")
+    formats = (*responses.FORMATS, "culturemix", "zno")
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
@@ -203,6 +214,9 @@ def import_responses(
     _pipeline(ctx, "import", options)
 
 
+HUB_DATASETS = {"zno": "pipeline.datasets.zno"}  # `data fetch NAME`: module declaring remote_files()
+
+
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
@@ -216,6 +230,15 @@ def data_fetch(
 
     def action() -> None:
         target = dest or default_data_dir()
+        if dataset in HUB_DATASETS:  # public parquet files of the ZNO-Vision study (pipeline/datasets/<name>.py)
+            from importlib import import_module
+
+            from pipeline import fetch as fetching
+
+            module = import_module(HUB_DATASETS[dataset])
+            written = fetching.fetch(target / dataset, module.remote_files())
+            say("{} {} files written to {}", len(written), dataset, target / dataset)
+            return
         if dataset is not None:
             if dataset != "culturemix":
                 raise DataError("data fetch", f"unknown dataset {dataset!r} — known: culturemix (or none for the rest)")

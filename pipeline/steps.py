@@ -127,6 +127,7 @@ DATASET_TABLES = (
     "raw.worldcuisines_task1",
     "core.item_options",
     "core.item_gold_choices",
+    "core.exam_items",
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
@@ -237,6 +238,7 @@ def link(ctx: Context) -> None:
         "core.item_options",
         "core.item_gold_choices",
         "core.item_prompts",
+        "core.exam_items",
         "core.dish_names",
         "core.dish_links",
         "core.generations",
@@ -412,6 +414,11 @@ def _import(ctx: Context) -> None:
         from pipeline.culturemix_answers import import_files
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
+        return
+    if options.response_format == "zno":  # pipeline/answers/zno.py
+        from pipeline.answers.zno import import_files as import_zno
+
+        import_zno(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
     files = list(options.responses)
     if options.response_format == "uacuisine":

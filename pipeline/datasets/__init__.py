@@ -17,6 +17,7 @@ MODULES = {
     "sample": "pipeline.datasets.sample",
     "uacuisine": "pipeline.datasets.uacuisine",
     "culturemix": "pipeline.datasets.culturemix",
+    "zno": "pipeline.datasets.zno",
 }
 DATASETS: Registry[Dataset] = Registry("dataset", modules=MODULES)
 

@@ -682,4 +682,12 @@ MARTS: tuple[Mart, ...] = (
         build=imagined_correlations.build,
         columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
+    Mart(
+        "120_zno.sql",
+        columns={
+            "marts.zno_answers": ("model", "split", "subject", "item_id", "year", "question", "gold_letter"),
+            "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
+            "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
+        },
+    ),
 )
