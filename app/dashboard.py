@@ -54,6 +54,7 @@ VIEWS = (
     View("review.py", "Review", ":material/rate_review:", "review"),
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
     View("probe.py", "Live probe", ":material/science:", "probe"),
+    View("zno.py", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
 )
 # What each page draws on arrival, by URL path (app/preload.py).
 DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS if view.draws}
