@@ -152,6 +152,28 @@ def ingest_zno(
     _pipeline(ctx, "ingest", Options(datasets=("zno",), source=source, force=force))
 
 
+@ingest_app.command("multi30k")
+def ingest_multi30k(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Folder with data/task1/image_splits/<split>.txt and raw/<split>.uk.")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """Multi30K-UK (or any caption set in its layout): one reference caption per photo and language."""
+
+    _pipeline(ctx, "ingest", Options(datasets=("multi30k",), source=source, force=force))
+
+
+@ingest_app.command("vqa")
+def ingest_vqa(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Folder with uk/ and en/, each VQA 2.0's questions + annotations.")],
+    force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
+) -> None:
+    """VQA 2.0 questions in English and Ukrainian, ten annotator answers each."""
+
+    _pipeline(ctx, "ingest", Options(datasets=("vqa",), source=source, force=force))
+
+
 @ingest_app.command("sample")
 def ingest_sample(ctx: typer.Context) -> None:
     """The embedded sample dataset (assets/sample), for demos with no data directory."""
@@ -193,7 +215,7 @@ def import_responses(
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
     from pipeline import responses  # polars and the extractors: imported by the commands that use them
 
-    formats = (*responses.FORMATS, "culturemix", "zno")
+    formats = (*responses.FORMATS, "culturemix", "zno", "multi30k", "vqa")
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)

@@ -128,6 +128,7 @@ DATASET_TABLES = (
     "core.item_options",
     "core.item_gold_choices",
     "core.exam_items",
+    "core.vqa_questions",
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
@@ -415,10 +416,10 @@ def _import(ctx: Context) -> None:
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
-    if options.response_format == "zno":  # pipeline/answers/zno.py
-        from pipeline.answers.zno import import_files as import_zno
+    if options.response_format in ("zno", "multi30k", "vqa"):  # pipeline/answers/items.py
+        from pipeline.answers.items import import_files as import_item_answers
 
-        import_zno(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
+        import_item_answers(ctx.con, options.responses, ctx.run_id, options.response_format, options.skip_bad_lines)
         return
     files = list(options.responses)
     if options.response_format == "uacuisine":

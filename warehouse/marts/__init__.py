@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.marts import (
     accuracy,
+    captions,
     culturemix,
     imagined_correlations,
     leaderboard,
@@ -688,6 +689,21 @@ MARTS: tuple[Mart, ...] = (
             "marts.zno_answers": ("model", "split", "subject", "item_id", "year", "question", "gold_letter"),
             "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
             "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
+        },
+    ),
+    Mart(
+        "captions.py",
+        build=captions.build,
+        columns={
+            "marts.caption_answers": ("model", "split", "lang", "item_id", "reference", "response", "caption_bleu"),
+            "marts.caption_scores": tuple(captions.SCHEMA),
+        },
+    ),
+    Mart(
+        "121_vqa.sql",
+        columns={
+            "marts.vqa_answers": ("model", "lang", "question_id", "answer_type", "question", "response"),
+            "marts.vqa_languages": ("model", "n_uk", "vqa_uk", "n_en", "vqa_en", "gap"),
         },
     ),
 )
