@@ -11,7 +11,7 @@ JOIN core.items i USING (item_id)
 JOIN core.vqa_questions q ON q.item_id = g.item_id AND q.lang = g.lang
 JOIN core.item_gold_text t ON t.item_id = g.item_id AND t.lang = g.lang
 JOIN core.scores s ON s.generation_id = g.generation_id
-GROUP BY ALL
+GROUP BY g.model_id, g.lang, i.source_ref, q.answer_type, q.question, g.response, t.text, q.image_id, g.generation_id
 ORDER BY model, g.lang, try_cast(i.source_ref AS BIGINT) NULLS LAST, i.source_ref;
 
 CREATE OR REPLACE TABLE marts.vqa_languages AS
