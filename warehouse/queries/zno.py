@@ -47,3 +47,42 @@ def answers(source: Source, model: str, split: str, subject: str) -> pd.DataFram
            ORDER BY subject, item_id""",
         {"model": model, "split": split, "subject": subject, "all": ALL},
     )
+
+
+def caption_scores(source: Source) -> pd.DataFrame:
+    """The caption table per model (ZNO-Vision Table 2): split, lang, n, sentence BLEU and BERTScore mean
+    and std, corpus BLEU."""
+    return _frame(
+        source,
+        """SELECT model, split, lang, n, bleu_mean, bleu_std, bertscore_mean, bertscore_std, corpus_bleu
+           FROM marts.caption_scores ORDER BY split, lang, bleu_mean DESC, model""",
+    )
+
+
+def caption_answers(source: Source, model: str, split: str, lang: str) -> pd.DataFrame:
+    """One model's captions of one split and language beside their references, worst BLEU first."""
+    return _frame(
+        source,
+        """SELECT item_id, reference, response, caption_bleu, caption_bertscore FROM marts.caption_answers
+           WHERE model = $model AND split = $split AND lang = $lang ORDER BY caption_bleu, item_id""",
+        {"model": model, "split": split, "lang": lang},
+    )
+
+
+def vqa_languages(source: Source) -> pd.DataFrame:
+    """Per model, VQA accuracy (%) in Ukrainian and English and the gap (ZNO-Vision Table 3)."""
+    return _frame(source, "SELECT * FROM marts.vqa_languages ORDER BY vqa_uk DESC NULLS LAST, model")
+
+
+def vqa_pairs(source: Source, model: str) -> pd.DataFrame:
+    """One model's answers to each question in both languages side by side, the largest UA-EN difference first."""
+    return _frame(
+        source,
+        """SELECT coalesce(u.question_id, e.question_id) AS question_id, coalesce(u.answer_type, e.answer_type)
+                  AS answer_type, e.question AS question_en, e.response AS answer_en, e.vqa_accuracy AS accuracy_en,
+                  u.question AS question_uk, u.response AS answer_uk, u.vqa_accuracy AS accuracy_uk
+           FROM (SELECT * FROM marts.vqa_answers WHERE model = $model AND lang = 'uk') u
+           FULL JOIN (SELECT * FROM marts.vqa_answers WHERE model = $model AND lang = 'en') e USING (question_id)
+           ORDER BY abs(coalesce(u.vqa_accuracy, 0) - coalesce(e.vqa_accuracy, 0)) DESC, question_id""",
+        {"model": model},
+    )
