@@ -142,6 +142,34 @@ fmt.dataframe(
     },
 )
 
+st.subheader("The questions by year and subject (Figure 1)")
+asked = data.query(q.questions)
+vega.draw(
+    {
+        "data": {
+            "values": vega.records(asked.assign(year=asked["year"].map(lambda y: "?" if y != y else str(int(y)))))
+        },
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "year", "type": "ordinal", "title": "exam year"},
+            "y": {"field": "n", "type": "quantitative", "aggregate": "sum", "title": "questions"},
+            "color": {"field": "subject", "type": "nominal"},
+            "tooltip": [
+                {"field": "subject"},
+                {"field": "split"},
+                {"field": "year"},
+                {"field": "n", "aggregate": "sum"},
+            ],
+        },
+    },
+    key="zno_questions",
+)
+st.caption(
+    "All ingested questions, every split: "
+    + ", ".join(f"{literal(s)} {int(n):,}" for s, n in asked.groupby("split")["n"].sum().items())
+    + "."
+)
+
 st.subheader("Questions and answers")
 pick = st.columns(2)
 model = widgets.url_select("Model", models, param="zno_model", what="model", container=pick[0])

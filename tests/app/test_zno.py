@@ -57,7 +57,7 @@ def open_page(warehouse: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE
 
 def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkeypatch) -> None:
     at = open_page(zno_warehouse, monkeypatch)
-    [chart] = at.get("vega_lite_chart")
+    chart = at.get("vega_lite_chart")[0]
     cells = {(c["model"], c["subject"]): c["accuracy"] for c in vega_rows(chart)}
     # paper rule, validation (the first split): m1 right on v1 and v2 of 3; first option right on v1, v3
     assert cells["m1", "(all subjects)"] == pytest.approx(2 / 3)
@@ -69,6 +69,9 @@ def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkey
     m1 = table[table["model"] == "m1"].iloc[0]
     assert (round(m1["low"], 4), round(m1["high"], 4)) == (0.2077, 0.9385)
     assert "m1, m2 (2 models" in shown(" ".join(m.value for m in at.markdown))
+    years = {(r["subject"], r["year"]): r["n"] for r in vega_rows(at.get("vega_lite_chart")[1])}
+    assert years == {("Chemistry", "2019"): 1, ("Chemistry", "2023"): 1, ("History", "2020"): 1,
+                     ("Mathematics", "2021"): 1, ("Mathematics", "2022"): 1}  # fmt: skip
 
 
 def test_the_click_through_lists_answers_with_both_readings(zno_warehouse: Path, monkeypatch) -> None:

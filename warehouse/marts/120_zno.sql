@@ -60,3 +60,10 @@ SELECT split, subject, n, first_choice_correct / n AS first_choice, random,
        zno_wilson(first_choice_correct, n, 1) AS first_choice_high, first_choice_correct
 FROM counted
 ORDER BY split, subject = '(all subjects)' DESC, subject;
+
+-- The questions by split, subject and exam year (the paper's Figure 1 and Tables 7-8: what was asked).
+CREATE OR REPLACE TABLE marts.zno_questions AS
+SELECT split, subject, year, count(*)::BIGINT AS n, sum(n_images)::BIGINT AS images
+FROM core.exam_items
+GROUP BY ALL
+ORDER BY split, subject, year NULLS LAST;

@@ -689,6 +689,7 @@ MARTS: tuple[Mart, ...] = (
             "marts.zno_answers": ("model", "split", "subject", "item_id", "year", "question", "gold_letter"),
             "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
             "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
+            "marts.zno_questions": ("split", "subject", "year", "n"),
         },
     ),
     Mart(

@@ -36,6 +36,11 @@ def baselines(source: Source, split: str) -> pd.DataFrame:
     )
 
 
+def questions(source: Source) -> pd.DataFrame:
+    """Questions per split, subject and exam year (Figure 1; Tables 7 and 8 are its sums)."""
+    return _frame(source, "SELECT split, subject, year, n FROM marts.zno_questions ORDER BY split, subject, year")
+
+
 def answers(source: Source, model: str, split: str, subject: str) -> pd.DataFrame:
     """The answers of one model to one split's questions of one subject (all subjects: ALL)."""
     return _frame(
