@@ -129,3 +129,46 @@ def test_a_folder_without_the_layout_is_one_error_line(tmp_path: Path) -> None:
     result = run_cli(tmp_path / "w.duckdb", "ingest", "zno", "--source", str(tmp_path / "zno"), check=False)
     assert result.returncode == 2
     assert "error:" in result.stderr and "data/<split>-*.parquet" in result.stderr
+
+
+def test_data_fetch_zno_writes_the_layout_ingest_reads(tmp_path: Path) -> None:
+    """`data fetch zno`'s files, served by a local host in place of the hub, land where `ingest zno` reads."""
+    from dataclasses import replace
+
+    from pipeline.datasets import zno
+    from pipeline.fetch import fetch
+    from tests.pipeline.test_fetch_safety import file_host
+
+    served = write_zno(tmp_path / "served")
+    (served / "data" / "dev-00000-of-00001.parquet").write_bytes(
+        (served / "data" / "validation-00000-of-00001.parquet").read_bytes()
+    )
+    remote = zno.remote_files()
+    assert [r.dest for r in remote] == [f"data/{s}-00000-of-00001.parquet" for s in ("dev", "validation", "test")]
+    assert all(r.url.startswith(f"https://huggingface.co/datasets/{zno.HUB_REPO}/resolve/") for r in remote)
+    with file_host(served) as host:
+        local = [replace(r, url=f"{host}/{r.dest}") for r in remote]
+        assert len(fetch(tmp_path / "dest", local)) == 3
+    assert set(zno.split_files(tmp_path / "dest")) == {"dev", "validation", "test"}
+
+
+def test_data_fetch_zno_offline_is_one_error_line(tmp_path: Path) -> None:
+    result = run_cli(tmp_path / "w.duckdb", "data", "fetch", "zno", "--dest", str(tmp_path / "data"), check=False)
+    assert result.returncode == 2
+    assert "error:" in result.stderr and "huggingface.co" in result.stderr
+    assert not list((tmp_path / "data").rglob("*.parquet"))  # nothing half-written
+
+
+def test_items_give_generate_the_papers_prompt_and_the_image(scored: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from pipeline.datasets import zno
+    from pipeline.datasets.base import ItemsRequest
+
+    working = copy_warehouse(scored, tmp_path / "warehouse.duckdb").with_suffix(".work.duckdb")
+    with duckdb.connect(str(working)) as con:
+        found = zno.items(con, ItemsRequest(get_task("zno.exam"), "uk", subset="validation"))
+    assert [item.item_id for item in found.ready] == ["zno.exam:v1", "zno.exam:v2", "zno.exam:v3"]
+    first = found.ready[0]
+    assert first.questions["paper"].startswith(get_task("zno.exam").prompts["uk"]["paper"] + "\nПитання v1?")
+    assert len(first.images) == 1 and first.images[0].is_file() and len(first.image_hashes[0]) == 64
