@@ -15,6 +15,7 @@ from warehouse.queries import zno as q
 FIRST, RANDOM = "baseline: first option", "baseline: random"
 METHODS = {"paper": "the paper's rule (last bracketed letter)", "atlas": "ours (choice extractor)"}
 SHOWN_IMAGES = 12
+VERDICT = {True: "right", False: "wrong"}
 
 st.title("ZNO exam")
 st.caption(
@@ -177,7 +178,7 @@ subject = widgets.url_select("Subject", subjects, param="zno_subject", what="sub
 answers = data.query(q.answers, model, split, subject)
 right = "paper_correct" if method == "paper" else "atlas_correct"
 st.caption(
-    f"{literal(model)}: {int(answers[right].sum())} of {len(answers)} right by {literal(METHODS[method])}. "
+    f"{literal(model)}: {int(answers[right].sum()):,} of {len(answers):,} right by {literal(METHODS[method])}. "
     "Answers are shown as plain text."
 )
 fmt.dataframe(
@@ -194,8 +195,8 @@ for row in answers.head(SHOWN_IMAGES).itertuples():
     columns[1].text(f"{row.item_id} · {row.subject} · gold {row.gold_letter}\n{row.question}"[:600])
     columns[1].text(f"Answer: {(row.response or '')[:600]}")
     columns[1].caption(
-        f"paper: {literal(row.paper_letter or row.paper_status)} ({'right' if row.paper_correct else 'wrong'}); "
-        f"ours: {literal(row.atlas_letter or row.status)} ({'right' if row.atlas_correct else 'wrong'})"
+        f"paper: {literal(row.paper_letter or row.paper_status)} ({literal(VERDICT[bool(row.paper_correct)])}); "
+        f"ours: {literal(row.atlas_letter or row.status)} ({literal(VERDICT[bool(row.atlas_correct)])})"
     )
 if len(answers) > SHOWN_IMAGES:
-    st.caption(f"Images of the first {SHOWN_IMAGES} questions; the table lists all {len(answers)}.")
+    st.caption(f"Images of the first {SHOWN_IMAGES:,} questions; the table lists all {len(answers):,}.")

@@ -172,3 +172,18 @@ def test_items_give_generate_the_papers_prompt_and_the_image(scored: Path, tmp_p
     first = found.ready[0]
     assert first.questions["paper"].startswith(get_task("zno.exam").prompts["uk"]["paper"] + "\nПитання v1?")
     assert len(first.images) == 1 and first.images[0].is_file() and len(first.image_hashes[0]) == 64
+
+
+def test_export_accuracy_has_the_papers_rule_beside_ours(scored: Path) -> None:
+    """`export accuracy --method paper|atlas` (marts.accuracy) carries the exam: m1 is right on v1 and v2 by the
+    paper's rule (2 of 5) and on v2, t1 and t2 by ours (3 of 5)."""
+    rows = query(
+        scored,
+        "SELECT method, model, n, correct, accuracy FROM marts.accuracy WHERE dataset = 'zno' ORDER BY method, model",
+    )
+    assert rows == [
+        ("atlas", "m1", 5, 3, 60.0),
+        ("atlas", "m2", 2, 1, 50.0),
+        ("paper", "m1", 5, 2, 40.0),
+        ("paper", "m2", 2, 1, 50.0),
+    ]
