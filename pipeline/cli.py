@@ -236,14 +236,18 @@ def import_responses(
     _pipeline(ctx, "import", options)
 
 
-HUB_DATASETS = {"zno": "pipeline.datasets.zno"}  # `data fetch NAME`: module declaring remote_files()
+HUB_DATASETS = {  # `data fetch NAME`: the module declaring its remote_files()
+    "zno": "pipeline.datasets.zno",
+    "multi30k": "pipeline.datasets.multi30k",
+}
 
 
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
     dataset: Annotated[
-        str | None, typer.Argument(help="culturemix: its metadata tables from the Hugging Face hub (hf://).")
+        str | None,
+        typer.Argument(help="culturemix: its tables from the hub (hf://); zno, multi30k: their public files."),
     ] = None,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,

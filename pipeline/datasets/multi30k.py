@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.datasets import DATASETS
-from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, TaskItems
+from pipeline.datasets.base import Dataset, ItemInput, ItemsRequest, RemoteFile, TaskItems
 from pipeline.datasets.base import _attach as attach_images
 from pipeline.datasets.common import (
     DatasetInfo,
@@ -45,6 +45,20 @@ DATASET = DatasetInfo(
 TASK_ID = "multi30k.caption"
 KIND = "multi30k"
 PAPER_SPLITS = {"test_2017_flickr": "dev", "test_2018_flickr": "test"}  # §3: Flickr2017 dev, Flickr2018 test
+# `data fetch multi30k`: the image lists and English captions of the paper's two splits from Multi30K's own
+# repository (the layout this module reads). The Ukrainian captions (Multi30K-UK) are placed beside them as
+# data/task1/raw/<split>.uk from that release, whose host could not be checked from here. Not pinned byte for
+# byte (no SHA-256).
+MULTI30K_REPOSITORY = "https://raw.githubusercontent.com/multi30k/dataset/master"
+
+
+def remote_files() -> list[RemoteFile]:
+    """What `data fetch multi30k` downloads: each paper split's image list and English captions."""
+    files = []
+    for split in PAPER_SPLITS:
+        for path in (f"data/task1/image_splits/{split}.txt", f"data/task1/raw/{split}.en.gz"):
+            files.append(RemoteFile(f"{MULTI30K_REPOSITORY}/{path}", path))
+    return files
 
 
 def _lines(path: Path) -> list[str]:

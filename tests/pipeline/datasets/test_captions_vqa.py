@@ -119,3 +119,29 @@ def test_a_caption_file_out_of_step_with_its_images_is_one_error(tmp_path: Path)
     assert (
         "error:" in result.stderr and "test_2017_flickr.uk" in result.stderr and "1 captions for the 2" in result.stderr
     )
+
+
+def test_data_fetch_multi30k_writes_the_layout_ingest_reads(tmp_path: Path) -> None:
+    """`data fetch multi30k`'s files (image lists, gzipped English captions), served by a local host in place of
+    Multi30K's repository, are read by the dataset module as they land."""
+    import gzip
+    from dataclasses import replace
+
+    from pipeline.datasets import multi30k
+    from pipeline.fetch import fetch
+    from tests.pipeline.test_fetch_safety import file_host
+
+    served = tmp_path / "served"
+    for split, images, caption in (
+        ("test_2017_flickr", "1.jpg\n", "a cat\n"),
+        ("test_2018_flickr", "3.jpg\n", "a girl\n"),
+    ):
+        (served / "data/task1/image_splits").mkdir(parents=True, exist_ok=True)
+        (served / "data/task1/raw").mkdir(parents=True, exist_ok=True)
+        (served / f"data/task1/image_splits/{split}.txt").write_text(images, encoding="utf-8")
+        (served / f"data/task1/raw/{split}.en.gz").write_bytes(gzip.compress(caption.encode()))
+    with file_host(served) as host:
+        local = [replace(r, url=f"{host}/{r.dest}") for r in multi30k.remote_files()]
+        assert len(fetch(tmp_path / "dest", local)) == 4
+    captions, _ = multi30k.read(tmp_path / "dest")
+    assert captions == {("test_2017_flickr", "1.jpg"): {"en": "a cat"}, ("test_2018_flickr", "3.jpg"): {"en": "a girl"}}
