@@ -139,6 +139,7 @@ def read(source: Path) -> ReadResult:
     result = ReadResult()
     seen: dict[str, str] = {}
     for split, paths in split_files(source).items():
+        offset = 0  # rows without an id are numbered across the split's files, not per file
         for path in paths:
             result.files.append(path)
             try:
@@ -152,7 +153,7 @@ def read(source: Path) -> ReadResult:
                 raise DataError(path, f"missing columns {missing}; a ZNO-Vision file has question, answers, "
                                       "correct_answers, subject, year and image")  # fmt: skip
             for row_number, row in enumerate(frame.iter_rows(named=True)):
-                item = _item(row, split, row_number, path, source, result.quirks)
+                item = _item(row, split, row_number, path, source, result.quirks, offset + row_number)
                 if item is None:
                     continue
                 if item.source_ref in seen:
@@ -162,14 +163,20 @@ def read(source: Path) -> ReadResult:
                     continue
                 seen[item.source_ref] = path.name
                 result.items.append(item)
+            offset += frame.height
     return result
 
 
-def _item(row: dict, split: str, number: int, path: Path, source: Path, quirks: list[Quirk]) -> ExamItem | None:
+def _item(
+    row: dict, split: str, number: int, path: Path, source: Path, quirks: list[Quirk], in_split: int
+) -> ExamItem | None:
+    """One row as an exam question (`number`: its row in the file; `in_split`: in its split, the id of a row
+    without one), or None with the reason recorded."""
+
     def reject(kind: str, message: str) -> None:
         quirks.append(Quirk(KIND, path.name, number, kind, message, "rejected"))
 
-    ref = str(row["id"]).strip() if row.get("id") is not None else f"{split}-{number}"
+    ref = str(row["id"]).strip() if row.get("id") is not None else f"{split}-{in_split}"
     answers = row.get("answers") or []
     markers = tuple(str(a.get("marker") or "").strip() for a in answers)
     options = tuple(str(a.get("text") or "").strip() for a in answers)

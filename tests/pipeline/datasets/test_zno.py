@@ -187,3 +187,25 @@ def test_export_accuracy_has_the_papers_rule_beside_ours(scored: Path) -> None:
         ("paper", "m1", 5, 2, 40.0),
         ("paper", "m2", 2, 1, 50.0),
     ]
+
+
+def test_rows_without_ids_are_numbered_across_a_splits_shards(tmp_path: Path) -> None:
+    """A split in two parquet shards whose rows carry no id: ids run on across the shards, and each left-out
+    row is named by its own file and row."""
+    import polars as pl
+
+    from pipeline.datasets import zno
+
+    root = write_zno(tmp_path / "zno")
+    test = pl.read_parquet(root / "data/test-00000-of-00001.parquet").drop("id")
+    (root / "data/test-00000-of-00001.parquet").unlink()
+    for shard in ("00000", "00001"):
+        test.write_parquet(root / f"data/test-{shard}-of-00002.parquet")
+    found = zno.read(root)
+    assert [item.source_ref for item in found.items if item.split == "test"] == ["test-0", "test-1", "test-4", "test-5"]
+    assert [(q.file, q.line, q.kind) for q in found.quirks] == [
+        ("test-00000-of-00002.parquet", 2, "not_one_letter"),
+        ("test-00000-of-00002.parquet", 3, "no_image"),
+        ("test-00001-of-00002.parquet", 2, "not_one_letter"),
+        ("test-00001-of-00002.parquet", 3, "no_image"),
+    ]
