@@ -58,6 +58,9 @@ VIEWS = (
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
     View("finetune.py", "Fine-tuning", ":material/model_training:", "fine-tuning", ("chart", "table")),
     View("probe.py", "Live probe", ":material/science:", "probe"),
+    View("zno.py", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
+    View("captions.py", "Captions", ":material/closed_caption:", "captions", ("table",)),
+    View("vqa.py", "VQA UA vs EN", ":material/quiz:", "vqa", ("table",)),
 )
 # What each page draws on arrival, by URL path (app/preload.py).
 DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS if view.draws}

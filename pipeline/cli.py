@@ -119,15 +119,8 @@ def ingest(
     force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
 ) -> None:
     """Load a dataset from its published files: each dataset module (pipeline/datasets/) reads its own layout."""
-    from pipeline.datasets import DATASETS, get_dataset
 
-    if dataset not in DATASETS:
-        fail_line(f"ingest {dataset}: unknown dataset — use one of {', '.join(DATASETS.names())}")
-        raise typer.Exit(code=2)
-    if source is None and not get_dataset(dataset).info.is_sample:
-        fail_line(f"ingest {dataset}: needs --source DIR, the folder holding its published files (README)")
-        raise typer.Exit(code=2)
-    _pipeline(ctx, "ingest", Options(datasets=(dataset,), source=source, force=force))
+    _pipeline(ctx, "ingest", Options(datasets=("borsch",), source=source, force=force))
 
 
 @app.command("import-responses")
@@ -164,8 +157,7 @@ def import_responses(
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
     from pipeline.answers import responses  # polars and the extractors: imported by the commands that use them
 
-    formats = (*responses.FORMATS, "culturemix")
-    formats += ("borsch",)  # pipeline/answers/borsch.py: model, lang, task, variant, dish_id, response (+ images)
+    formats = (*responses.FORMATS, "culturemix", "zno", "multi30k", "vqa")
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)
@@ -196,11 +188,18 @@ def import_responses(
     _pipeline(ctx, "import", options)
 
 
+HUB_DATASETS = {  # `data fetch NAME`: the module declaring its remote_files()
+    "zno": "pipeline.datasets.zno",
+    "multi30k": "pipeline.datasets.multi30k",
+}
+
+
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
     dataset: Annotated[
-        str | None, typer.Argument(help="culturemix: its metadata tables from the Hugging Face hub (hf://).")
+        str | None,
+        typer.Argument(help="culturemix: its tables from the hub (hf://); zno, multi30k: their public files."),
     ] = None,
     dest: Annotated[Path | None, typer.Option(help=f"Target folder (default: ${DATA_ENV} or the user cache).")] = None,
     images: Annotated[bool, typer.Option("--images", help="Also the dish photos (BORSch, WorldCuisines).")] = False,
@@ -209,6 +208,15 @@ def data_fetch(
 
     def action() -> None:
         target = dest or default_data_dir()
+        if dataset in HUB_DATASETS:  # public parquet files of the ZNO-Vision study (pipeline/datasets/<name>.py)
+            from importlib import import_module
+
+            from pipeline.datasets import fetch as fetching
+
+            module = import_module(HUB_DATASETS[dataset])
+            written = fetching.fetch(target / dataset, module.remote_files())
+            say("{} {} files written to {}", len(written), dataset, target / dataset)
+            return
         if dataset is not None:
             if dataset != "culturemix":
                 raise DataError("data fetch", f"unknown dataset {dataset!r} — known: culturemix (or none for the rest)")

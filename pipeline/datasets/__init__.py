@@ -17,6 +17,9 @@ MODULES = {
     "sample": "pipeline.datasets.sample",
     "uacuisine": "pipeline.datasets.uacuisine",
     "culturemix": "pipeline.datasets.culturemix",
+    "zno": "pipeline.datasets.zno",
+    "multi30k": "pipeline.datasets.multi30k",
+    "vqa": "pipeline.datasets.vqa",
 }
 DATASETS: Registry[Dataset] = Registry("dataset", modules=MODULES)
 

@@ -127,6 +127,8 @@ DATASET_TABLES = (
     "raw.worldcuisines_task1",
     "core.item_options",
     "core.item_gold_choices",
+    "core.exam_items",
+    "core.vqa_questions",
 )
 ANSWER_TABLES = (
     "raw.imported_responses",
@@ -240,6 +242,7 @@ def link(ctx: Context) -> None:
         "core.item_options",
         "core.item_gold_choices",
         "core.item_prompts",
+        "core.exam_items",
         "core.dish_names",
         "core.dish_links",
         "core.generations",
@@ -473,8 +476,10 @@ def _import(ctx: Context) -> None:
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
-    if options.response_format == "borsch":
-        _import_borsch(ctx)
+    if options.response_format in ("zno", "multi30k", "vqa"):  # pipeline/answers/items.py
+        from pipeline.answers.items import import_files as import_item_answers
+
+        import_item_answers(ctx.con, options.responses, ctx.run_id, options.response_format, options.skip_bad_lines)
         return
     files = list(options.responses)
     if options.response_format == "uacuisine":

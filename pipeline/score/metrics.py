@@ -445,3 +445,59 @@ def temperature_match(predicted: str | None, gold: str | None) -> float:
     from pipeline.score import uacuisine as uacuisine_metrics
 
     return uacuisine_metrics.class_match(predicted, gold, "temperature")
+
+
+# --------------------------------------------------------------------------------------------
+# ZNO-Vision's captions (Multi30K-UK) and VQA in two languages: pipeline/score/captions.py,
+# pipeline/score/vqa.py (the gold is the reference caption, or the ten annotator answers as JSON)
+# --------------------------------------------------------------------------------------------
+
+
+@metric("caption_bleu")
+@reads("text")
+def caption_bleu(predicted: str | None, gold: str | None) -> float:
+    """Captions: sacrebleu's sentence BLEU (0-100) against the reference caption."""
+    from pipeline.score import captions as caption_metrics
+
+    return caption_metrics.sentence_bleu(predicted, gold)
+
+
+@metric("caption_bertscore")
+@reads("text")
+def caption_bertscore(predicted: str | None, gold: str | None) -> float:
+    """Captions: BERTScore F1 (default bert-base-multilingual-cased, as the paper)."""
+    from pipeline.score import captions as caption_metrics
+
+    return caption_metrics.bertscore_f1(predicted, gold)
+
+
+def _bleu_statistic(name: str) -> Metric:
+    def statistic(predicted: str | None, gold: str | None) -> float:
+        from pipeline.score import captions as caption_metrics
+
+        return caption_metrics.statistic(name, predicted, gold)
+
+    statistic.__doc__ = f"Captions: the BLEU statistic {name} (summed over answers for corpus BLEU)."
+    return reads("text")(statistic)
+
+
+for _name in ("bleu_sys_len", "bleu_ref_len", *(f"bleu_{k}_{n}" for k in ("correct", "total") for n in range(1, 5))):
+    metric(_name)(_bleu_statistic(_name))
+
+
+@metric("vqa_accuracy")
+@reads("text")
+def vqa_accuracy(predicted: str | None, gold: str | None) -> float:
+    """VQA: min(#matching annotators / 3, 1) over the 10 choose 9 subsets, official normalisation."""
+    from pipeline.score import vqa as vqa_metrics
+
+    return vqa_metrics.vqa_accuracy(predicted, gold)
+
+
+@metric("vqa_accuracy_atlas")
+@reads("text")
+def vqa_accuracy_atlas(predicted: str | None, gold: str | None) -> float:
+    """VQA, ours: the same formula with both sides always normalised."""
+    from pipeline.score import vqa as vqa_metrics
+
+    return vqa_metrics.vqa_accuracy_atlas(predicted, gold)

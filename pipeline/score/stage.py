@@ -26,6 +26,7 @@ import pyarrow as pa
 from pipeline.extract import get_extractor
 from pipeline.extract.choice import paper_choice
 from pipeline.extract.countries import cyclic_gc_paused
+from pipeline.extract.zno import paper_last_bracket
 from pipeline.reference.countries import UK_NATIONS
 from pipeline.score import names
 from pipeline.score.classes import classify_answers
@@ -73,7 +74,8 @@ EXTRA_SQL = {
     "choice": """(SELECT list(o.text ORDER BY o.option) FROM core.item_options o
                   WHERE o.item_id = g.item_id AND o.lang = g.lang) AS options,
                  (SELECT min(p.text) FROM core.item_prompts p
-                  WHERE p.item_id = g.item_id AND p.lang = g.lang) AS prompt""",
+                  WHERE p.item_id = g.item_id AND p.lang = g.lang) AS prompt,
+                 (SELECT e.letters FROM core.exam_items e WHERE e.item_id = g.item_id) AS letters""",
 }
 DEFAULT_EXTRA_SQL = """(SELECT t.text FROM core.item_gold_text t
                   WHERE t.item_id = g.item_id AND t.lang = g.lang) AS gold_text,
@@ -146,7 +148,7 @@ def score(
                 names_context = names.NamesContext.load(con)
             for chunk in rows.iter_slices(CHUNK):
                 if task.answer_kind == "choice":
-                    _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo)
+                    _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo, task.dataset)
                 else:
                     _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
                 summary.scored += chunk.height
@@ -438,9 +440,17 @@ def _reads(metric) -> str:
 
 
 def _write_choices(
-    con, chunk: pl.DataFrame, extractor_name: str, extract, metrics: dict, answer_kind: str, memo: _Memo
+    con,
+    chunk: pl.DataFrame,
+    extractor_name: str,
+    extract,
+    metrics: dict,
+    answer_kind: str,
+    memo: _Memo,
+    dataset: str = "",
 ) -> None:
-    """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores."""
+    """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores. The paper's
+    rule is WorldCuisines' number parsing, or ZNO-Vision's last bracketed letter for the ZNO exam."""
     now = datetime.now(UTC).replace(tzinfo=None)
     ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
     readings = memo.choices.setdefault(extractor_name, _Results(_READING_SCHEMA))
@@ -450,8 +460,8 @@ def _write_choices(
         result = extract(response, lang, options)
         return result.status, result.choices[0] if result.status == "ok" else None, list(result.choices)
 
-    def paper(response: str | None, prompt: str | None) -> tuple:
-        found = paper_choice(response, prompt)
+    def paper(response: str | None, prompt: str | None, letters: str | None) -> tuple:
+        found = paper_last_bracket(response, letters) if letters is not None else paper_choice(response, prompt)
         memo.paper_reads.append(found.choice)
         return found.status, found.choice if found.choice is not None and abs(found.choice) < 2**31 else None
 
@@ -462,7 +472,8 @@ def _write_choices(
         ),
         lambda key: reading(*key),
     )
-    paper_keys = papers.ids_of(zip(responses, chunk["prompt"].to_list(), strict=True), lambda key: paper(*key))
+    letters = chunk["letters"].to_list() if dataset == "zno" else [None] * chunk.height
+    paper_keys = papers.ids_of(zip(responses, chunk["prompt"].to_list(), letters, strict=True), lambda key: paper(*key))
     ours, theirs = readings.gather(reading_keys), papers.gather(paper_keys)
     extractions = pl.DataFrame(
         {

@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.marts import (
     accuracy,
+    captions,
     culturemix,
     imagined_correlations,
     language_gap,
@@ -722,20 +723,28 @@ MARTS: tuple[Mart, ...] = (
         build=imagined_correlations.build,
         columns={"marts.imagined_correlations": tuple(imagined_correlations.SCHEMA)},
     ),
-    Mart(  # issue 35: BORSch §4.2's surzhyk statistics
-        "110_surzhyk.sql",
+    Mart(
+        "120_zno.sql",
         columns={
-            "marts.surzhyk_names": ("dataset", "n_pairs", "n_distinct_names", "share_distinct_names"),
-            "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
+            "marts.zno_answers": ("model", "split", "subject", "item_id", "year", "question", "gold_letter"),
+            "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
+            "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
+            "marts.zno_questions": ("split", "subject", "year", "n"),
         },
     ),
-    Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
-        "111_borsch_figures.sql",
+    Mart(
+        "captions.py",
+        build=captions.build,
         columns={
-            "marts.borsch_origins": ("lang", "found_by", "parallel", "country", "country_name", "post_soviet"),
-            "marts.borsch_wrong_predictions": ("model", "task", "lang", "method", "country", "country_name"),
-            "marts.borsch_vqa_name_gain": ("model", "lang", "dish_key", "dish_name", "vqa_jaccard"),
-            "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
+            "marts.caption_answers": ("model", "split", "lang", "item_id", "reference", "response", "caption_bleu"),
+            "marts.caption_scores": tuple(captions.SCHEMA),
+        },
+    ),
+    Mart(
+        "121_vqa.sql",
+        columns={
+            "marts.vqa_answers": ("model", "lang", "question_id", "answer_type", "question", "response"),
+            "marts.vqa_languages": ("model", "n_uk", "vqa_uk", "n_en", "vqa_en", "gap"),
         },
     ),
 )

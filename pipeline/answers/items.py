@@ -1,0 +1,170 @@
+"""`import-responses --format zno|multi30k|vqa FILE...`: answers run elsewhere to the ZNO-Vision
+study's benchmarks, one JSON object a line:
+
+    {"model": "gemini-1.5-pro", "id": "<the item's id in its dataset>", "response": "... [Б]", "lang": "uk"}
+
+`id` is the dataset's own id: a ZNO question's `id` (or `<split>-<row>` when its files have none,
+pipeline/datasets/zno.py), a Multi30K image as `<split>/<image file>` (pipeline/datasets/multi30k.py),
+a VQA `question_id` (pipeline/datasets/vqa.py). `lang` is the prompt's language (ZNO: uk only; the others
+uk or en, default uk). `response` is the model's whole answer, or null for a missing one. A bad line stops
+the file with its line number (nothing imported) unless --skip-bad-lines, which records it as a rejected
+quirk; the same bytes again are a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipeline.core.errors import DataError
+from pipeline.core.output import say
+from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
+from warehouse.io import insert, transaction
+
+
+@dataclass(frozen=True)
+class AnswerFormat:
+    """Which task a format's lines answer, the prompt languages it allows and the prompt variant stored."""
+
+    task_id: str
+    langs: tuple[str, ...]
+    variant: str
+    ingest_hint: str
+
+
+FORMATS = {
+    "zno": AnswerFormat("zno.exam", ("uk",), "paper", "ingest zno --source DIR"),
+    "multi30k": AnswerFormat("multi30k.caption", ("uk", "en"), "1", "ingest multi30k --source DIR"),
+    "vqa": AnswerFormat("vqa.answer", ("uk", "en"), "1", "ingest vqa --source DIR"),
+}
+
+
+@dataclass
+class ItemsImport:
+    path: Path
+    skipped: bool = False
+    rows: list[dict] = field(default_factory=list)
+    quirks: list[Quirk] = field(default_factory=list)
+
+    @property
+    def models(self) -> list[str]:
+        return sorted({row["model_id"] for row in self.rows})
+
+
+def generation_id(model: str, item_id: str, lang: str, variant: str) -> str:
+    return hashlib.sha256(json.dumps(["import", model, item_id, lang, variant]).encode()).hexdigest()[:32]
+
+
+def _parse(text: str, items: dict[str, str], spec: AnswerFormat) -> tuple[str, str, str, str | None] | str:
+    """(model, item_id, lang, response), or why the line cannot be imported."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    if not isinstance(record, dict):
+        return f"expected a JSON object, got {type(record).__name__}"
+    model, ref, response = record.get("model"), record.get("id"), record.get("response")
+    if not isinstance(model, str) or not model.strip():
+        return f"model must be a non-empty string, got {model!r}"
+    if not isinstance(ref, str | int) or isinstance(ref, bool) or str(ref).strip() not in items:
+        return f"id {ref!r} is not an item of {spec.task_id} in the warehouse (ids as in the dataset's files)"
+    lang = record.get("lang", spec.langs[0])
+    if lang not in spec.langs:
+        return f"lang must be one of {', '.join(spec.langs)}, got {lang!r}"
+    if response is not None and not isinstance(response, str):
+        return f"response must be text or null, got a JSON {type(response).__name__}"
+    return model.strip(), items[str(ref).strip()], lang, response
+
+
+def import_file(
+    con: duckdb.DuckDBPyConnection, path: Path, run_id: str, answer_format: str, skip_bad_lines: bool = False
+) -> ItemsImport:
+    spec, kind = FORMATS[answer_format], f"{answer_format}_answers"
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    sha = sha256_files([path])
+    if already_loaded(con, sha, kind, scope=sha):
+        return ItemsImport(path, skipped=True)
+    items = dict(con.execute("SELECT source_ref, item_id FROM core.items WHERE task_id = ?", [spec.task_id]).fetchall())
+    if not items:
+        raise DataError(
+            path, f"no items of {spec.task_id} in the warehouse: run `python -m pipeline {spec.ingest_hint}`"
+        )
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    result, seen, now = ItemsImport(path), {}, datetime.now(UTC).replace(tzinfo=None)
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        parsed = _parse(text, items, spec)
+        if not isinstance(parsed, str) and parsed[:3] in seen:
+            parsed = f"second answer of {parsed[0]} to {parsed[1]} in {parsed[2]} (first on line {seen[parsed[:3]]})"
+        if isinstance(parsed, str):
+            if not skip_bad_lines:
+                raise DataError(path, parsed + " (use --skip-bad-lines to import the other lines)", line=number)
+            result.quirks.append(Quirk(answer_format, path.name, number, "bad_line", parsed, "rejected", text))
+            continue
+        model, item_id, lang, response = parsed
+        seen[(model, item_id, lang)] = number
+        result.rows.append({"generation_id": generation_id(model, item_id, lang, spec.variant),
+                            "run_id": f"{run_id}:{model}", "model_id": model, "item_id": item_id, "lang": lang,
+                            "variant": spec.variant,
+                            "response": response, "origin": "import", "created_at": now})  # fmt: skip
+    if not result.rows:
+        raise DataError(path, "no answer imported (an empty file, or every line rejected)")
+    with transaction(con):
+        for model in result.models:
+            con.execute(
+                "INSERT INTO core.models (model_id, display_name, backend, is_vision) "
+                "SELECT ?, ?, 'replay', true WHERE NOT EXISTS (SELECT 1 FROM core.models WHERE model_id = ?)",
+                [model, model, model],
+            )
+        ids = [row["generation_id"] for row in result.rows]
+        con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
+        insert(con, "core.generations", pl.DataFrame(result.rows, schema=_GENERATION_SCHEMA))
+        record_quirks(con, result.quirks, run_id, replace_files=[path.name])
+        record_source(con, sha256=sha, kind=kind, path=path, rows_loaded=len(result.rows),
+                      rows_rejected=len(result.quirks), run_id=run_id, scope=sha)  # fmt: skip
+    return result
+
+
+def import_files(
+    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], run_id: str, answer_format: str, skip_bad_lines: bool
+) -> int:
+    """Each file in its own transaction; returns how many were new."""
+    imported = 0
+    for path in files:
+        result = import_file(con, path, run_id, answer_format, skip_bad_lines)
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+            continue
+        imported += 1
+        rejected = f", [yellow]{len(result.quirks)} lines rejected[/]" if result.quirks else ""
+        say(
+            "imported {}: {} " + answer_format + " answers of {}" + rejected,
+            path.name,
+            len(result.rows),
+            ", ".join(result.models),
+        )
+    return imported
+
+
+_GENERATION_SCHEMA = {
+    "generation_id": pl.String,
+    "run_id": pl.String,
+    "model_id": pl.String,
+    "item_id": pl.String,
+    "lang": pl.String,
+    "variant": pl.String,
+    "response": pl.String,
+    "origin": pl.String,
+    "created_at": pl.Datetime("us"),
+}
