@@ -25,37 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from rapidfuzz import fuzz
-
+from pipeline.food_match import FOOD_RULE, FOOD_THRESHOLD, food_similarity, words  # noqa: F401 (re-exported)
 from pipeline.metrics import entropy, metric
-from pipeline.text import norm_name
 
-FOOD_THRESHOLD = 0.8
-FOOD_RULE = (
-    f"similarity of the answer's food name to the target's name ≥ {FOOD_THRESHOLD} (rapidfuzz normalised Indel "
-    "similarity; 1.0 when the target's name occurs in the answer as whole words). The paper (§3.1) matches by "
-    "similarity with a predefined threshold but publishes neither; this measure and threshold are the project's."
-)
 COUNTRY_SOURCES = ("country_line", "first_mention", "fallback_first_mention", "none")
 # The last "Country: …" line of an answer (chain of thought ends with it), up to the line's end.
 _COUNTRY_LINE = re.compile(r"\bcountry\s*[:：]\s*\**\s*(?P<value>[^\n*]+)", re.IGNORECASE)
 SHIFTS = ("kept", "to_distractor_country", "to_distractor_continent", "elsewhere")
-_NON_WORD = re.compile(r"[^\w']+")
-
-
-def words(text: str | None) -> str:
-    """Comparison form with punctuation as spaces, framed by spaces (for whole-word search)."""
-    return " " + " ".join(_NON_WORD.sub(" ", norm_name(text or "")).split()) + " "
-
-
-def food_similarity(predicted: str | None, gold: str) -> float:
-    """0..1: 1.0 when the gold name occurs in `predicted` as whole words, else rapidfuzz's
-    normalised Indel similarity of the two names (after `norm_name`)."""
-    if not predicted or not gold.strip():
-        return 0.0
-    if words(gold).strip() and words(gold) in words(predicted):
-        return 1.0
-    return fuzz.ratio(norm_name(predicted), norm_name(gold)) / 100
 
 
 @metric("food_match")
