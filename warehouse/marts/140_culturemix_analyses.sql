@@ -12,7 +12,9 @@
 --              same model's SF answers on the foods those photos show;
 --   position   (Table 10): cell = left | right, where the target stands in MF/MFB;
 --   size       (Table 11): cell = original | smaller | larger, the target's scale.
-CREATE OR REPLACE TABLE marts.culturemix_cells AS
+-- marts.culturemix_cell_answers: which answers make up each cell (the page's click-through lists
+-- them), including the SF → mixed transitions of Fig. 17 (analysis `transition`).
+CREATE OR REPLACE TABLE marts.culturemix_cell_answers AS
 WITH labelled AS (
     SELECT 'subtask' AS analysis, subtask AS cell, * FROM marts.culturemix_answers
     UNION ALL BY NAME
@@ -35,9 +37,30 @@ WITH labelled AS (
            CASE WHEN target_scale = 1 THEN 'original' WHEN target_scale < 1 THEN 'smaller' ELSE 'larger' END AS cell,
            * FROM marts.culturemix_answers
     WHERE target_food_id IN (SELECT target_food_id FROM marts.culturemix_answers WHERE target_scale <> 1)
-), keyed AS (
-    -- the report's subtask column: the analysis's own subtask, or 'all' where a cell spans several
-    SELECT *, CASE WHEN analysis = 'real' THEN 'REAL' ELSE subtask END AS cell_subtask FROM labelled
+)
+SELECT analysis, model, prompt, CASE WHEN analysis = 'real' THEN 'REAL' ELSE subtask END AS subtask, cell,
+       generation_id, image
+FROM labelled
+UNION ALL
+SELECT 'transition', model, prompt, subtask,
+       measure || ': ' || CASE WHEN sf_correct THEN 'right' ELSE 'wrong' END || ' in SF → '
+       || CASE WHEN mixed_correct THEN 'right' ELSE 'wrong' END,
+       generation_id, image
+FROM (
+    SELECT *, 'country' AS measure, sf_country_correct AS sf_correct, country_correct AS mixed_correct
+    FROM marts.culturemix_answers WHERE sf_generation_id IS NOT NULL
+    UNION ALL BY NAME
+    SELECT *, 'food' AS measure, sf_food_correct AS sf_correct, food_correct AS mixed_correct
+    FROM marts.culturemix_answers WHERE sf_generation_id IS NOT NULL
+)
+ORDER BY ALL;
+
+CREATE OR REPLACE TABLE marts.culturemix_cells AS
+WITH keyed AS (
+    SELECT c.analysis, c.subtask AS cell_subtask, c.cell, a.model, a.prompt, a.target_food_id, a.predicted_country,
+           a.predicted_food, a.country_correct, a.food_correct
+    FROM marts.culturemix_cell_answers c JOIN marts.culturemix_answers a USING (generation_id)
+    WHERE c.analysis <> 'transition'
 ), country_labels AS (
     SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, count(*) AS n
     FROM keyed GROUP BY analysis, model, prompt, cell_subtask, cell, target_food_id, coalesce(predicted_country, chr(0))
@@ -77,7 +100,10 @@ ORDER BY k.analysis, k.model, k.prompt,
 -- answers were right/wrong in SF and right/wrong with the distractor, for the country and the food.
 CREATE OR REPLACE TABLE marts.culturemix_transitions AS
 SELECT model, prompt, subtask, measure, sf_correct, mixed_correct, count(*) AS n_answers,
-       count(*) / sum(count(*)) OVER (PARTITION BY model, prompt, subtask, measure) AS share
+       count(*) / sum(count(*)) OVER (PARTITION BY model, prompt, subtask, measure) AS share,
+       -- the cell's name in marts.culturemix_cell_answers
+       measure || ': ' || CASE WHEN sf_correct THEN 'right' ELSE 'wrong' END || ' in SF → '
+       || CASE WHEN mixed_correct THEN 'right' ELSE 'wrong' END AS cell
 FROM (
     SELECT model, prompt, subtask, 'country' AS measure, sf_country_correct AS sf_correct,
            country_correct AS mixed_correct

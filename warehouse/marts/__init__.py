@@ -683,6 +683,16 @@ MARTS: tuple[Mart, ...] = (
                 "mixed_correct",
                 "n_answers",
                 "share",
+                "cell",
+            ),
+            "marts.culturemix_cell_answers": (
+                "analysis",
+                "model",
+                "prompt",
+                "subtask",
+                "cell",
+                "generation_id",
+                "image",
             ),
             "marts.culturemix_pairs": (
                 "analysis",
