@@ -53,6 +53,7 @@ VIEWS = (
     View("imagined.py", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
     View("review.py", "Review", ":material/rate_review:", "review"),
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
+    View("culturemix_paper.py", "Culture mix, paper", ":material/table:", "culture-mix-paper", ("chart", "table")),
     View("probe.py", "Live probe", ":material/science:", "probe"),
 )
 # What each page draws on arrival, by URL path (app/preload.py).
