@@ -28,7 +28,8 @@ SCORER = "culturemix_score@1"
 
 ANSWERS_SQL = """
 SELECT g.generation_id, g.model_id AS model, g.variant AS prompt, i.task_id, c.subtask, c.target_food_id,
-       c.image, g.response, c.target_country, c.distractor_country, c.background_country,
+       c.image, coalesce(c.target_scale, 1.0) AS target_scale, g.response, c.target_country, c.distractor_country,
+       c.background_country,
        coalesce(e.countries, []) AS first_mentions,
        coalesce(p.food_name, p.food_text) AS predicted_food, coalesce(p.target_similarity, 0) AS food_similarity
 FROM core.generations g
@@ -81,10 +82,11 @@ def score_frame(frame: pl.DataFrame, asks_line=_prompt_asks_line, read_countries
         pl.Series("predicted_country", countries, dtype=pl.String),
         pl.Series("country_source", sources, dtype=pl.String),
     )
-    # The same model's SF answer for the same food and prompt (the first SF image, when several).
+    # The same model's SF answer for the same food and prompt: the first SF image as published (a resized
+    # variant only when there is none), when several.
     sf = (
         frame.filter(pl.col("subtask") == "SF")
-        .sort("image")
+        .sort(pl.col("target_scale") != 1, "image")
         .group_by("model", "target_food_id", "prompt", maintain_order=True)
         .agg(
             pl.col("generation_id").first().alias("sf_generation_id"),

@@ -252,7 +252,8 @@ if not behind.empty:
                     st.image(str(path), width="stretch")
                 else:
                     st.caption("(image file not available)")
-                st.caption(literal(f"{row.image}: {row.predicted_country or '—'}", 120))
+                country = row.predicted_country if isinstance(row.predicted_country, str) else "no country"
+                st.caption(literal(f"{row.image}: {country}", 120))
 
 if not pairs_of_countries.empty:
     heat = st.columns(2)
