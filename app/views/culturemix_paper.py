@@ -253,7 +253,7 @@ if not behind.empty:
                 else:
                     st.caption("(image file not available)")
                 country = row.predicted_country if isinstance(row.predicted_country, str) else "no country"
-                st.caption(literal(f"{row.image}: {country}", 120))
+                st.caption(f"{literal(row.image, 80)}: {literal(country)}")
 
 if not pairs_of_countries.empty:
     heat = st.columns(2)
