@@ -144,7 +144,8 @@ if flipped.empty:
         icon=":material/info:",
     )
 else:
-    fmt.dataframe(flipped, width="stretch")
+    shown = with_answer_links(flipped.assign(cell=flipped["variant"]), "position", prompt, count="n_pairs")
+    fmt.dataframe(shown.drop(columns=["cell"]), {"answers": links.answers_column()}, width="stretch")
 cells_table("position", prompt, "No MF/MFB answers.")
 
 st.subheader("Size bias: the target resized (Table 11)")
@@ -156,7 +157,8 @@ if resized.empty:
         icon=":material/info:",
     )
 else:
-    fmt.dataframe(resized, width="stretch")
+    shown = with_answer_links(resized.assign(cell=resized["variant"]), "size", prompt, count="n_pairs")
+    fmt.dataframe(shown.drop(columns=["cell"]), {"answers": links.answers_column()}, width="stretch")
     cells_table("size", prompt, "")
 
 st.subheader("From SF to the mixed subtasks: right and wrong (Fig. 17)")
@@ -215,7 +217,14 @@ if methods.empty:
         icon=":material/info:",
     )
 else:
-    fmt.dataframe(methods.assign(measure=methods["measure"].map(MEASURE_NAMES)), width="stretch")
+    shown = pd.concat(
+        [
+            with_answer_links(part.assign(cell=part["subtask"]), "subtask", method, count="n_pairs")
+            for method, part in methods.groupby("method", sort=False)
+        ]
+    )
+    shown = shown.drop(columns=["cell"]).assign(measure=shown["measure"].map(MEASURE_NAMES))
+    fmt.dataframe(shown, {"answers": links.answers_column("Method's answers")}, width="stretch")
     st.caption(
         "scipy's paired t-test (ttest_rel) of each method against base: accuracies paired by image, entropies "
         "by target food. An empty p means the test is undefined (fewer than two pairs, or every pair differs by "

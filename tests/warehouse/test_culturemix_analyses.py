@@ -343,3 +343,31 @@ def test_the_page_shows_each_table_and_the_answers_behind_a_cell(analysed: Path,
     ]
     text = " ".join(m.value for m in at.markdown)
     assert "m (replay, 16 answers)" in text  # which model produced what the page shows
+
+
+def test_a_new_scorer_version_rescores_and_nothing_else_does(analysed: Path, tmp_path: Path):
+    from pipeline.culturemix_scoring import SCORER, score_answers
+
+    copy = copy_warehouse(analysed, tmp_path / "warehouse.duckdb").with_suffix(".work.duckdb")
+    con = duckdb.connect(str(copy))
+    try:
+        assert score_answers(con) == 0  # everything is scored by the current version
+        con.execute("UPDATE core.culturemix_scores SET scorer = 'culturemix_score@0'")  # an older rule's rows
+        assert score_answers(con) == 16
+        assert con.execute("SELECT DISTINCT scorer FROM core.culturemix_scores").fetchall() == [(SCORER,)]
+    finally:
+        con.close()
+
+
+def test_the_page_links_each_bias_pair_to_its_answers(analysed: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(analysed))
+    at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=120)
+    at.query_params["dataset"] = "culturemix"
+    at.run()
+    at.switch_page("views/culturemix_paper.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    frames = [df.value for df in at.dataframe]
+    flipped = next(f for f in frames if "country_consistency" in f.columns and "right" in set(f["variant"]))
+    (link,) = flipped["answers"]
+    assert link.startswith("culture-mix-paper?") and "analysis=position" in link and "cell=right" in link
+    assert link.endswith("#1%20answers")
