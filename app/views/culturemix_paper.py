@@ -53,11 +53,20 @@ def cells_table(analysis: str, prompt: str, empty: str) -> pd.DataFrame:
     return frame
 
 
+def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Tables 6 and 8 as the paper lays them out: one row per model, one column per measure and subtask."""
+    wide = frame.pivot_table(index="model", columns="subtask", values=list(MEASURE_NAMES), aggfunc="first")
+    order = [(m, s) for m in MEASURE_NAMES for s in SUBTASKS if (m, s) in wide.columns]
+    wide = wide[order]
+    wide.columns = [f"{MEASURE_NAMES[m]}, {s}" for m, s in order]
+    return wide.reset_index()
+
+
 def accuracy_bars(frame: pd.DataFrame, x: str, order: list[str], key: str) -> None:
-    """Country and food accuracy per `x`, one panel per measure, bars per model."""
+    """Country and food accuracy and entropy per `x`, one panel per measure, bars per model."""
     long = frame.melt(
         id_vars=["model", "subtask", x] if x != "subtask" else ["model", "subtask"],
-        value_vars=["country_accuracy", "food_accuracy"], var_name="measure", value_name="accuracy",
+        value_vars=list(MEASURE_NAMES), var_name="measure", value_name="value",
     )  # fmt: skip
     vega.draw(
         {
@@ -69,10 +78,11 @@ def accuracy_bars(frame: pd.DataFrame, x: str, order: list[str], key: str) -> No
                 "column": {"field": "measure", "type": "nominal", "title": None},
                 "x": {"field": x, "type": "nominal", "sort": order, "axis": {"labelAngle": -30}},
                 "xOffset": {"field": "model", "type": "nominal"},
-                "y": {"field": "accuracy", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                "y": {"field": "value", "type": "quantitative", "title": None},
                 "color": {"field": "model", "type": "nominal"},
-                "tooltip": [{"field": f} for f in ("model", "subtask", x, "measure", "accuracy")],
+                "tooltip": [{"field": f} for f in ("model", "subtask", x, "measure", "value")],
             },
+            "resolve": {"scale": {"y": "independent"}},
         },
         key=key,
         width="content",
@@ -119,6 +129,8 @@ st.subheader("Accuracy and entropy per subtask (Fig. 3a, Tables 6 and 8)")
 per_subtask = cells_table("subtask", prompt, "No answers with this prompt.")
 if not per_subtask.empty:
     accuracy_bars(per_subtask, "subtask", SUBTASKS, "cm_paper_subtask")
+    st.caption("Tables 6 and 8 laid out as in the paper (one row per model):")
+    fmt.dataframe(paper_table(per_subtask), width="stretch")
 
 st.subheader("By cultural distance, per subtask (Fig. 5 and 19)")
 by_distance = cells_table("distance", prompt, "No answer has a cultural distractor with a known distance.")

@@ -334,6 +334,9 @@ def test_the_page_shows_each_table_and_the_answers_behind_a_cell(analysed: Path,
     assert "0.8" in captions  # the food-match threshold, stated
     assert "4 answers of m with the base prompt" in captions
     frames = [df.value for df in at.dataframe]
+    (paper,) = [f for f in frames if "country accuracy, MF" in f.columns]  # Tables 6 and 8, one row per model
+    assert paper.to_dict("records")[0]["country accuracy, MF"] == pytest.approx(0.2)
+    assert paper.to_dict("records")[0]["country entropy (bits), MF"] == pytest.approx(0.75)
     behind = next(f for f in frames if "response" in f.columns)
     assert sorted(behind["image"]) == [
         "hand/f1-mf-cm.jpg",
