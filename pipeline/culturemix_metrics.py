@@ -30,7 +30,7 @@ from pipeline.metrics import entropy, metric
 
 COUNTRY_SOURCES = ("country_line", "first_mention", "fallback_first_mention", "none")
 # The last "Country: …" line of an answer (chain of thought ends with it), up to the line's end.
-_COUNTRY_LINE = re.compile(r"\bcountry\s*[:：]\s*\**\s*(?P<value>[^\n*]+)", re.IGNORECASE)
+_COUNTRY_LINE = re.compile(r"\bcountry(?:\s+of\s+origin)?\s*[:：]\s*\**\s*(?P<value>[^\n*]+)", re.IGNORECASE)
 SHIFTS = ("kept", "to_distractor_country", "to_distractor_continent", "elsewhere")
 
 

@@ -50,6 +50,8 @@ def test_name_variants_on_the_country_line_count_as_their_country():
     assert country_of_answer("Food: Bulgogi. Country: South Korea", ["KR"], True, _countries)[0] == "KR"
     assert country_of_answer("Food: Hot dog. Country: **USA**", ["US"], True, _countries)[0] == "US"
     assert country_of_answer("Food: Steak pie. Country: England", ["GB"], True, _countries)[0] == "GB"
+    assert country_of_answer("**Food:** Pho\n**Country:** Viet Nam", ["VN"], True, _countries)[0] == "VN"
+    assert country_of_answer("Paella? No. Country of origin: Portugal", ["ES", "PT"], True, _countries)[0] == "PT"
 
 
 def test_without_a_usable_line_the_first_mention_is_a_stored_fallback():
