@@ -7,7 +7,8 @@ aggregate, in SQL (warehouse/ never imports the pipeline).
   target_food_id, image, target_country, distractor_country, background_country, distance,
   predicted_food, predicted_country, food_correct, country_correct, shift) and more columns after;
 - marts.culturemix_entropy: per model, prompt and target food, the entropy of the predicted
-  countries (and foods) over all its variants, over its SF answers, and per cultural distance;
+  countries (and foods) over all its variants, over its SF answers, per cultural distance,
+  per distractor kind and per subtask (Table 8);
 - marts.culturemix_images: every image with its labels and local file, for the drilldown;
 - marts.culturemix_sources: per model, the backend and how many answers, and whether it is a
   small test model (random weights: a name with tiny / random / test).
