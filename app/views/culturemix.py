@@ -12,6 +12,7 @@ import streamlit as st
 
 from app import data, fmt, vega, widgets
 from app.safe import code, literal
+from pipeline.score.food_match import FOOD_RULE
 from warehouse.queries import culturemix as q
 
 SHIFT_COLOURS = {
@@ -61,6 +62,11 @@ st.caption(
     "compares its country with the same model's SF answer for the same food: kept, moved to a distractor's "
     "country, to a distractor's continent, or elsewhere."
 )
+
+st.caption(
+    "Country: the `Country:` line when the prompt asks for one, else the first country named. Food: " + FOOD_RULE
+    + " The paper's tables and figures are on the Culture mix, paper page."
+)  # fmt: skip
 
 sources = data.query(q.sources)
 if sources.empty:

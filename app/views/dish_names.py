@@ -22,7 +22,8 @@ RULE_NOTES = {
     "exact": "a name read from the answer equals an accepted name after normalisation",
     "stem": "a name read from the answer has the same word stems as an accepted name "
     "(pymorphy3 lemmas for Russian/Ukrainian, Snowball stemmers elsewhere)",
-    "similarity": "character-trigram similarity with an accepted name of at least 0.6",
+    "similarity": "CultureMix's food-match similarity with an accepted name of at least 0.8 (the project's measure: "
+    "the paper publishes neither measure nor threshold)",
     "paper": "the dataset's gold string occurs in the answer (WorldCuisines' own rule, with its failures: "
     "a gold written in another script never matches)",
 }

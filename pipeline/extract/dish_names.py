@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pipeline.core.text import norm_name
 
-EXTRACTOR = "dish_names@1"
+EXTRACTOR = "dish_names@2"  # @2: the similarity rule became CultureMix's food match (issue 37)
 _SPLIT = re.compile(r"[\n;,/|]|\s(?:или|або|or|and|и|і|та)\s|\d+[.)]\s", re.I)
 _LEAD = re.compile(r"^(?:это|це|this is|it is|it's|that is|на фото|на фотографии|на фотографіях|блюдо|страва)\s+", re.I)
 _MAX_NAME_WORDS = 6

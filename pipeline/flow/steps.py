@@ -284,16 +284,21 @@ def languages(ctx: Context) -> None:
 
 @step(
     "culturemix_parse",
-    reads=("core.generations", "core.items", "core.culturemix_images", "core.dish_names"),
-    writes=("core.culturemix_food_parses",),
+    reads=("core.generations", "core.items", "core.culturemix_images", "core.dish_names", "core.extractions"),
+    writes=("core.culturemix_food_parses", "core.culturemix_scores"),
 )
 def culturemix_parse(ctx: Context) -> None:
-    """The food name of every CultureMix answer (its country comes from the `score` extraction)."""
+    """The food name of every CultureMix answer (its country comes from the `score` extraction), then
+    CultureMix's own scores as published (core.culturemix_scores), which its marts aggregate."""
     from pipeline.answers import culturemix as culturemix_answers
+    from pipeline.score import culturemix_stage as culturemix_scoring
 
     parsed = culturemix_answers.parse_answers(ctx.con, reparse=ctx.options.rescore)
     if parsed:
         say("read the food of {} CultureMix answers", parsed)
+    scored = culturemix_scoring.score_answers(ctx.con, rescore=ctx.options.rescore)
+    if scored:
+        say("scored {} CultureMix answers ({})", scored, culturemix_scoring.SCORER)
 
 
 @step(

@@ -1,9 +1,15 @@
 """CultureMix measures, pure functions pinned by tests on hand-built answer sets.
 
-- **food accuracy**: the answer's food is the target when its name is similar enough
+- **food accuracy** (the one food-match rule of the project, CultureMix §3.1 "similarity matching
+  with a predefined threshold"): the answer's food is the target when its name is similar enough
   (`food_similarity` >= `FOOD_THRESHOLD`), or when the target's name occurs in the answer as whole
-  words (WorldCuisines' own open-ended rule);
-- **country accuracy**: the first country the answer names is the target's (metric `accuracy`);
+  words (WorldCuisines' own open-ended rule). The paper publishes neither its similarity measure
+  nor its threshold: ours is rapidfuzz's normalised Indel similarity at 0.8 (`FOOD_RULE` says so
+  wherever the rule is shown);
+- **country accuracy** (§3.1: exact match allowing for known variants of country names): the
+  country on the answer's `Country:` line when the prompt asks for one (`country_of_answer`), else
+  the first country it names; names and their variants ("USA", "Korea", "England") become alpha-2
+  codes through the shared countries extractor, so a variant matches its country;
 - **entropy** of a model's predicted labels per target food across its variants
   (`pipeline.score.metrics.entropy`, a missing label counting as one label of its own);
 - **label shift** of an answer against the same model's SF answer for the same food and prompt:
@@ -19,29 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from rapidfuzz import fuzz
-
-from pipeline.core.text import norm_name
+from pipeline.score.food_match import FOOD_RULE, FOOD_THRESHOLD, food_similarity, words  # noqa: F401 (re-exported)
 from pipeline.score.metrics import entropy, metric
 
-FOOD_THRESHOLD = 0.8
+COUNTRY_SOURCES = ("country_line", "first_mention", "fallback_first_mention", "none")
+# The last "Country: …" line of an answer (chain of thought ends with it), up to the line's end.
+_COUNTRY_LINE = re.compile(r"\bcountry(?:\s+of\s+origin)?\s*[:：]\s*\**\s*(?P<value>[^\n*]+)", re.IGNORECASE)
 SHIFTS = ("kept", "to_distractor_country", "to_distractor_continent", "elsewhere")
-_NON_WORD = re.compile(r"[^\w']+")
-
-
-def words(text: str | None) -> str:
-    """Comparison form with punctuation as spaces, framed by spaces (for whole-word search)."""
-    return " " + " ".join(_NON_WORD.sub(" ", norm_name(text or "")).split()) + " "
-
-
-def food_similarity(predicted: str | None, gold: str) -> float:
-    """0..1: 1.0 when the gold name occurs in `predicted` as whole words, else rapidfuzz's
-    normalised Indel similarity of the two names (after `norm_name`)."""
-    if not predicted or not gold.strip():
-        return 0.0
-    if words(gold).strip() and words(gold) in words(predicted):
-        return 1.0
-    return fuzz.ratio(norm_name(predicted), norm_name(gold)) / 100
 
 
 @metric("food_match")
@@ -76,3 +66,41 @@ def classify_shift(
 def label_entropy(labels: Sequence[str | None]) -> float:
     """Entropy (bits) of the labels a model gave one target food across its variants."""
     return entropy(labels, base=2)
+
+
+def asks_country_line(prompt: str | None) -> bool:
+    """Whether a prompt asks the model to end with a `Country: <country>` line (the direct and CoT
+    prompts do; the paper's base question does not)."""
+    return bool(prompt) and "country:" in prompt.lower()
+
+
+def country_line(response: str | None) -> str | None:
+    """The text of the answer's last `Country:` line, None without one."""
+    found = _COUNTRY_LINE.findall(response or "")
+    return found[-1].strip() or None if found else None
+
+
+def country_of_answer(
+    response: str | None,
+    first_mentions: Sequence[str],
+    asks_line: bool,
+    read_countries: Callable[[str], Sequence[str]],
+) -> tuple[str | None, str]:
+    """(predicted country, where it came from) for one answer (§3.1).
+
+    When the prompt asks for a `Country:` line, the first country named on the answer's last such
+    line (`country_line`); without a usable line, the first country the whole answer names, stored
+    as `fallback_first_mention`. When the prompt asks for no line, the first mention
+    (`first_mention`). `read_countries` turns text into alpha-2 codes (the countries extractor,
+    which resolves name variants); `first_mentions` are the whole answer's countries in order."""
+    if asks_line:
+        line = country_line(response)
+        countries = list(read_countries(line)) if line else []
+        if countries:
+            return countries[0], "country_line"
+        if first_mentions:
+            return first_mentions[0], "fallback_first_mention"
+        return None, "none"
+    if first_mentions:
+        return first_mentions[0], "first_mention"
+    return None, "none"

@@ -9,8 +9,9 @@ prompt language). Each rule is a registered metric over (`NameAnswer`, `NameGold
 - `name_lev1` (BORSch): within one Levenshtein edit of an accepted name (`metrics.name_match`);
 - `name_stem` (ZNO-Vision/UACUISINE): the same set of word stems — pymorphy3 lemmas for Russian and
   Ukrainian, the Snowball stemmer of the language where one exists, the word itself otherwise;
-- `name_similarity` (CultureMix): the best Sørensen-Dice similarity of character trigrams (0-1);
-  an answer counts as right at `SIMILARITY_THRESHOLD` or above;
+- `name_similarity` (CultureMix): the best similarity of a candidate with an accepted name (0-1) by
+  CultureMix's food-match rule, the project's only one (`food_match.food_similarity`, right
+  at `SIMILARITY_THRESHOLD` = its `FOOD_THRESHOLD`; `FOOD_RULE` states it);
 - `name_paper` (WorldCuisines' score.py): the gold string, lower-cased, occurs in the lower-cased
   answer — including that rule's known failures (a gold written in another script never matches).
 
@@ -22,17 +23,16 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.core.morph import MORPH_LANGS
 from pipeline.core.morph import analyzer as _morph
 from pipeline.core.text import norm_name
+from pipeline.score.food_match import FOOD_THRESHOLD, food_similarity
 from pipeline.score.metrics import WORD_RE, metric, paper_substring, within_edits
 
-SIMILARITY_THRESHOLD = 0.6  # CultureMix-style fuzzy acceptance of a name
-NGRAM = 3
+SIMILARITY_THRESHOLD = FOOD_THRESHOLD  # CultureMix's food-match rule (§3.1), the one fuzzy acceptance of a name
 _CYRILLIC_LETTER = re.compile("[а-яёіїєґ]")
 RULES = ("exact", "lev1", "stem", "similarity", "paper")
 SNOWBALL = {
@@ -118,36 +118,19 @@ def stems(text: str, lang: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# --- character n-grams -----------------------------------------------------------------------
-
-
 @functools.lru_cache(maxsize=1 << 18)
 def _norm(name: str) -> str:
     """norm_name, cached: scoring compares each candidate with every accepted name under several rules."""
     return norm_name(name)
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _ngrams(text: str, n: int = NGRAM) -> Counter:
-    """The n-gram multiset of a name (cached: never mutate it)."""
-    padded = f" {_norm(text)} "
-    if len(padded) <= n:
-        return Counter([padded])
-    return Counter(padded[i : i + n] for i in range(len(padded) - n + 1))
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def ngram_similarity(a: str, b: str, n: int = NGRAM) -> float:
-    """Sørensen-Dice coefficient of the character n-gram multisets of two names (0-1). Cached: answers repeat
-    the same candidate names against the same accepted names."""
-    if not _norm(a) or not _norm(b):
-        return 0.0
-    x, y = _ngrams(a, n), _ngrams(b, n)
-    shared = sum(min(count, y[gram]) for gram, count in x.items() if gram in y)
-    return 2 * shared / (x.total() + y.total())
-
-
 # --- the rules -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _food_similarity(candidate: str, accepted: str) -> float:
+    """CultureMix's food-match similarity of one pair of names, cached (answers repeat their names)."""
+    return food_similarity(candidate, accepted)
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -177,7 +160,7 @@ def score_name(answer: NameAnswer, gold: NameGold) -> NameScore:
             elif _within_one_edit(candidate, accepted.name):
                 lev1 = 1.0
                 matched = matched or (accepted, "lev1")
-            similarity = ngram_similarity(candidate, accepted.name)
+            similarity = _food_similarity(candidate, accepted.name)
             if similarity > best_similarity:
                 best_similarity, similar_name = similarity, accepted
     candidate_stems = {stems(c, answer.lang) for c in candidates}  # once, not once per accepted name
@@ -225,7 +208,7 @@ def name_stem(answer: NameAnswer, gold: NameGold) -> float:
 
 @metric("name_similarity")
 def name_similarity(answer: NameAnswer, gold: NameGold) -> float:
-    """CultureMix: the best character-trigram similarity of a candidate with an accepted name (0-1)."""
+    """CultureMix: the best food-match similarity of a candidate with an accepted name (0-1)."""
     return score_name(answer, gold).similarity
 
 

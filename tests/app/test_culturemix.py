@@ -67,6 +67,7 @@ def test_the_page_draws_all_five_plots_and_names_its_sources(hand_answers: Path,
     text = _text(at)
     assert "hand\\-a (replay, 10 answers on 10 images)" in text and "hand\\-b (replay, 1 answers" in text
     assert not any("small test model" in w.value for w in at.warning)
+    assert "≥ 0.8" in text  # the one food-match rule, with its threshold (issue 37)
 
 
 def test_the_drilldown_shows_each_variant_with_its_answer_and_shift(hand_answers: Path, monkeypatch):

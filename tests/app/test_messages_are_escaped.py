@@ -44,6 +44,7 @@ REVIEWED = {
     ("app/views/review.py", "'s' if len(changes) != 1 else ''"): "constants",
     ("app/widgets.py", "shown"): "built with code()",
     ("app/views/culturemix.py", "described"): "built with literal() and formatted numbers",
+    ("app/views/culturemix_paper.py", "described"): "built with literal() and formatted numbers",
     ("app/views/dish_names.py", "RULE_NOTES[rule]"): "a constant note of a known rule",
     ("app/views/imagined.py", "models_line(rows, tiny)"): "built with code()",
     ("app/views/imagined.py", "COMMAND"): "a constant command line",

@@ -9,13 +9,14 @@ import pytest
 
 from pipeline.core.text import norm_name
 from pipeline.extract.dish_names import extract_dish_names
+from pipeline.score.culturemix import FOOD_THRESHOLD, food_similarity
 from pipeline.score.metrics import get_metric, paper_substring
 from pipeline.score.names import (
+    SIMILARITY_THRESHOLD,
     AcceptedName,
     NameAnswer,
     NameGold,
     NameIndex,
-    ngram_similarity,
     score_name,
     stems,
 )
@@ -59,11 +60,15 @@ def test_stem_rule_forgives_inflection_and_word_order() -> None:
     assert scored("вареники с вишней", gold=gold).stem == 0
 
 
-def test_similarity_is_character_trigram_dice() -> None:
-    assert ngram_similarity("Borscht", "borscht") == 1.0
-    assert ngram_similarity("Borscht", "Pizza") == 0.0
-    assert 0.6 < ngram_similarity("Borsch", "Borscht") < 1.0
-    assert ngram_similarity("", "x") == 0.0
+def test_similarity_is_culturemix_food_match_the_one_rule() -> None:
+    # one fuzzy rule in the project: CultureMix's food match, right at its threshold (issue 37)
+    assert SIMILARITY_THRESHOLD == FOOD_THRESHOLD == 0.8
+    assert scored("borscht").similarity == 1.0
+    assert scored("Pizza").similarity < 0.5
+    # "borsch" vs "borscht": Indel distance 1 over 13 letters -> 12/13, within the rule
+    assert scored("Borsch").similarity == pytest.approx(round(12 / 13, 4))
+    assert scored("Borsch").similarity >= SIMILARITY_THRESHOLD
+    assert food_similarity("Borsch", "Borscht") == pytest.approx(12 / 13)
 
 
 def test_paper_rule_is_case_insensitive_substring_with_its_failures() -> None:
@@ -76,7 +81,7 @@ def test_rules_are_registered_metrics() -> None:
     answer = NameAnswer("Borsch", ("Borsch",), "en")
     values = {rule: get_metric(f"name_{rule}")(answer, BORSCHT) for rule in ("exact", "lev1", "stem", "paper")}
     assert values == {"exact": 0.0, "lev1": 1.0, "stem": 0.0, "paper": 0.0}
-    assert 0.6 < get_metric("name_similarity")(answer, BORSCHT) < 1
+    assert get_metric("name_similarity")(answer, BORSCHT) == pytest.approx(round(12 / 13, 4))
 
 
 def test_the_named_dish_is_found_in_the_knowledge_base() -> None:

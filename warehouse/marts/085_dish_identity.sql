@@ -55,7 +55,8 @@ SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.
        m.paper::INTEGER AS paper, e.status,
        i.dish_key, d.display_name AS dish_name, nd.display_name AS named_dish_name, nm.named_name,
        nm.matched_lang, nm.matched_rule, array_to_string(nm.candidates, ' | ') AS candidates,
-       (m.similarity >= 0.6)::INTEGER AS similarity_ok, m.lev1 AS name_match, g.variant, t.task_id,
+       -- 0.8: CultureMix's food-match threshold (pipeline/culturemix_metrics.py FOOD_THRESHOLD)
+       (m.similarity >= 0.8)::INTEGER AS similarity_ok, m.lev1 AS name_match, g.variant, t.task_id,
        g.item_id AS item_key, g.generation_id,
        e.extractor
 FROM core.generations g
@@ -70,7 +71,7 @@ LEFT JOIN core.item_gold_text gt ON gt.item_id = g.item_id AND gt.lang = g.lang
 WHERE t.answer_kind = 'dish_name'
 ORDER BY t.dataset, model, task, g.lang, i.dish_key, g.variant;
 
--- Name accuracy per model x prompt language under each rule (similarity: at or above 0.6).
+-- Name accuracy per model x prompt language under each rule (similarity: at or above 0.8, CultureMix's food match).
 CREATE OR REPLACE TABLE marts.name_accuracy AS
 WITH long AS (
     SELECT dataset, task, model, lang, 'exact' AS rule, exact AS value FROM marts.name_scores

@@ -1,12 +1,14 @@
 """CultureMix marts: one row per answer with its parse, correctness and label shift; entropies per
-target food; where the answers come from. The measures are the pure functions of
-pipeline/score/culturemix.py (pinned by tests), applied here once at publish.
+target food; where the answers come from. The measures were applied once, in the score stage
+(core.culturemix_scores, written by pipeline/score/culturemix_stage.py): these marts only join and
+aggregate, in SQL (warehouse/ never imports the pipeline).
 
 - marts.culturemix_answers: the `export culturemix` contract (model, subtask, prompt,
   target_food_id, image, target_country, distractor_country, background_country, distance,
   predicted_food, predicted_country, food_correct, country_correct, shift) and more columns after;
 - marts.culturemix_entropy: per model, prompt and target food, the entropy of the predicted
-  countries (and foods) over all its variants, over its SF answers, and per cultural distance;
+  countries (and foods) over all its variants, over its SF answers, per cultural distance,
+  per distractor kind and per subtask (Table 8);
 - marts.culturemix_images: every image with its labels and local file, for the drilldown;
 - marts.culturemix_sources: per model, the backend and how many answers, and whether it is a
   small test model (random weights: a name with tiny / random / test).
@@ -18,23 +20,32 @@ import duckdb
 import polars as pl
 
 ANSWERS_SQL = """
-SELECT g.generation_id, g.model_id AS model, c.subtask, g.variant AS prompt, c.target_food_id, c.image,
+SELECT g.model_id AS model, c.subtask, g.variant AS prompt, c.target_food_id, c.image,
        c.target_country, c.distractor_country, c.background_country, c.distance,
-       coalesce(p.food_name, p.food_text) AS predicted_food,
-       e.countries[1] AS predicted_country,
-       coalesce(p.target_similarity, 0) AS food_similarity,
-       e.countries[1] IS NOT NULL AND e.countries[1] = c.target_country AS country_correct,
+       s.predicted_food, s.predicted_country, s.food_correct, s.country_correct, s.shift,
+       g.generation_id, s.food_similarity,
        c.target_food_name, c.distractor_food_name, c.background_label, c.distractor_kind, c.scene,
        c.distance_food, c.distance_background, c.km_food, c.km_background, c.subset, c.origin,
        coalesce(m.backend, r.backend, g.origin) AS backend, g.origin AS answer_origin, g.response,
        e.status AS extraction_status, coalesce(e.countries, []) AS predicted_countries,
        -- the UK nations beside GB where the labels give one (GB-ENG...), and the nations the answer named
-       c.target_nation, c.distractor_nation, coalesce(e.regions, []) AS predicted_regions
+       c.target_nation, c.distractor_nation, coalesce(e.regions, []) AS predicted_regions,
+       -- issue 37: how the country was read (§3.1), the SF answer compared with, and the bias labels
+       s.country_source, s.scorer, s.sf_generation_id, sf.country_correct AS sf_country_correct,
+       sf.food_correct AS sf_food_correct, sf.predicted_country AS sf_country,
+       -- MF/MFB put the target on the left as published (§3.1) unless a flipped variant says otherwise
+       CASE WHEN c.subtask IN ('MF', 'MFB') THEN coalesce(c.target_position, 'left') END AS target_position,
+       coalesce(c.target_scale, 1.0) AS target_scale,
+       -- REAL photos: the other food from the same country or another (§5, Fig. 8)
+       CASE WHEN c.subtask = 'REAL' AND c.distractor_country IS NOT NULL
+            THEN CASE WHEN c.distractor_country = c.target_country THEN 'same_culture' ELSE 'cross_culture' END
+       END AS real_relation
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.culturemix_images c ON c.image = i.source_ref
+JOIN core.culturemix_scores s USING (generation_id)
+LEFT JOIN core.culturemix_scores sf ON sf.generation_id = s.sf_generation_id
 LEFT JOIN core.extractions e USING (generation_id)
-LEFT JOIN core.culturemix_food_parses p USING (generation_id)
 LEFT JOIN core.models m ON m.model_id = g.model_id
 LEFT JOIN core.generation_runs r ON r.run_id = g.run_id
 WHERE i.task_id LIKE 'culturemix.%'
@@ -57,76 +68,59 @@ CONTRACT = [
     "shift",
 ]
 
-
-def answers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    from pipeline.reference.cultural_distance import continent_of
-    from pipeline.score.culturemix import FOOD_THRESHOLD, classify_shift
-
-    frame = con.sql(ANSWERS_SQL).pl()
-    # The same model's SF answer for the same food and prompt (the first SF image, when several).
-    sf = (
-        frame.filter(pl.col("subtask") == "SF")
-        .sort("image")
-        .group_by("model", "target_food_id", "prompt", maintain_order=True)
-        .agg(pl.col("predicted_country").first().alias("sf_country"), pl.len().alias("n_sf"))
-    )
-    frame = frame.join(sf, on=["model", "target_food_id", "prompt"], how="left")
-    shifts = []
-    for row in frame.select(
-        "subtask", "n_sf", "sf_country", "predicted_country", "distractor_country", "background_country"
-    ).iter_rows():
-        subtask, n_sf, sf_country, country, food_country, background_country = row
-        if subtask == "SF" or not n_sf:
-            shifts.append(None)
-            continue
-        distractors = [c for c in (food_country, background_country) if c]
-        shifts.append(classify_shift(sf_country, country, distractors, continent_of))
-    frame = frame.with_columns(
-        pl.Series("shift", shifts, dtype=pl.String),
-        (pl.col("food_similarity") >= FOOD_THRESHOLD).alias("food_correct"),
-    ).drop("n_sf")
-    return frame.select(CONTRACT + [c for c in frame.columns if c not in CONTRACT])
-
-
-def entropies(frame: pl.DataFrame) -> pl.DataFrame:
-    from pipeline.score.culturemix import label_entropy
-
-    rows = []
-    groups = [("all", None), ("SF", "subtask"), ("distance", "distance"), ("distractor_kind", "distractor_kind")]
-    for (model, prompt, food_id, food_name), part in frame.group_by(
-        "model", "prompt", "target_food_id", "target_food_name", maintain_order=True
-    ):
-        for kind, column in groups:
-            if column is None:
-                buckets = [("all", part)]
-            else:
-                buckets = [(str(key[0]), sub) for key, sub in part.group_by(column, maintain_order=True) if key[0]]
-                if kind == "SF":
-                    buckets = [(name, sub) for name, sub in buckets if name == "SF"]
-            for name, sub in buckets:
-                rows.append(
-                    {
-                        "model": model,
-                        "prompt": prompt,
-                        "target_food_id": food_id,
-                        "target_food_name": food_name,
-                        "grouping": kind,
-                        "group_value": name,
-                        "n_answers": sub.height,
-                        "entropy": label_entropy(sub["predicted_country"].to_list()),
-                        "food_entropy": label_entropy(sub["predicted_food"].to_list()),
-                        "shifted_share": _shifted(sub),
-                    }
-                )
-    return pl.DataFrame(rows, schema=ENTROPY_SCHEMA)
-
-
-def _shifted(part: pl.DataFrame) -> float | None:
-    known = part.filter(pl.col("shift").is_not_null())
-    if known.height == 0:
-        return None
-    return known.filter(pl.col("shift") != "kept").height / known.height
-
+# Entropy (bits) of the labels a model gave one target food across the answers of a group, a
+# missing label counting as one label of its own; per grouping: all its answers, its SF answers,
+# per cultural distance, per distractor kind and per subtask (CultureMix Table 8).
+ENTROPY_SQL = """
+CREATE OR REPLACE TABLE marts.culturemix_entropy AS
+WITH grouped AS (
+    SELECT model, prompt, target_food_id, target_food_name, 'all' AS grouping, 'all' AS group_value,
+           predicted_country, predicted_food, shift FROM marts.culturemix_answers
+    UNION ALL
+    SELECT model, prompt, target_food_id, target_food_name, 'SF', 'SF', predicted_country, predicted_food, shift
+    FROM marts.culturemix_answers WHERE subtask = 'SF'
+    UNION ALL
+    SELECT model, prompt, target_food_id, target_food_name, 'distance', distance, predicted_country, predicted_food,
+           shift
+    FROM marts.culturemix_answers WHERE distance IS NOT NULL
+    UNION ALL
+    SELECT model, prompt, target_food_id, target_food_name, 'distractor_kind', distractor_kind, predicted_country,
+           predicted_food, shift
+    FROM marts.culturemix_answers WHERE distractor_kind IS NOT NULL
+    UNION ALL
+    SELECT model, prompt, target_food_id, target_food_name, 'subtask', subtask, predicted_country, predicted_food,
+           shift
+    FROM marts.culturemix_answers
+), country_counts AS (
+    SELECT model, prompt, target_food_id, grouping, group_value, count(*) AS n
+    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value, coalesce(predicted_country, chr(0))
+), food_counts AS (
+    SELECT model, prompt, target_food_id, grouping, group_value, count(*) AS n
+    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value, coalesce(predicted_food, chr(0))
+), country_entropy AS (
+    SELECT model, prompt, target_food_id, grouping, group_value, -sum(share * log2(share)) AS entropy
+    FROM (SELECT *, n / sum(n) OVER (PARTITION BY model, prompt, target_food_id, grouping, group_value) AS share
+          FROM country_counts)
+    GROUP BY model, prompt, target_food_id, grouping, group_value
+), food_entropy AS (
+    SELECT model, prompt, target_food_id, grouping, group_value, -sum(share * log2(share)) AS food_entropy
+    FROM (SELECT *, n / sum(n) OVER (PARTITION BY model, prompt, target_food_id, grouping, group_value) AS share
+          FROM food_counts)
+    GROUP BY model, prompt, target_food_id, grouping, group_value
+), groups AS (
+    SELECT model, prompt, target_food_id, any_value(target_food_name) AS target_food_name, grouping, group_value,
+           count(*) AS n_answers,
+           avg((shift <> 'kept')::INT) FILTER (shift IS NOT NULL) AS shifted_share
+    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value
+)
+SELECT g.model, g.prompt, g.target_food_id, g.target_food_name, g.grouping, g.group_value, g.n_answers,
+       greatest(c.entropy, 0.0)::DOUBLE AS entropy, greatest(f.food_entropy, 0.0)::DOUBLE AS food_entropy,
+       g.shifted_share::DOUBLE AS shifted_share
+FROM groups g
+JOIN country_entropy c USING (model, prompt, target_food_id, grouping, group_value)
+JOIN food_entropy f USING (model, prompt, target_food_id, grouping, group_value)
+ORDER BY g.model, g.prompt, g.target_food_id, g.grouping, g.group_value
+"""
 
 ENTROPY_SCHEMA = {
     "model": pl.String,
@@ -143,13 +137,8 @@ ENTROPY_SCHEMA = {
 
 
 def build(con: duckdb.DuckDBPyConnection) -> None:
-    frame = answers(con)
-    con.register("_culturemix_answers", frame)
-    con.execute("CREATE OR REPLACE TABLE marts.culturemix_answers AS SELECT * FROM _culturemix_answers")
-    con.unregister("_culturemix_answers")
-    con.register("_culturemix_entropy", entropies(frame))
-    con.execute("CREATE OR REPLACE TABLE marts.culturemix_entropy AS SELECT * FROM _culturemix_entropy")
-    con.unregister("_culturemix_entropy")
+    con.execute(f"CREATE OR REPLACE TABLE marts.culturemix_answers AS {ANSWERS_SQL}")
+    con.execute(ENTROPY_SQL)
     con.execute(
         """
         CREATE OR REPLACE TABLE marts.culturemix_images AS

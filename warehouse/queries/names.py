@@ -14,7 +14,7 @@ RULES = {
     "lev1": "BORSch: within one edit",
     "exact": "Exact name",
     "stem": "UACUISINE: same stems",
-    "similarity": "CultureMix: trigram similarity ≥ 0.6",
+    "similarity": "CultureMix: food-match similarity ≥ 0.8",
     "paper": "WorldCuisines: gold substring",
 }
 ANSWER_COLUMNS = (
