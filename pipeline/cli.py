@@ -119,8 +119,15 @@ def ingest(
     force: Annotated[bool, typer.Option(help="Reload even if the files are unchanged.")] = False,
 ) -> None:
     """Load a dataset from its published files: each dataset module (pipeline/datasets/) reads its own layout."""
+    from pipeline.datasets import DATASETS, get_dataset
 
-    _pipeline(ctx, "ingest", Options(datasets=("borsch",), source=source, force=force))
+    if dataset not in DATASETS:
+        fail_line(f"ingest {dataset}: unknown dataset — use one of {', '.join(DATASETS.names())}")
+        raise typer.Exit(code=2)
+    if source is None and not get_dataset(dataset).info.is_sample:
+        fail_line(f"ingest {dataset}: needs --source DIR, the folder holding its published files (README)")
+        raise typer.Exit(code=2)
+    _pipeline(ctx, "ingest", Options(datasets=(dataset,), source=source, force=force))
 
 
 @app.command("import-responses")
