@@ -37,14 +37,17 @@ from rapidfuzz.distance import OSA
 
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
 from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
+from pipeline.extract.language_cues import names_language_or_people
 from pipeline.text import fold, fold_with_offsets
 
 # Stored with each extraction; bumped when the gazetteer or the rules change, so `score` redoes older ones
 # (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article;
 # 3: Romance adjectives, elision, subdivisions, dish names, spread lists in every language, Arabic nisba;
 # 4: hyphen/space spellings of compound names, curated names over other languages' subdivisions,
-# Turkic endings only, one-edit near misses of bare one-word answers).
-EXTRACTOR = "countries@4"
+# Turkic endings only, one-edit near misses of bare one-word answers;
+# 5: places inside countries, older names, Natural Earth names and endonyms, continental regions, language and
+# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country).
+EXTRACTOR = "countries@5"
 
 # Which gazetteers an answer in a given language is searched with, in order of precedence: models
 # switch to English often, and Ukrainian answers mix in Russian words (surzhyk).
@@ -283,6 +286,9 @@ class Span(NamedTuple):
     country: str | None
     region: str | None
     negated: bool = False
+    # The kind of gazetteer entry that matched (name, alias, adjective, subnational, place, historic, region),
+    # or "near_miss": a country named through one of its places shows as "place" or "subnational".
+    via: str | None = None
 
 
 @dataclass(frozen=True)
@@ -305,7 +311,13 @@ def search_langs(lang: str) -> tuple[str, ...]:
     base = base_lang(lang)
     if base in SEARCH_LANGS:
         return SEARCH_LANGS[base]
-    return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), "en", "ru", "uk")))
+    more = _MORE_SEARCH_LANGS.get(base, ())
+    return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), *more, "en", "ru", "uk")))
+
+
+# Issue 38: Marathi answers write many names as Hindi does, and Hindi answers as Marathi; Thai answers of the
+# Chinese-trained models slip into Chinese names ("泰国").
+_MORE_SEARCH_LANGS: dict[str, tuple[str, ...]] = {"mr": ("hi",), "hi": ("mr",), "th": ("zh", "zh_Hant")}
 
 
 class Matcher:
@@ -440,7 +452,7 @@ class Matcher:
         if len(named) != 1:
             return None
         start, end = match.span(1)
-        return Span(start, end, text[start:end], named.pop(), None)
+        return Span(start, end, text[start:end], named.pop(), None, via="near_miss")
 
     def _near_miss_index(self) -> tuple[list[str], list[str], dict[tuple[int, int, str], list[int]]]:
         """One-word surfaces that name a country (no homographs, no dish names), their countries, and the
@@ -476,7 +488,9 @@ class Matcher:
                 return True
             if self.turkic and _is_latin(last):
                 return _turkic_suffixes(folded, end)
-            return self.suffixing
+            # Suffixes attach in the language's own script: an English name inside a Hindi or Korean
+            # answer ends a word as in English ("Mara" is not in "Marathi", "Mila" not in "Milanese").
+            return self.suffixing and not _is_latin(last)
         return True
 
     @staticmethod
@@ -593,13 +607,17 @@ def _extract(text: str, lang: str) -> Extraction:
     found = [
         (start, end, entry)
         for start, end, entry in matcher_for(lang).find(text)
-        if entry.kind != "dish" and not (entry.kind == "adjective" and _names_a_language(text, start, end))
+        if entry.kind != "dish"
+        and not (entry.kind == "adjective" and _names_a_language(text, start, end))
+        and not names_language_or_people(text, start, end)
     ]
+    if len(found) > 1:
+        found = _places_in_named_countries(text, found)
     lowered = _lowered(text)
     layout = _Layout(text, lowered) if found else None
     negated = layout.negations([start for start, _, _ in found]) if layout else []
     spans = [
-        Span(start, end, text[start:end], entry.country, entry.region, negation)
+        Span(start, end, text[start:end], entry.country, entry.region, negation, entry.kind)
         for (start, end, entry), negation in zip(found, negated, strict=True)
     ]
     affirmed = _origin_claims([s for s in spans if not s.negated], text, layout) if layout else []
@@ -617,6 +635,32 @@ def _extract(text: str, lang: str) -> Extraction:
     else:
         status = "no_country"
     return Extraction(countries, regions, tuple(spans), status)
+
+
+# A place, region or ambiguous name followed by the country it lies in ("Macedonia, Greece", "La Marche en
+# France", "Georgia, USA", "Punjab, India"): the country that follows says which place is meant.
+_PLACE_IN_COUNTRY = re.compile(r"\s*(?:,|\bin\b|\ben\b|\bdi\b|\bв\b|\bу\b|\bà\b|\bof\b)?\s*(?:the\s+)?", re.I)
+_PLACE_KINDS = frozenset({"place", "subnational", "historic"})
+_PLACE_LIKE_NAMES = frozenset({"macedonia", "georgia", "македония", "македонія", "грузия"})
+
+
+def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+    """Drop a place (or an ambiguous name) directly followed by another country that it is then read to lie in."""
+    kept = []
+    for index, (start, end, entry) in enumerate(found):
+        following = found[index + 1] if index + 1 < len(found) else None
+        placeish = entry.kind in _PLACE_KINDS or entry.surface in _PLACE_LIKE_NAMES
+        if (
+            placeish
+            and following is not None
+            and following[2].country
+            and following[2].country != entry.country
+            and following[2].kind in ("name", "alias")
+            and _PLACE_IN_COUNTRY.fullmatch(text, end, following[0]) is not None
+        ):
+            continue
+        kept.append((start, end, entry))
+    return kept
 
 
 # How far back from a mention a negation cue is looked for: three words of any real language.
@@ -755,7 +799,12 @@ def _names_a_language(text: str, start: int, end: int) -> bool:
         if not _PUNCT_AFTER.match(text, end):
             return False
     before = _TOKEN.findall(text[max(0, start - 20) : start].lower())[-1:]
+    if before and before[0] in _LANGUAGE_PREPOSITIONS and _LIST_AFTER.match(text, end):
+        return False  # "in Chinese, Japanese, and Korean cooking": a list of cuisines, not a language
     return (bool(before) and before[0] in _LANGUAGE_PREPOSITIONS) or text[start:end].lower().endswith("ською")
+
+
+_LIST_AFTER = re.compile(r",\s+[A-Z][\w-]*(?:,|\s+(?:and|or)\b)")
 
 
 def _joined(text: str, index: int, step: int) -> bool:

@@ -27,14 +27,14 @@ from dataclasses import dataclass
 import pycountry
 from babel import Locale
 
-from pipeline.extract import aliases, czech, demonyms
+from pipeline.extract import aliases, czech, demonyms, historic, places, spellings
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
 from pipeline.morph import MORPH_LANGS
 from pipeline.morph import analyzer as _analyzer
 from pipeline.text import fold_phrase
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
-KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
+KINDS = ("name", "alias", "adjective", "subnational", "region", "dish", "place", "historic")
 
 # Lower number = stronger claim on a surface.
 _PRIORITY_NAME, _PRIORITY_CURATED, _PRIORITY_ADJECTIVE, _PRIORITY_INFLECTED = 0, 1, 2, 3
@@ -216,6 +216,8 @@ def inflect(phrase: str, lang: str) -> set[str]:
 def _is_case_sensitive(surface: str, lang: str, kind: str = "") -> bool:
     """Curated homographs, and every subdivision name written in a cased script ("Alba", "Sale",
     "Central" are ordinary words in lower case)."""
+    if kind == "place":
+        return places.is_cased(surface)
     if kind == "subnational" and surface in _pycountry_subdivision_keys(lang):
         return any(ch.isalpha() and ch.lower() != ch.upper() for ch in surface)
     return surface in _case_sensitive_bases(lang)
@@ -304,6 +306,47 @@ def _candidates(lang: str) -> Iterator[tuple[str, str | None, str | None, str, i
         yield written, code, None, "subnational", _PRIORITY_INFLECTED
     for written in aliases.NOT_ORIGIN:
         yield written, None, None, "dish", _PRIORITY_NAME
+    yield from _more_candidates(lang, territories, codes)
+
+
+def _more_candidates(lang: str, territories: dict, codes: tuple[str, ...]) -> Iterator[tuple]:
+    """Issue 38: more spellings (Natural Earth names, endonyms, continental regions), older names, and places
+    inside countries (see `spellings`, `historic`, `places`)."""
+    for written, kind, code in spellings.candidates(lang, territories, codes):
+        yield written, code, None, kind, _PRIORITY_CURATED
+    for written, code in spellings.endonyms().items():
+        yield written, code, None, "alias", _PRIORITY_INFLECTED
+    for written, region in spellings.region_candidates(lang):
+        yield written, None, region, "region", _PRIORITY_CURATED
+    for written, code, region in historic.candidates(lang):
+        yield written, code, region, "historic", _PRIORITY_CURATED
+    for written in places.DISH_NAMES:
+        yield written, None, None, "dish", _PRIORITY_NAME
+    for written, code in places.candidates(lang, _country_surfaces()):
+        yield written, code, None, "place", _PRIORITY_INFLECTED
+
+
+@functools.cache
+def _country_surfaces() -> frozenset[str]:
+    """Every folded country name, in CLDR (the prompt languages' locales), Natural Earth and the endonyms,
+    with the curated aliases and adjectives: a place named like any of them is left out (the country wins)."""
+    from pipeline.extract.aliases_world import LOCALE_OF
+
+    locales = {"en", "ru", "uk", "fr", "es", "it", "de", "pt", "id", "jv", "tr", "az", "cs", "ar", "hi", "mr", "bn"}
+    locales |= {"ja", "ko", "th", "si", "yo", "fil", "su", "sc", "zh", "zh_Hant", *LOCALE_OF.values()}
+    names: set[str] = set()
+    for locale in locales:
+        try:
+            names.update(normalise(name) for name in _territories(locale).values())
+        except Exception:  # a locale this babel lacks
+            continue
+    for column in spellings.natural_earth_names().values():
+        names.update(normalise(name) for name in column)
+    names.update(normalise(name) for name in spellings.endonyms())
+    for table in (aliases.ALIASES, ALIASES_WORLD, aliases.ADJECTIVES, spellings.ALIASES, spellings.ADJECTIVES):
+        for written in table.values():
+            names.update(normalise(name) for name in written)
+    return frozenset(names)
 
 
 # Subdivision types that name a place people say a dish comes from (not districts, parishes, councils).
@@ -359,6 +402,8 @@ def _subdivisions(lang: str) -> dict[str, str]:
     for sub in pycountry.subdivisions:
         if sub.type not in _SUBDIVISION_TYPES or not _first_level(sub):
             continue
+        if set(re.findall(r"\w+", normalise(sub.name))) <= _GENERIC_PLACE_WORDS:
+            continue  # "Sud", "Sud-Ouest": their translations ("दक्षिण", "南部地区") are generic words too
         names = {sub.name, _SUBDIVISION_SUFFIXES.sub("", sub.name)}
         if translation is not None:
             local = translation.gettext(sub.name)
