@@ -813,6 +813,8 @@ def _joined(text: str, index: int, step: int) -> bool:
     if not 0 <= index < len(text):
         return False
     if text[index] == "'":
+        if step == 1 and text[index + 1 : index + 2] == "s" and not _joined(text, index + 2, 1):
+            return False  # the English possessive: "Singapore's famous dish"
         return 0 <= index + step < len(text) and text[index + step].isalpha()
     return _is_word_char(text[index])
 

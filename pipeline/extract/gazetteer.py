@@ -372,6 +372,12 @@ _GENERIC_PLACE_WORDS = frozenset(
         "северный", "южный", "восточный", "западный", "центральный",
     }
 )  # fmt: skip
+# Translations that are only a compass point and a word for region ("Austurland" -> Thai "ภาคตะวันออก",
+# "Southland" -> Chinese "南部地区"): generic words in those languages, whatever the original name.
+_GENERIC_TRANSLATED = re.compile(
+    r"(?:ภาค)?(?:ตะวันออก|ตะวันตก|เหนือ|ใต้|กลาง)(?:เฉียง(?:เหนือ|ใต้))?|"
+    r"[东西南北中東][南北]?[部方]?(?:地区|地區|地方|区|區|部)?"
+)
 _GETTEXT_LOCALES = {"zh": "zh_CN", "zh_Hant": "zh_TW", "zh_Hant_HK": "zh_HK", "fil": "fil", "yue": "zh_HK"}
 
 
@@ -412,7 +418,8 @@ def _subdivisions(lang: str) -> dict[str, str]:
             name = name.split(" (")[0].split("[")[0].strip()  # "Davao (Region XI)"
             key = normalise(name)
             words = set(re.findall(r"\w+", key))
-            if len(key) >= 4 and key not in countries and "(" not in key and not words <= _GENERIC_PLACE_WORDS:
+            generic = words <= _GENERIC_PLACE_WORDS or _GENERIC_TRANSLATED.fullmatch(key) is not None
+            if len(key) >= 4 and key not in countries and "(" not in key and not generic:
                 found.setdefault(name, set()).add(sub.country_code)
     by_key: dict[str, set[str]] = {}
     for name, codes in found.items():

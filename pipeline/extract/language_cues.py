@@ -15,7 +15,7 @@ import re
 _AFTER = frozenset(
     {
         "text", "texts", "translation", "translations", "word", "words", "script", "characters", "letters",
-        "immigrant", "immigrants", "soldier", "soldiers", "settlers", "colonists", "community", "communities",
+        "immigrant", "immigrants", "community", "communities",
         "citizen", "citizens", "statesman", "speaking", "speakers", "speaker", "subtitles", "spelling",
         "pronunciation", "grammar", "alphabet",
         "cittadino", "cittadina", "parlante", "hablantes", "hablante", "parlé", "parlée", "語", "语",
@@ -24,14 +24,24 @@ _AFTER = frozenset(
 _NEXT_WORD = re.compile(r"[-\s]*([\w']+)")
 # Words before a name that make it a language: Indonesian/Javanese/Sundanese "bahasa Indonesia", Thai
 # "ภาษา" (written without a space), Filipino "wikang".
-_BEFORE = re.compile(r"(?:\bbahasa|\bbasa|\bwikang|ภาษา)\s*$", re.IGNORECASE)
+_BEFORE = re.compile(
+    r"(?:\bbahasa|\bbasa|\bwikang|ภาษา|\bcittadin[oaie]|\bcitoyens?|\bciudadanos?|"
+    r"\b(?:answer|question|written|translated|reply|response)\s+(?:is\s+)?in)\s*$",
+    re.IGNORECASE,
+)
 # Endings written onto a name that make it a language: Japanese/Chinese 語 语 ("スペイン語"), Korean 어 ("스페인어").
 _LANGUAGE_SUFFIX = frozenset("語语어")
+
+
+# A language label before a colon inside a list of translations: "(Russian: Пасха, Ukrainian: Пасха, ...)".
+_LABEL_BEFORE = re.compile(r"[(,;]\s*$")
 
 
 def names_language_or_people(text: str, start: int, end: int) -> bool:
     """Is text[start:end] (a country's name or adjective) used for a language or for people?"""
     if end < len(text) and text[end] in _LANGUAGE_SUFFIX:
+        return True
+    if text.startswith(": ", end) and _LABEL_BEFORE.search(text, max(0, start - 4), start):
         return True
     if _BEFORE.search(text, max(0, start - 8), start):
         return True

@@ -56,7 +56,8 @@ AMBIGUOUS: dict[str, str] = {
 _COMMON_WORDS = frozenset(
     {
         "kota", "surat", "aba", "jos", "teni", "budta", "golfe", "camama", "viana", "salvador", "puebla",
-        "sanya", "heshan", "yulin", "aden", "cali", "ordos", "bannu", "touba", "fes", "ufa", "omsk",
+        "sanya", "heshan", "yulin", "aden", "cali", "ordos", "bannu", "touba", "fes", "ufa", "omsk", "anda",
+        "wellington", "canton",
         "대구", "광주", "大同", "中山", "吉林", "佛山", "福州", "台州", "泰州", "宿迁", "永州", "常德", "信阳",
         "المدينة", "مدينة",
     }
@@ -74,7 +75,6 @@ NOTABLE: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "Hawaii": ("US", {"fr": ("Hawaï",), "ko": ("하와이",), "ja": ("ハワイ",), "zh": ("夏威夷",), "es": ("Hawái",)}),
     "Texas": ("US", {"zh": ("德克萨斯州", "德克萨斯", "得克萨斯州", "得克萨斯"), "zh_Hant": ("德克薩斯州", "德州")}),
     "Naples": ("IT", {"it": ("Napoli",), "fr": ("Naples",), "es": ("Nápoles",)}),
-    "Bologna": ("IT", {}),
     "Florence": ("IT", {"it": ("Firenze",), "es": ("Florencia",)}),
     "Venice": ("IT", {"it": ("Venezia",), "fr": ("Venise",), "es": ("Venecia",)}),
     "Genoa": ("IT", {"it": ("Genova",), "fr": ("Gênes",)}),
@@ -89,11 +89,9 @@ NOTABLE: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "Penang": ("MY", {"ms": ("Pulau Pinang",)}),
     "Malacca": ("MY", {"ms": ("Melaka",)}),
     "Cirebon": ("ID", {}),
-    "Padang": ("ID", {}),
     "Yogyakarta": ("ID", {"id": ("Jogja", "Jogjakarta")}),
     "Mallorca": ("ES", {"en": ("Majorca",), "es": ("Mallorca",), "ca": ("Mallorca",)}),
     "Andalusia": ("ES", {"es": ("Andalucía",)}),
-    "Valencia region": ("ES", {"es": ("Comunidad Valenciana",)}),
     "Bavaria": ("DE", {"de": ("Bayern",)}),
     "Crete": ("GR", {"el": ("Κρήτη",)}),
     "Zanzibar": ("TZ", {}),
@@ -103,7 +101,6 @@ NOTABLE: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "Cebu": ("PH", {}),
     "Nagaland": ("IN", {"bn": ("নাগাল্যান্ড",), "hi": ("नागालैंड",)}),
     "Goa": ("IN", {}),
-    "Hyderabad, India": ("IN", {}),
     "Ibadan": ("NG", {"yo": ("Ìbàdàn",)}),
     "Jeju": ("KR", {"ko": ("제주", "제주도")}),
     "Tibet": ("CN", {"zh": ("西藏",)}),
@@ -131,10 +128,10 @@ PLACE_ADJECTIVES: dict[str, dict[str, str]] = {
         "Balinese": "ID",
         "Javanese": "ID",
         "Sundanese": "ID",
-        "Cajun": "US",
+        "Cajun": None,  # a culture of Louisiana's; the earlier labels read it as no country claim
         "Creole": None,  # Louisiana, Haiti, Mauritius...: no one country
         "Texan": "US",
-        "Tex-Mex": "US",
+        "Tex-Mex": None,  # Texas and Mexico
         "Cornish": "GB",
         "Okinawan": "JP",
         "Keralan": "IN",
@@ -146,7 +143,10 @@ PLACE_ADJECTIVES: dict[str, dict[str, str]] = {
 }
 
 # Dish names that hold a place's name (the dish, not a claim about its origin): "Bún bò Huế".
-DISH_NAMES: tuple[str, ...] = ("Bun Bo Hue", "Bún bò Huế", "Hainanese chicken rice", "Singapore noodles")
+DISH_NAMES: tuple[str, ...] = (
+    "Bun Bo Hue", "Bún bò Huế", "Hainanese chicken rice", "Singapore noodles", "beef Wellington", "Spanish moss",
+    "English muffins", "Mexican wedding cookies", "Mexican wedding cookie", "冷やし中華",
+)  # fmt: skip
 
 _LATIN_LANGS = frozenset(
     {"en", "es", "fr", "it", "id", "jv", "su", "fil", "sc", "az", "tr", "cs", "yo", "de", "pt", "ms", "ca", "vi"}
@@ -226,7 +226,9 @@ def _usable(name: str, lang: str) -> bool:
     letters = sum(ch.isalpha() for ch in name)
     script = _script(name)
     if script == "LATIN":
-        return lang in _LATIN_LANGS and letters >= 4 and _PROPER_LATIN.fullmatch(name) is not None
+        # GeoNames' Latin alternates are untagged and noisy ("Bisa", "Keju", "Kwetu" are Swahili or Indonesian
+        # words): only the city's own name is used, plus the reviewed `NOTABLE` forms.
+        return False
     if script in ("CJK", "HANGUL", "KATAKANA", "HIRAGANA"):
         return script in _SCRIPTS.get(lang, ()) and letters >= 2
     return script in _SCRIPTS.get(lang, ()) and letters >= 3
@@ -239,7 +241,8 @@ def candidates(lang: str, countries: frozenset[str]) -> Iterator[tuple[str, str 
     seen: dict[str, set[str]] = {}
     for city in _cities():
         code = city["countrycode"]
-        names = {city["name"]} | {n for n in city["alternatenames"] if _usable(n, lang)}
+        names = {city["name"]} if _PROPER_LATIN.fullmatch(city["name"]) else set()
+        names |= {n for n in city["alternatenames"] if _usable(n, lang)}
         for name in names:
             key = _fold(name)
             if key in blocked or not key:
