@@ -87,7 +87,7 @@ def _is_latin(char: str) -> bool:
 
 # A whole answer of one word, between optional spaces, quotes, asterisks and final punctuation.
 _ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
-_NEAR_MISS_MIN = 6
+_NEAR_MISS_MIN = 5
 
 # Neighbours of a match that end a word in every script: ASCII spaces and punctuation, not the apostrophe.
 _PLAIN_EDGES = frozenset(' \t\n\r\f\v!"#$%&()*+,-./:;<=>?@[\\]^`{|}~')

@@ -405,11 +405,16 @@ def _subdivisions(lang: str) -> dict[str, str]:
         translation = None
     countries = {normalise(name) for name in _territories(lang).values()} | _country_names_en()
     found: dict[str, set[str]] = {}
+    generic_local: set[str] = set()
     for sub in pycountry.subdivisions:
         if sub.type not in _SUBDIVISION_TYPES or not _first_level(sub):
             continue
         if set(re.findall(r"\w+", normalise(sub.name))) <= _GENERIC_PLACE_WORDS:
-            continue  # "Sud", "Sud-Ouest": their translations ("दक्षिण", "南部地区") are generic words too
+            # "Sud", "Sud-Ouest": their translations ("दक्षिण", "Східна") are generic words too, and no other
+            # subdivision may claim them ("Східна" is also how Ukrainian renders an Eritrean region)
+            if translation is not None:
+                generic_local.add(normalise(_SUBDIVISION_SUFFIXES.sub("", translation.gettext(sub.name))))
+            continue
         names = {sub.name, _SUBDIVISION_SUFFIXES.sub("", sub.name)}
         if translation is not None:
             local = translation.gettext(sub.name)
@@ -424,7 +429,11 @@ def _subdivisions(lang: str) -> dict[str, str]:
     by_key: dict[str, set[str]] = {}
     for name, codes in found.items():
         by_key.setdefault(normalise(name), set()).update(codes)
-    return {name: next(iter(codes)) for name, codes in found.items() if len(by_key[normalise(name)]) == 1}
+    return {
+        name: next(iter(codes))
+        for name, codes in found.items()
+        if len(by_key[normalise(name)]) == 1 and normalise(name) not in generic_local
+    }
 
 
 @functools.cache

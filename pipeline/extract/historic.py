@@ -145,7 +145,12 @@ OLD_NAMES: tuple[OldName, ...] = (
     OldName("CD", None, "Zaire was the DR Congo's name 1971-1997", {"en": ("Zaire",), "fr": ("Zaïre",)}),
     OldName("BJ", None, "Dahomey was Benin's name until 1975", {"en": ("Dahomey",)}),
     OldName("BF", None, "Upper Volta was Burkina Faso's name until 1984", {"en": ("Upper Volta",)}),
-    OldName("ET", None, "Abyssinia is Ethiopia's old name", {"en": ("Abyssinia", "Abyssinian")}),
+    OldName(
+        "ET",
+        None,
+        "Abyssinia is Ethiopia's old name",
+        {"en": ("Abyssinia", "Abyssinian"), "ru": ("Абиссиния",), "uk": ("Абіссинія",), "fr": ("Abyssinie",)},
+    ),
     OldName("KH", None, "Kampuchea is Cambodia's name 1975-1989", {"en": ("Kampuchea",)}),
     OldName("CN", None, "Manchuria lies wholly in China's north-east today", {"en": ("Manchuria", "Manchurian")}),
     # Old states and regions that span several of today's countries: kept as regions.

