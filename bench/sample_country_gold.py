@@ -39,8 +39,10 @@ def stratum(countries: tuple[str, ...]) -> str:
 
 
 def escape(text: str) -> str:
-    """The escaping of tests/data/country_gold_real.tsv: backslash doubled, newline and tab as \\n, \\t."""
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\n")
+    """The escaping of tests/data/country_gold_real.tsv: carriage returns dropped, a tab written as a space,
+    backslash doubled, newline as \\n (`evaluation.read_real_gold` reads it back)."""
+    text = text.replace("\r", "").replace("\t", " ")
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
 
 
 def draw(data: Path, per_stratum: int) -> list[dict[str, str]]:
