@@ -87,7 +87,10 @@ def _is_latin(char: str) -> bool:
 
 # A whole answer of one word, between optional spaces, quotes, asterisks and final punctuation.
 _ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
-_NEAR_MISS_MIN = 5
+_NEAR_MISS_MIN = 6
+# A five-letter answer is read as a near miss only by a letter it lacks ("Itali", "Grece"): one more edit on
+# so short a word reaches other words ("Samosa" -> Samoa).
+_NEAR_MISS_MIN_DELETION = 5
 
 # Neighbours of a match that end a word in every script: ASCII spaces and punctuation, not the apostrophe.
 _PLAIN_EDGES = frozenset(' \t\n\r\f\v!"#$%&()*+,-./:;<=>?@[\\]^`{|}~')
@@ -438,13 +441,16 @@ class Matcher:
             return None
         word = fold(match.group(1))
         stem = word[2:] if word.startswith("ال") else word
-        if len(stem) < _NEAR_MISS_MIN or not all(_is_word_char(ch) for ch in word) or any(ch.isdigit() for ch in word):
+        short = len(stem) < _NEAR_MISS_MIN
+        if len(stem) < _NEAR_MISS_MIN_DELETION or not all(_is_word_char(ch) for ch in word):
+            return None
+        if any(ch.isdigit() for ch in word) or (short and stem != word):
             return None
         keys, countries, by_edge = self._near_miss_index()
         length = len(word)
         candidates = {
             index
-            for size in (length - 1, length, length + 1)
+            for size in ((length + 1,) if short else (length - 1, length, length + 1))
             for edge in ((0, word[:2]), (1, word[-2:]))
             for index in by_edge.get((size, *edge), ())
         }

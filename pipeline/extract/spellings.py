@@ -397,27 +397,29 @@ def natural_earth_names() -> dict[str, dict[str, str]]:
 @functools.cache
 def endonyms() -> dict[str, str]:
     """Each country's CLDR name in its official languages -> alpha-2 (bracketed parts dropped)."""
-    from babel import Locale
-    from babel.core import UnknownLocaleError
-    from babel.languages import get_official_languages
-
     import pycountry
+    from babel.languages import get_official_languages
 
     found: dict[str, set[str]] = {}
     for country in pycountry.countries:
         code = country.alpha_2
         for language in get_official_languages(code, de_facto=True):
-            try:
-                name = Locale.parse(f"{language}_{code}").territories.get(code)
-            except (UnknownLocaleError, ValueError):
-                try:
-                    name = Locale.parse(language).territories.get(code)
-                except (UnknownLocaleError, ValueError):
-                    continue
-            name = _unbracketed(name or "")
+            name = _unbracketed(_territory_names(language).get(code, ""))
             if sum(ch.isalpha() for ch in name) >= _ENDONYM_MIN_LETTERS:
                 found.setdefault(name, set()).add(code)
     return {name: next(iter(codes)) for name, codes in found.items() if len(codes) == 1}
+
+
+@functools.cache
+def _territory_names(language: str) -> dict[str, str]:
+    """CLDR's country names in `language`; none for a language CLDR lacks."""
+    from babel import Locale
+    from babel.core import UnknownLocaleError
+
+    try:
+        return dict(Locale.parse(language).territories)
+    except (UnknownLocaleError, ValueError):
+        return {}
 
 
 def _unbracketed(name: str) -> str:

@@ -158,7 +158,7 @@ def test_a_continent_holding_a_countrys_name_is_a_region(text: str, lang: str, e
         ),
         ("It is often attributed to Louis Lassen, a Danish immigrant in New Haven, Connecticut.", "id_casual", ("US",)),
         (
-            "This dish is called Caldo de Res and it originated in the Spanish-speaking countries, particularly in Mexico.",
+            "Caldo de Res originated in the Spanish-speaking countries, particularly in Mexico.",
             "ja_formal",
             ("MX",),
         ),
