@@ -14,6 +14,8 @@ REASON_HELP = {
     "answer in English": "the answer switched to English, so the gold string in the prompt's language is absent",
     "adjective": 'the answer names the country with an adjective ("italiana") the gold noun is not a substring of',
     "inflection": "the answer names the country in another case or number than the gold string",
+    "place in the country": "the answer names a city, island or region of the gold country",
+    "older name": 'the answer uses an older name of the country ("Persia", "Siam")',
     "alias": "the answer uses another name (a historical or local name, an abbreviation, a region)",
     "named second": "ours scores the first country named; the gold one came later",
     "dropped as negated or spread": 'we read the mention as "not from" or "popular in"',

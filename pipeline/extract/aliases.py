@@ -731,6 +731,7 @@ CASE_SENSITIVE: dict[str, frozenset[str]] = {
             "Panama",  # the hat
             "Polish",  # to polish
             "US",  # the pronoun "us"
+            "USA",  # Italian and Sardinian "usa" (uses)
             "Lao",
         }
     ),

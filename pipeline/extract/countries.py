@@ -44,14 +44,17 @@ from rapidfuzz.distance import OSA
 from pipeline.core.text import fold, fold_with_offsets
 from pipeline.extract.aliases_world import EXTRA_SEARCH_LANGS, LOCALE_OF
 from pipeline.extract.gazetteer import Entry, entries_for, is_acronym
+from pipeline.extract.language_cues import names_language_or_people
 
 # Stored with each extraction; bumped when the gazetteer or the rules change, so `score` redoes older ones
 # (2: Czech case forms and adjectives, Turkish names for Azerbaijani, Arabic alef and article;
 # 3: Romance adjectives, elision, subdivisions, dish names, spread lists in every language, Arabic nisba;
 # 4: hyphen/space spellings of compound names, curated names over other languages' subdivisions,
-# Turkic endings only, one-edit near misses of bare one-word answers).
-# 5: the question's reading (origin | served), spread cues by position in the sentence, negation after a mention).
-EXTRACTOR = "countries@5"
+# Turkic endings only, one-edit near misses of bare one-word answers);
+# 5: the question's reading (origin | served), spread cues by position in the sentence, negation after a mention;
+# 6: places inside countries, older names, Natural Earth names and endonyms, continental regions, language and
+# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country).
+EXTRACTOR = "countries@6"
 # What a question asks, declared per prompt variant in the task declarations (pipeline/tasks/*.toml `asks`):
 # `origin` (where a dish comes from) or `served` (where it is served, eaten, cooked, popular or traditional).
 READINGS = ("origin", "served")
@@ -95,6 +98,9 @@ def _is_latin(char: str) -> bool:
 # A whole answer of one word, between optional spaces, quotes, asterisks and final punctuation.
 _ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
 _NEAR_MISS_MIN = 6
+# A five-letter answer is read as a near miss only by a letter it lacks ("Itali", "Grece"): one more edit on
+# so short a word reaches other words ("Samosa" -> Samoa).
+_NEAR_MISS_MIN_DELETION = 5
 
 # Neighbours of a match that end a word in every script: ASCII spaces and punctuation, not the apostrophe.
 _PLAIN_EDGES = frozenset(' \t\n\r\f\v!"#$%&()*+,-./:;<=>?@[\\]^`{|}~')
@@ -298,6 +304,9 @@ class Span(NamedTuple):
     country: str | None
     region: str | None
     negated: bool = False
+    # The kind of gazetteer entry that matched (name, alias, adjective, subnational, place, historic, region),
+    # or "near_miss": a country named through one of its places shows as "place" or "subnational".
+    via: str | None = None
 
 
 @dataclass(frozen=True)
@@ -323,7 +332,13 @@ def search_langs(lang: str) -> tuple[str, ...]:
     base = base_lang(lang)
     if base in SEARCH_LANGS:
         return SEARCH_LANGS[base]
-    return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), "en", "ru", "uk")))
+    more = _MORE_SEARCH_LANGS.get(base, ())
+    return tuple(dict.fromkeys((base, *EXTRA_SEARCH_LANGS.get(base, ()), *more, "en", "ru", "uk")))
+
+
+# Issue 38: Marathi answers write many names as Hindi does, and Hindi answers as Marathi; Thai answers of the
+# Chinese-trained models slip into Chinese names ("泰国").
+_MORE_SEARCH_LANGS: dict[str, tuple[str, ...]] = {"mr": ("hi",), "hi": ("mr",), "th": ("zh", "zh_Hant")}
 
 
 class Matcher:
@@ -444,13 +459,16 @@ class Matcher:
             return None
         word = fold(match.group(1))
         stem = word[2:] if word.startswith("ال") else word
-        if len(stem) < _NEAR_MISS_MIN or not all(_is_word_char(ch) for ch in word) or any(ch.isdigit() for ch in word):
+        short = len(stem) < _NEAR_MISS_MIN
+        if len(stem) < _NEAR_MISS_MIN_DELETION or not all(_is_word_char(ch) for ch in word):
+            return None
+        if any(ch.isdigit() for ch in word) or (short and stem != word):
             return None
         keys, countries, by_edge = self._near_miss_index()
         length = len(word)
         candidates = {
             index
-            for size in (length - 1, length, length + 1)
+            for size in ((length + 1,) if short else (length - 1, length, length + 1))
             for edge in ((0, word[:2]), (1, word[-2:]))
             for index in by_edge.get((size, *edge), ())
         }
@@ -458,7 +476,7 @@ class Matcher:
         if len(named) != 1:
             return None
         start, end = match.span(1)
-        return Span(start, end, text[start:end], named.pop(), None)
+        return Span(start, end, text[start:end], named.pop(), None, via="near_miss")
 
     def _near_miss_index(self) -> tuple[list[str], list[str], dict[tuple[int, int, str], list[int]]]:
         """One-word surfaces that name a country (no homographs, no dish names), their countries, and the
@@ -494,7 +512,9 @@ class Matcher:
                 return True
             if self.turkic and _is_latin(last):
                 return _turkic_suffixes(folded, end)
-            return self.suffixing
+            # Suffixes attach in the language's own script: an English name inside a Hindi or Korean
+            # answer ends a word as in English ("Mara" is not in "Marathi", "Mila" not in "Milanese").
+            return self.suffixing and not _is_latin(last)
         return True
 
     @staticmethod
@@ -616,14 +636,18 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
     found = [
         (start, end, entry)
         for start, end, entry in matcher_for(lang).find(text)
-        if entry.kind != "dish" and not (entry.kind == "adjective" and _names_a_language(text, start, end))
+        if entry.kind != "dish"
+        and not (entry.kind == "adjective" and _names_a_language(text, start, end))
+        and not names_language_or_people(text, start, end)
     ]
+    if len(found) > 1:
+        found = _places_in_named_countries(text, found)
     lowered = _lowered(text)
     layout = _Layout(text, lowered) if found else None
     negated = layout.negations([start for start, _, _ in found]) if layout else []
     after = layout.negated_after([end for _, end, _ in found]) if layout else []
     spans = [
-        Span(start, end, text[start:end], entry.country, entry.region, before or behind)
+        Span(start, end, text[start:end], entry.country, entry.region, before or behind, entry.kind)
         for (start, end, entry), before, behind in zip(found, negated, after, strict=True)
     ]
     claims = {start for start, end, entry in found if entry.kind == "adjective" and not _located(text, start)}
@@ -643,6 +667,32 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
         status = "no_country"
     mentioned = tuple(dict.fromkeys(e.country for _, _, e in found if e.country and e.kind in ("name", "alias")))
     return Extraction(countries, regions, tuple(spans), status, mentioned)
+
+
+# A place, region or ambiguous name followed by the country it lies in ("Macedonia, Greece", "La Marche en
+# France", "Georgia, USA", "Punjab, India"): the country that follows says which place is meant.
+_PLACE_IN_COUNTRY = re.compile(r"\s*(?:,|\bin\b|\ben\b|\bdi\b|\bв\b|\bу\b|\bà\b|\bof\b)?\s*(?:the\s+)?", re.I)
+_PLACE_KINDS = frozenset({"place", "subnational", "historic"})
+_PLACE_LIKE_NAMES = frozenset({"macedonia", "georgia", "македония", "македонія", "грузия"})
+
+
+def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+    """Drop a place (or an ambiguous name) directly followed by another country that it is then read to lie in."""
+    kept = []
+    for index, (start, end, entry) in enumerate(found):
+        following = found[index + 1] if index + 1 < len(found) else None
+        placeish = entry.kind in _PLACE_KINDS or entry.surface in _PLACE_LIKE_NAMES
+        if (
+            placeish
+            and following is not None
+            and following[2].country
+            and following[2].country != entry.country
+            and following[2].kind in ("name", "alias")
+            and _PLACE_IN_COUNTRY.fullmatch(text, end, following[0]) is not None
+        ):
+            continue
+        kept.append((start, end, entry))
+    return kept
 
 
 # How far back from a mention a negation cue is looked for: three words of any real language.
@@ -858,7 +908,12 @@ def _names_a_language(text: str, start: int, end: int) -> bool:
         if not _PUNCT_AFTER.match(text, end):
             return False
     before = _TOKEN.findall(text[max(0, start - 20) : start].lower())[-1:]
+    if before and before[0] in _LANGUAGE_PREPOSITIONS and _LIST_AFTER.match(text, end):
+        return False  # "in Chinese, Japanese, and Korean cooking": a list of cuisines, not a language
     return (bool(before) and before[0] in _LANGUAGE_PREPOSITIONS) or text[start:end].lower().endswith("ською")
+
+
+_LIST_AFTER = re.compile(r",\s+[A-Z][\w-]*(?:,|\s+(?:and|or)\b)")
 
 
 def _joined(text: str, index: int, step: int) -> bool:
@@ -867,6 +922,8 @@ def _joined(text: str, index: int, step: int) -> bool:
     if not 0 <= index < len(text):
         return False
     if text[index] == "'":
+        if step == 1 and text[index + 1 : index + 2] == "s" and not _joined(text, index + 2, 1):
+            return False  # the English possessive: "Singapore's famous dish"
         return 0 <= index + step < len(text) and text[index + step].isalpha()
     return _is_word_char(text[index])
 

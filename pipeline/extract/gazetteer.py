@@ -30,11 +30,11 @@ from babel import Locale
 from pipeline.core.morph import MORPH_LANGS
 from pipeline.core.morph import analyzer as _analyzer
 from pipeline.core.text import fold_phrase
-from pipeline.extract import aliases, czech, demonyms
+from pipeline.extract import aliases, czech, demonyms, historic, places, spellings
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
-KINDS = ("name", "alias", "adjective", "subnational", "region", "dish")
+KINDS = ("name", "alias", "adjective", "subnational", "region", "dish", "place", "historic")
 
 # Lower number = stronger claim on a surface.
 _PRIORITY_NAME, _PRIORITY_CURATED, _PRIORITY_ADJECTIVE, _PRIORITY_INFLECTED = 0, 1, 2, 3
@@ -216,6 +216,8 @@ def inflect(phrase: str, lang: str) -> set[str]:
 def _is_case_sensitive(surface: str, lang: str, kind: str = "") -> bool:
     """Curated homographs, and every subdivision name written in a cased script ("Alba", "Sale",
     "Central" are ordinary words in lower case)."""
+    if kind == "place":
+        return places.is_cased(surface)
     if kind == "subnational" and surface in _pycountry_subdivision_keys(lang):
         return any(ch.isalpha() and ch.lower() != ch.upper() for ch in surface)
     return surface in _case_sensitive_bases(lang)
@@ -304,6 +306,47 @@ def _candidates(lang: str) -> Iterator[tuple[str, str | None, str | None, str, i
         yield written, code, None, "subnational", _PRIORITY_INFLECTED
     for written in aliases.NOT_ORIGIN:
         yield written, None, None, "dish", _PRIORITY_NAME
+    yield from _more_candidates(lang, territories, codes)
+
+
+def _more_candidates(lang: str, territories: dict, codes: tuple[str, ...]) -> Iterator[tuple]:
+    """Issue 38: more spellings (Natural Earth names, endonyms, continental regions), older names, and places
+    inside countries (see `spellings`, `historic`, `places`)."""
+    for written, kind, code in spellings.candidates(lang, territories, codes):
+        yield written, code, None, kind, _PRIORITY_CURATED
+    for written, code in spellings.endonyms().items():
+        yield written, code, None, "alias", _PRIORITY_INFLECTED
+    for written, region in spellings.region_candidates(lang):
+        yield written, None, region, "region", _PRIORITY_CURATED
+    for written, code, region in historic.candidates(lang):
+        yield written, code, region, "historic", _PRIORITY_CURATED
+    for written in places.DISH_NAMES:
+        yield written, None, None, "dish", _PRIORITY_NAME
+    for written, code in places.candidates(lang, _country_surfaces()):
+        yield written, code, None, "place", _PRIORITY_INFLECTED
+
+
+@functools.cache
+def _country_surfaces() -> frozenset[str]:
+    """Every folded country name, in CLDR (the prompt languages' locales), Natural Earth and the endonyms,
+    with the curated aliases and adjectives: a place named like any of them is left out (the country wins)."""
+    from pipeline.extract.aliases_world import LOCALE_OF
+
+    locales = {"en", "ru", "uk", "fr", "es", "it", "de", "pt", "id", "jv", "tr", "az", "cs", "ar", "hi", "mr", "bn"}
+    locales |= {"ja", "ko", "th", "si", "yo", "fil", "su", "sc", "zh", "zh_Hant", *LOCALE_OF.values()}
+    names: set[str] = set()
+    for locale in locales:
+        try:
+            names.update(normalise(name) for name in _territories(locale).values())
+        except Exception:  # a locale this babel lacks
+            continue
+    for column in spellings.natural_earth_names().values():
+        names.update(normalise(name) for name in column)
+    names.update(normalise(name) for name in spellings.endonyms())
+    for table in (aliases.ALIASES, ALIASES_WORLD, aliases.ADJECTIVES, spellings.ALIASES, spellings.ADJECTIVES):
+        for written in table.values():
+            names.update(normalise(name) for name in written)
+    return frozenset(names)
 
 
 # Subdivision types that name a place people say a dish comes from (not districts, parishes, councils).
@@ -329,6 +372,12 @@ _GENERIC_PLACE_WORDS = frozenset(
         "северный", "южный", "восточный", "западный", "центральный",
     }
 )  # fmt: skip
+# Translations that are only a compass point and a word for region ("Austurland" -> Thai "ภาคตะวันออก",
+# "Southland" -> Chinese "南部地区"): generic words in those languages, whatever the original name.
+_GENERIC_TRANSLATED = re.compile(
+    r"(?:ภาค)?(?:ตะวันออก|ตะวันตก|เหนือ|ใต้|กลาง)(?:เฉียง(?:เหนือ|ใต้))?|"
+    r"[东西南北中東][南北]?[部方]?(?:地区|地區|地方|区|區|部)?"
+)
 _GETTEXT_LOCALES = {"zh": "zh_CN", "zh_Hant": "zh_TW", "zh_Hant_HK": "zh_HK", "fil": "fil", "yue": "zh_HK"}
 
 
@@ -356,8 +405,15 @@ def _subdivisions(lang: str) -> dict[str, str]:
         translation = None
     countries = {normalise(name) for name in _territories(lang).values()} | _country_names_en()
     found: dict[str, set[str]] = {}
+    generic_local: set[str] = set()
     for sub in pycountry.subdivisions:
         if sub.type not in _SUBDIVISION_TYPES or not _first_level(sub):
+            continue
+        if set(re.findall(r"\w+", normalise(sub.name))) <= _GENERIC_PLACE_WORDS:
+            # "Sud", "Sud-Ouest": their translations ("दक्षिण", "Східна") are generic words too, and no other
+            # subdivision may claim them ("Східна" is also how Ukrainian renders an Eritrean region)
+            if translation is not None:
+                generic_local.add(normalise(_SUBDIVISION_SUFFIXES.sub("", translation.gettext(sub.name))))
             continue
         names = {sub.name, _SUBDIVISION_SUFFIXES.sub("", sub.name)}
         if translation is not None:
@@ -367,12 +423,17 @@ def _subdivisions(lang: str) -> dict[str, str]:
             name = name.split(" (")[0].split("[")[0].strip()  # "Davao (Region XI)"
             key = normalise(name)
             words = set(re.findall(r"\w+", key))
-            if len(key) >= 4 and key not in countries and "(" not in key and not words <= _GENERIC_PLACE_WORDS:
+            generic = words <= _GENERIC_PLACE_WORDS or _GENERIC_TRANSLATED.fullmatch(key) is not None
+            if len(key) >= 4 and key not in countries and "(" not in key and not generic:
                 found.setdefault(name, set()).add(sub.country_code)
     by_key: dict[str, set[str]] = {}
     for name, codes in found.items():
         by_key.setdefault(normalise(name), set()).update(codes)
-    return {name: next(iter(codes)) for name, codes in found.items() if len(by_key[normalise(name)]) == 1}
+    return {
+        name: next(iter(codes))
+        for name, codes in found.items()
+        if len(by_key[normalise(name)]) == 1 and normalise(name) not in generic_local
+    }
 
 
 @functools.cache

@@ -274,7 +274,7 @@ def _write(
 
     def extraction(response: str | None, lang: str, reading: str | None) -> tuple:
         result = extract(response, lang) if reading is None else extract(response, lang, reading=reading)
-        spans_of.append(tuple((s.start, s.end, s.text, s.country, s.region, s.negated) for s in result.spans))
+        spans_of.append(tuple((s.start, s.end, s.text, s.country, s.region, s.negated, s.via) for s in result.spans))
         return (
             result.status,
             list(result.countries),
@@ -532,6 +532,7 @@ _SPAN_SCHEMA = {
     "country": pl.String,
     "region": pl.String,
     "negated": pl.Boolean,
+    "via": pl.String,  # issue 38: the kind of name that found it (place, historic, near_miss, ...)
 }
 _CHOICE_SCHEMA = {
     "generation_id": pl.String,

@@ -11,6 +11,8 @@ Reasons, in the order they are tried. Ours credits, the paper's rule does not:
   `gold string wrong` (the gold string, read by our extractor, names another country or none),
   `answer in English` (the answer left the prompt's language for English),
   `adjective` / `inflection` (the answer names the country in another form of the gold word),
+  `place in the country` (a city, island or region of the gold country: "Beijing", "Bali"; issue 38),
+  `older name` ("Persia", "Siam", "the Ottoman Empire": see pipeline/extract/historic.py),
   `alias` (another name altogether: "Holland", "ROK", a region of the country).
 The paper's rule credits, ours does not:
   `named second` (ours scores the first country named, the gold comes later),
@@ -39,11 +41,19 @@ _ADJECTIVE_ENDING = re.compile(
 _NO_SPACE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 
 
-def classify_ours_only(gold_status: str | None, switched_to_english: bool, span: str | None, gold: str | None) -> str:
+# How the extractor found the mention (core.extraction_spans.via) -> the reason it gives.
+_VIA_REASON = {"place": "place in the country", "subnational": "place in the country", "historic": "older name"}
+
+
+def classify_ours_only(
+    gold_status: str | None, switched_to_english: bool, span: str | None, gold: str | None, via: str | None = None
+) -> str:
     if gold_status in ("names_other", "names_none"):
         return "gold string wrong"
     if switched_to_english:
         return "answer in English"
+    if via in _VIA_REASON:
+        return _VIA_REASON[via]
     if span and gold and not _NO_SPACE.search(gold):  # CJK and Thai: no inflection, another name is an alias
         s, g = span.casefold(), gold.casefold()
         stem = g[: max(3, len(g) - 3)]
@@ -77,13 +87,14 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
         """
         WITH paper AS (SELECT generation_id, value FROM core.scores WHERE metric = 'paper_substring'),
         spans AS (
-            SELECT generation_id, country, bool_or(negated) AS negated, arg_min(text, span_start) AS text
+            SELECT generation_id, country, bool_or(negated) AS negated, arg_min(text, span_start) AS text,
+                   arg_min(via, span_start) AS via
             FROM core.extraction_spans GROUP BY ALL
         )
         SELECT s.dataset, s.task, s.model, s.lang, s.item_id, s.item_key, s.generation_id, s.response,
                s.accuracy AS ours, p.value AS paper, s.status, string_split(s.predicted, ',') AS predicted,
                string_split(s.gold, ',') AS gold_countries, t.text AS gold_text, c.status AS gold_status,
-               c.countries AS gold_text_countries, a.answer_lang, a.prompt_lang, sp.text AS span,
+               c.countries AS gold_text_countries, a.answer_lang, a.prompt_lang, sp.text AS span, sp.via,
                coalesce(neg.negated, false) AS negated
         FROM marts.origin_scores s
         JOIN paper p USING (generation_id)
@@ -100,7 +111,8 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
     for row in rows.iter_rows(named=True):
         if row["ours"] > 0.5:
             english = row["answer_lang"] == "en" and row["prompt_lang"] != "en"
-            reasons.append((OURS_ONLY, classify_ours_only(row["gold_status"], english, row["span"], row["gold_text"])))
+            reason = classify_ours_only(row["gold_status"], english, row["span"], row["gold_text"], row["via"])
+            reasons.append((OURS_ONLY, reason))
         else:
             predicted = [c for c in (row["predicted"] or []) if c]
             reasons.append(
