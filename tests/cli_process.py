@@ -114,11 +114,12 @@ def run(
     stdin: bytes | None = None,
     file_limit: int | None = None,
     kill_after: float | None = None,
+    binary: bool = False,
 ) -> subprocess.CompletedProcess:
     """What `subprocess.run([sys.executable, "-m", "pipeline", *args], input=stdin, capture_output=True, text=True)`
     returns (no `stdin`: the command reads an empty input, as from /dev/null); `file_limit`: the process's
     RLIMIT_FSIZE in bytes; `kill_after`: seconds after which a command still running is killed with SIGKILL, its
-    whole process group (its return code is then -9)."""
+    whole process group (its return code is then -9); `binary`: standard output as bytes (a Parquet export)."""
     with tempfile.TemporaryDirectory(prefix="cli-") as folder:
         given, stdout, stderr = Path(folder) / "stdin", Path(folder) / "stdout", Path(folder) / "stderr"
         given.write_bytes(stdin or b"")
@@ -143,6 +144,6 @@ def run(
         return subprocess.CompletedProcess(
             [sys.executable, "-m", "pipeline", *args],
             process.exitcode,
-            stdout.read_text(errors="replace"),
+            stdout.read_bytes() if binary else stdout.read_text(errors="replace"),
             stderr.read_text(errors="replace"),
         )
