@@ -34,6 +34,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.countries import UnknownCountry, _english_index, resolve_english, resolve_uk_nation
 from pipeline.cultural_distance import cultural_distance, great_circle_km, nearest
 from pipeline.datasets import DATASETS
@@ -204,6 +205,7 @@ def read(source: Path) -> Parsed:
 def _rows(path: Path, expected: list[str]) -> list[dict]:
     if not path.is_file():
         raise DataError(path, "file not found")
+    limits.check_csv(path)
     try:
         frame = pl.read_csv(path, infer_schema_length=0)
     except Exception as exc:
