@@ -86,12 +86,18 @@ def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore:
     what needs (re)scoring."""
     table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
+    # a rescore removes every earlier row first (clear_for_rescore): nothing to look up per answer
+    scored_before = (
+        "false"
+        if rescore
+        else f"""(EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id)
+                OR EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = g.generation_id))"""
+    )
     return con.sql(
         f"""
         SELECT g.generation_id, g.lang, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
                {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)},
-               (EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id)
-                OR EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = g.generation_id)) AS scored_before
+               {scored_before} AS scored_before
         FROM core.generations g JOIN core.items i USING (item_id)
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
@@ -127,7 +133,6 @@ def score(
         extractor_name, extract = get_extractor(task.extractor)
         work.append((task, extractor_name, extract, pending(con, task, extractor_name, rescore)))
     if rescore:
-        work = [(*head, rows.with_columns(scored_before=False)) for *head, rows in work]
         clear_for_rescore(con, [rows for *_, rows in work])
     total = sum(rows.height for *_, rows in work)
     # The stage allocates millions of small tuples and lists (keys, memo rows) beside the gazetteers and matchers:
