@@ -12,6 +12,10 @@ out), and no temporary file of the killed run may be left (`*.tmp-PID`, `*.wal`,
     -> prints "N kills, N identical, 0 bytes left"
 
 `tests/warehouse/test_faults.py` runs the same sweep with one kill per command.
+
+    .venv/bin/python bench/faults.py --hostile [--full-size]
+    -> one row per hostile file (zip and gzip bombs, an over-long line, deep JSON, wide Parquet, bad CSV): refused on
+       one line, peak memory, tables changed (tests/pipeline/test_hostile_files.py runs the same files)
 """
 
 from __future__ import annotations
@@ -644,6 +648,45 @@ def hostile_cases(folder: Path, full_size: bool = False) -> list[HostileCase]:
     return cases
 
 
+def hostile_sweep(data: Path, root: Path, full_size: bool, memory_limit: int) -> int:
+    """Every hostile file fed to its command on a copy of an ingested WorldCuisines warehouse, under an address-space
+    limit: prints, per file, the exit status, the `error:` (or corrupt-shard) line, the peak memory the command
+    reached and whether the snapshot's rows changed. Exit 1 when a file is not refused on one line."""
+    import resource
+
+    cli_process.start_server()
+    env = environment(root)
+    start = root / "start"
+    start.mkdir(parents=True, exist_ok=True)
+    code, stderr, _ = run(start, ("ingest", "worldcuisines", "--source", str(data / "worldcuisines")), env)
+    if code != 0:
+        raise RuntimeError(stderr)
+    reference = summary(start / WAREHOUSE)
+    failures = 0
+    for index, case in enumerate(hostile_cases(root / "files", full_size)):
+        folder = root / f"case{index}"
+        copy_state(start, folder)
+        began = time.perf_counter()
+        done = cli_process.run(
+            cli_arguments(folder / WAREHOUSE, *case.args), cwd=REPO, env=env, timeout=900, memory_limit=memory_limit
+        )
+        seconds = time.perf_counter() - began
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child so far
+        lines = [line for line in done.stderr.splitlines() if line.startswith(("error:", "corrupt shard skipped:"))]
+        after = summary(folder / WAREHOUSE)
+        changed = sorted(t for t in set(reference) | set(after) if reference.get(t) != after.get(t))
+        one_line = len(lines) == 1 and str(case.path) in lines[0] and "Traceback" not in done.stderr
+        refused = one_line and lines[0].startswith("error:")  # else a corpus shard: reported, recorded as corrupt
+        ok = (done.returncode == 2 and not changed) if refused else one_line
+        failures += not ok
+        print(
+            f"{'ok  ' if ok else 'FAIL'} {case.name:40} exit {done.returncode} {seconds:6.1f} s, peak RSS of any "
+            f"command so far {peak_mb:,.0f} MB; tables changed: {', '.join(changed) or 'none'}\n     {lines[:1]}"
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+    return 1 if failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("DATA", REPO.parent / "shared" / "data")))
@@ -653,8 +696,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--tiny", action="store_true", help="also generate with the tiny transformers model (slow)")
+    parser.add_argument("--hostile", action="store_true", help="feed the hostile files instead of killing commands")
+    parser.add_argument(
+        "--full-size", action="store_true", help="--hostile: a 1 GB line and a million Parquet columns (minutes)"
+    )
+    parser.add_argument("--memory-gb", type=float, default=2.0, help="--hostile: address space a command may add")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile_dir())
+    if args.hostile:
+        return hostile_sweep(args.data, root, args.full_size, int(args.memory_gb * (1 << 30)))
     outcomes = sweep(args.data, root, args.kills, args.seed, set(args.only or ()), args.workers, args.tiny)
     for name in dict.fromkeys(o.scenario for o in outcomes):
         mine = [o for o in outcomes if o.scenario == name]
