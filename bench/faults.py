@@ -12,6 +12,10 @@ out), and no temporary file of the killed run may be left (`*.tmp-PID`, `*.wal`,
     -> prints "N kills, N identical, 0 bytes left"
 
 `tests/warehouse/test_faults.py` runs the same sweep with one kill per command.
+
+    .venv/bin/python bench/faults.py --hostile [--full-size]
+    -> one row per hostile file (zip and gzip bombs, an over-long line, deep JSON, wide Parquet, bad CSV): refused on
+       one line, peak memory, tables changed (tests/pipeline/test_hostile_files.py runs the same files)
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ import random
 import re
 import shutil
 import signal
+import struct
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -339,6 +345,348 @@ def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, s
     return outcomes
 
 
+# Hostile files: inputs from outside built to exhaust memory, the stack or the parser. Each must stop its command
+# with one `error:` line naming the file (and line), in bounded memory, with both databases unchanged. The caps they
+# cross are documented in pipeline/core/limits.py; tests/pipeline/test_hostile_files.py runs every case.
+
+
+@dataclass(frozen=True)
+class HostileCase:
+    """`args` (after `--warehouse W`) feed the file at `path` to a command; the error names `path`, and `line`."""
+
+    name: str
+    args: tuple[str, ...]
+    path: Path
+    line: int | None = None
+
+
+def _zip_entry(name: str, data_blocks: list[tuple[bytes, int]], crc: int, total: int, deflated: bool) -> tuple:
+    """(local header + data, central directory record builder) of one zip member; `data_blocks`: (bytes, repeats)."""
+    encoded = name.encode()
+    size = sum(len(block) * repeats for block, repeats in data_blocks)
+    method = 8 if deflated else 0
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0, crc, size, total, len(encoded), 0) + encoded
+
+    def central(offset: int) -> bytes:
+        return (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                method,
+                0,
+                0,
+                crc,
+                size,
+                total,
+                len(encoded),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + encoded
+        )
+
+    return local, data_blocks, central
+
+
+def write_zip_bomb_xlsx(path: Path, uncompressed: int = 1 << 30, declared: int | None = None) -> Path:
+    """A workbook whose sheet inflates to `uncompressed` bytes of rows from a few MB (deflate blocks of one
+    repeated row, each ended by a full flush, so one compressed block is written many times: no gigabyte is ever
+    made here). `declared`: the size the zip directory claims for it (a lying bomb claims little)."""
+    row = b'<row><c t="inlineStr"><is><t>A</t></is></c></row>' * 20000
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressor.compress(row)
+    compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(row) + compressor.flush(zlib.Z_FULL_FLUSH)  # the same bytes for every repeat
+    repeats = uncompressed // len(row)
+    tail = compressor.flush()  # an empty final block
+    small = {
+        "[Content_Types].xml": b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+        b'content-types"><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-'
+        b'officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" '
+        b'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+        "_rels/.rels": b'<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+        b'relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        b'relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": b'<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
+        b'2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+        b'<sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": b'<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+        b'package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
+        b'officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    }
+    entries = [_zip_entry(name, [(data, 1)], zlib.crc32(data), len(data), False) for name, data in small.items()]
+    head = b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    head += b"<sheetData>"
+    total = len(head) + repeats * len(row)
+    entries.append(
+        _zip_entry(
+            "xl/worksheets/sheet1.xml",
+            [(_raw_deflate_stored(head), 1), (block, repeats), (tail, 1)],
+            0,  # the checksum of a gigabyte would cost a second to compute; the reader stops long before it
+            min(declared if declared is not None else total, 0xFFFFFFFF),
+            True,
+        )
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:
+        directory = []
+        for local, blocks, central in entries:
+            directory.append(central(out.tell()))
+            out.write(local)
+            for data, count in blocks:
+                for _ in range(count):
+                    out.write(data)
+        start = out.tell()
+        out.write(b"".join(directory))
+        end = out.tell()
+        out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(directory), len(directory), end - start, start, 0))
+    return path
+
+
+def _raw_deflate_stored(data: bytes) -> bytes:
+    """`data` as a non-final stored deflate block (so compressed blocks can follow it)."""
+    return struct.pack("<BHH", 0, len(data), len(data) ^ 0xFFFF) + data
+
+
+def write_gzip_bomb(path: Path, uncompressed: int = 4 << 30, line: bytes = b'{"text": "a"}\n') -> Path:
+    """A gzip shard of `uncompressed` bytes of one short JSON line repeated, from a few MB: one member whose deflate
+    data is one compressed block written many times (full flushes make the blocks equal)."""
+    chunk = line * max(1, (1 << 20) // len(line))
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressor.compress(chunk)
+    compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    first = zlib.compressobj(9, zlib.DEFLATED, -15)
+    opening = first.compress(chunk) + first.flush(zlib.Z_FULL_FLUSH)
+    with open(path, "wb") as out:
+        out.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff")
+        out.write(opening)
+        for _ in range(uncompressed // len(chunk) - 1):
+            out.write(block)
+        out.write(compressor.flush())
+        out.write(struct.pack("<II", 0, (uncompressed // len(chunk) * len(chunk)) & 0xFFFFFFFF))  # CRC never reached
+    return path
+
+
+def write_long_line(path: Path, length: int, before: bytes = b"", prefix: bytes = b'{"text": "') -> Path:
+    """`before`, then one line of `length` bytes, written in blocks (never held in memory), then a newline."""
+    with open(path, "wb") as out:
+        out.write(before)
+        out.write(prefix)
+        left = length - len(prefix)
+        block = b"a" * (1 << 20)
+        while left > 0:
+            out.write(block[: min(left, len(block))])
+            left -= len(block)
+        out.write(b"\n")
+    return path
+
+
+def write_deep_json(path: Path, depth: int = 100_000, before: bytes = b"") -> Path:
+    """One JSON Lines record nested `depth` levels deep (a recursive parser's stack), after `before`."""
+    path.write_bytes(before + b'{"text": "x", "deep": ' + b"[" * depth + b"]" * depth + b"}\n")
+    return path
+
+
+def write_wide_parquet(path: Path, columns: int) -> Path:
+    """A Parquet file of `columns` empty columns: its footer (the schema) grows with them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({f"c{i}": pa.array([], pa.int8()) for i in range(columns)}), path)
+    return path
+
+
+def write_csv(path: Path, text: bytes) -> Path:
+    path.write_bytes(text)
+    return path
+
+
+UACUISINE_HEADER = b"dish,question,gold,model,answer\n"
+UACUISINE_ROW = b"borshch,Where does this dish come from?,UA,m1,Ukraine\n"
+
+
+def hostile_cases(folder: Path, full_size: bool = False) -> list[HostileCase]:
+    """Every hostile file, written under `folder`. `full_size`: the sizes the issue names (a 1 GB line, a million
+    Parquet columns: minutes to write); otherwise each crosses its cap by a little, which tests the same code."""
+    from pipeline.core import limits
+
+    folder.mkdir(parents=True, exist_ok=True)
+    line_over = (1 << 30) if full_size else limits.MAX_LINE_BYTES + 1
+    borsch = folder / "borsch-bomb"
+    lying = folder / "borsch-lying-bomb"
+    for name in ("RU_DATA.xlsx", "UK_DATA.xlsx", "PARALLEL_RU_UK.xlsx"):  # `ingest borsch` wants all three
+        write_zip_bomb_xlsx(borsch / name)
+        write_zip_bomb_xlsx(lying / name, declared=4096)
+    responses = folder / "responses"
+    responses.mkdir(exist_ok=True)
+    corpus = folder / "corpus"
+    corpus.mkdir(exist_ok=True)
+    table = folder / "tables"
+    table.mkdir(exist_ok=True)
+    cases = [
+        HostileCase("zip-bomb xlsx", ("ingest", "borsch", "--source", str(borsch)), borsch / "RU_DATA.xlsx"),
+        HostileCase(
+            "zip-bomb xlsx, sizes hidden", ("ingest", "borsch", "--source", str(lying)), lying / "RU_DATA.xlsx"
+        ),
+        HostileCase(
+            "gzip bomb shard",
+            ("corpus", "scan", "--lang", "ru", "--source", str(write_gzip_bomb(corpus / "bomb.jsonl.gz"))),
+            corpus / "bomb.jsonl.gz",
+        ),
+        HostileCase(
+            "one over-long line (import)",
+            ("import-responses", "--model", "m1", str(write_long_line(responses / "long.jsonl", line_over))),
+            responses / "long.jsonl",
+            1,
+        ),
+        HostileCase(
+            "one over-long line (corpus)",
+            ("corpus", "scan", "--lang", "ru", "--source", str(write_long_line(corpus / "long.jsonl", line_over))),
+            corpus / "long.jsonl",
+            1,
+        ),
+        HostileCase(
+            "deeply nested JSON (import)",
+            ("import-responses", "--model", "m1", str(write_deep_json(responses / "deep.jsonl"))),
+            responses / "deep.jsonl",
+            1,
+        ),
+        HostileCase(
+            "deeply nested JSON (corpus)",
+            ("corpus", "scan", "--lang", "ru", "--source", str(write_deep_json(corpus / "deep.jsonl"))),
+            corpus / "deep.jsonl",
+            1,
+        ),
+        HostileCase(
+            "a number of 100,000 digits (import)",
+            (
+                "import-responses",
+                "--model",
+                "m1",
+                str(write_csv(responses / "digits.jsonl", b'{"qa_id": ' + b"7" * 100_000 + b"}\n")),
+            ),
+            responses / "digits.jsonl",
+            1,
+        ),
+        HostileCase(
+            "Parquet with too many columns (corpus)",
+            (
+                "corpus",
+                "scan",
+                "--lang",
+                "ru",
+                "--source",
+                str(write_wide_parquet(corpus / "wide.parquet", 1_000_000 if full_size else limits.MAX_COLUMNS + 1)),
+            ),
+            corpus / "wide.parquet",
+        ),
+        HostileCase(
+            "Parquet with too many columns (table)",
+            (
+                "import-responses",
+                "--format",
+                "uacuisine",
+                str(write_wide_parquet(table / "wide.parquet", limits.MAX_COLUMNS + 1)),
+            ),
+            table / "wide.parquet",
+        ),
+        HostileCase(
+            "CSV with a NUL byte",
+            (
+                "import-responses",
+                "--format",
+                "uacuisine",
+                str(write_csv(table / "nul.csv", UACUISINE_HEADER + UACUISINE_ROW + b"borshch,Wh\x00ere?,UA,m1,x\n")),
+            ),
+            table / "nul.csv",
+            3,
+        ),
+        HostileCase(
+            "CSV with an unterminated quote",
+            (
+                "import-responses",
+                "--format",
+                "uacuisine",
+                str(
+                    write_csv(table / "quote.csv", UACUISINE_HEADER + b'borshch,"Where?,UA,m1,x\n' + UACUISINE_ROW * 3)
+                ),
+            ),
+            table / "quote.csv",
+            2,
+        ),
+        HostileCase(
+            "CSV with one over-long field",
+            (
+                "import-responses",
+                "--format",
+                "uacuisine",
+                str(write_long_line(table / "long.csv", line_over, UACUISINE_HEADER, b"borshch,")),
+            ),
+            table / "long.csv",
+            2,
+        ),
+        HostileCase(
+            "CSV that is not UTF-8",
+            (
+                "import-responses",
+                "--format",
+                "uacuisine",
+                str(write_csv(table / "latin1.csv", UACUISINE_HEADER + UACUISINE_ROW + b"borshch,O\xf9?,UA,m1,x\n")),
+            ),
+            table / "latin1.csv",
+            3,
+        ),
+    ]
+    return cases
+
+
+def hostile_sweep(data: Path, root: Path, full_size: bool, memory_limit: int) -> int:
+    """Every hostile file fed to its command on a copy of an ingested WorldCuisines warehouse, under an address-space
+    limit: prints, per file, the exit status, the `error:` (or corrupt-shard) line, the peak memory the command
+    reached and whether the snapshot's rows changed. Exit 1 when a file is not refused on one line."""
+    import resource
+
+    cli_process.start_server()
+    env = environment(root)
+    start = root / "start"
+    start.mkdir(parents=True, exist_ok=True)
+    code, stderr, _ = run(start, ("ingest", "worldcuisines", "--source", str(data / "worldcuisines")), env)
+    if code != 0:
+        raise RuntimeError(stderr)
+    reference = summary(start / WAREHOUSE)
+    failures = 0
+    for index, case in enumerate(hostile_cases(root / "files", full_size)):
+        folder = root / f"case{index}"
+        copy_state(start, folder)
+        began = time.perf_counter()
+        done = cli_process.run(
+            cli_arguments(folder / WAREHOUSE, *case.args), cwd=REPO, env=env, timeout=900, memory_limit=memory_limit
+        )
+        seconds = time.perf_counter() - began
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child so far
+        lines = [line for line in done.stderr.splitlines() if line.startswith(("error:", "corrupt shard skipped:"))]
+        after = summary(folder / WAREHOUSE)
+        changed = sorted(t for t in set(reference) | set(after) if reference.get(t) != after.get(t))
+        one_line = len(lines) == 1 and str(case.path) in lines[0] and "Traceback" not in done.stderr
+        refused = one_line and lines[0].startswith("error:")  # else a corpus shard: reported, recorded as corrupt
+        ok = (done.returncode == 2 and not changed) if refused else one_line
+        failures += not ok
+        print(
+            f"{'ok  ' if ok else 'FAIL'} {case.name:40} exit {done.returncode} {seconds:6.1f} s, peak RSS of any "
+            f"command so far {peak_mb:,.0f} MB; tables changed: {', '.join(changed) or 'none'}\n     {lines[:1]}"
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+    return 1 if failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("DATA", REPO.parent / "shared" / "data")))
@@ -348,8 +696,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--tiny", action="store_true", help="also generate with the tiny transformers model (slow)")
+    parser.add_argument("--hostile", action="store_true", help="feed the hostile files instead of killing commands")
+    parser.add_argument(
+        "--full-size", action="store_true", help="--hostile: a 1 GB line and a million Parquet columns (minutes)"
+    )
+    parser.add_argument("--memory-gb", type=float, default=2.0, help="--hostile: address space a command may add")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile_dir())
+    if args.hostile:
+        return hostile_sweep(args.data, root, args.full_size, int(args.memory_gb * (1 << 30)))
     outcomes = sweep(args.data, root, args.kills, args.seed, set(args.only or ()), args.workers, args.tiny)
     for name in dict.fromkeys(o.scenario for o in outcomes):
         mine = [o for o in outcomes if o.scenario == name]

@@ -17,6 +17,14 @@ built by the pipeline as it is, or as it was before a speed-up, so equal rows sh
 (a warehouse scored by another extractor version is reported as such). Last, unless --no-rerun, `python -m pipeline
 score` runs twice as a separate process, as a user runs it: the first publishes the rescored rows, the second has
 nothing new to do — its wall time is the "rerun with nothing new" figure (goal < 10 s).
+
+    python bench/score.py --warehouse W --rescore [--baseline DIR] [--rounds 2]
+
+times `python -m pipeline score --rescore` as a user runs it instead (a separate process on a fresh copy of both
+databases, publish included), as answers/s of the warehouse's answers beside the goal of 10,000/s. With
+`--baseline DIR` (another checkout, e.g. `git archive BASE | tar -x -C DIR`), that code and this one run in
+alternation, `--rounds` times each, on the same copies, and the ratio of their times is printed: on a machine others
+share, the load changes between runs, and alternating pairs see the same load.
 """
 
 from __future__ import annotations
@@ -60,7 +68,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--warehouse", type=Path, required=True, help="a published warehouse with answers scored")
     parser.add_argument("--no-rerun", action="store_true", help="skip the whole-process reruns")
+    parser.add_argument("--rescore", action="store_true", help="time `score --rescore` as a whole process instead")
+    parser.add_argument("--baseline", type=Path, help="--rescore: a checkout to compare with, run in alternation")
+    parser.add_argument("--rounds", type=int, default=1, help="--rescore: runs of each code")
     args = parser.parse_args()
+    if args.rescore:
+        rescore_bench(args.warehouse.resolve(), args.baseline, args.rounds)
+        return
     published = args.warehouse.resolve()
     work = published.with_name(published.stem + ".work.duckdb")
     cores = len(os.sched_getaffinity(0))
@@ -163,6 +177,48 @@ def main() -> None:
             )
         if not identical:
             sys.exit(1)
+
+
+def rescore_once(published: Path, code: Path) -> tuple[float, float, str]:
+    """`python -m pipeline score --rescore` with `code`'s pipeline on a fresh copy: (wall s, CPU-s, its stderr)."""
+    with tempfile.TemporaryDirectory(prefix="rescore-bench-") as tmp_name:
+        target = Path(tmp_name) / "warehouse.duckdb"
+        shutil.copy(published, target)
+        shutil.copy(published.with_name(published.stem + ".work.duckdb"), target.with_name("warehouse.work.duckdb"))
+        command = [sys.executable, "-m", "pipeline", "--warehouse", str(target), "score", "--rescore"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        began = time.perf_counter()
+        done = subprocess.run(command, cwd=code, env={**os.environ, "COLUMNS": "200"}, capture_output=True, text=True)
+        wall = time.perf_counter() - began
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise SystemExit(f"{code}: score --rescore failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stderr
+
+
+def rescore_bench(published: Path, baseline: Path | None, rounds: int) -> None:
+    """Whole-process `score --rescore` answers/s (and, with a baseline, the ratio to it, run in alternation)."""
+    con = duckdb.connect(str(published), read_only=True)
+    n_answers = con.execute("SELECT count(*) FROM core.generations").fetchone()[0]
+    con.close()
+    codes = [("baseline", baseline.resolve())] if baseline else []
+    codes.append(("this code", REPO))
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in codes}
+    print(f"warehouse: {published} ({n_answers:,} answers); cores: {len(os.sched_getaffinity(0))}")
+    for round_ in range(rounds):
+        for name, code in codes:
+            load = os.getloadavg()[0]
+            wall, cpu, stderr = rescore_once(published, code)
+            times[name].append((wall, cpu))
+            step = next((line for line in stderr.splitlines() if line.startswith("scored ")), "")
+            print(
+                f"round {round_ + 1} {name:10} {wall:7.1f} s {cpu:7.1f} CPU-s {n_answers / wall:9,.0f} answers/s "
+                f"({n_answers / wall / GOAL_PER_S:.2f}x the goal; load {load:.1f}) [{step}]",
+                flush=True,
+            )
+    if baseline:
+        for (base_wall, base_cpu), (wall, cpu) in zip(times["baseline"], times["this code"], strict=True):
+            print(f"ratio baseline/this code: wall {base_wall / wall:.2f}x, CPU {base_cpu / cpu:.2f}x")
 
 
 if __name__ == "__main__":

@@ -289,7 +289,7 @@ def tiny_edit_model(
 
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
-OutOption = Annotated[Path | None, typer.Option(help="Output file (default: standard output).")]
+OutOption = Annotated[Path | None, typer.Option(help="Output file (default or -: standard output).")]
 
 
 def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method: str | None = None) -> None:
@@ -302,7 +302,7 @@ def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method
             raise DataError("--method", f"unknown method {method!r}; use paper or atlas")
         frame = exporting.export_frame(ctx.obj.warehouse, name, method=method)
         exporting.write(frame, format, out)
-        if out is not None:
+        if not exporting.to_stdout(out):
             say("wrote {} rows to {}", frame.height, out)
 
     _run(ctx, action)

@@ -66,12 +66,21 @@ def _start(process: multiprocessing.Process) -> None:
 
 
 def _main(
-    args: list[str], env: dict[str, str], cwd: str, stdin: str, stdout: str, stderr: str, file_limit: int | None
+    args: list[str],
+    env: dict[str, str],
+    cwd: str,
+    stdin: str,
+    stdout: str,
+    stderr: str,
+    file_limit: int | None,
+    memory_limit: int | None = None,
 ) -> None:
     """In the forked process: become `python -m pipeline ARGS` and exit with its status."""
     os.setsid()  # a process group of its own, as a command started from a shell has: a kill reaches its children
     if file_limit is not None:  # writes past it fail with EFBIG, as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+    if memory_limit is not None:  # address space the command may add to what the server already mapped
+        resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + memory_limit,) * 2)
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
@@ -105,6 +114,15 @@ def _main(
     os._exit(code or 0)
 
 
+def mapped_bytes() -> int:
+    """This process's mapped address space (VmSize), in bytes."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize in /proc/self/status")
+
+
 def run(
     args: list[str],
     *,
@@ -114,18 +132,23 @@ def run(
     stdin: bytes | None = None,
     file_limit: int | None = None,
     kill_after: float | None = None,
+    binary: bool = False,
+    memory_limit: int | None = None,
 ) -> subprocess.CompletedProcess:
     """What `subprocess.run([sys.executable, "-m", "pipeline", *args], input=stdin, capture_output=True, text=True)`
     returns (no `stdin`: the command reads an empty input, as from /dev/null); `file_limit`: the process's
     RLIMIT_FSIZE in bytes; `kill_after`: seconds after which a command still running is killed with SIGKILL, its
-    whole process group (its return code is then -9)."""
+    whole process group (its return code is then -9); `binary`: standard output as bytes (a Parquet export);
+    `memory_limit`: bytes of address space (RLIMIT_AS) the command may map beyond what it starts with (the fork
+    server's libraries), so a command that tries to hold more fails instead of exhausting the machine."""
     with tempfile.TemporaryDirectory(prefix="cli-") as folder:
         given, stdout, stderr = Path(folder) / "stdin", Path(folder) / "stdout", Path(folder) / "stderr"
         given.write_bytes(stdin or b"")
         stdout.touch()
         stderr.touch()
         process = _fork_server().Process(
-            target=_main, args=(args, env, str(cwd), str(given), str(stdout), str(stderr), file_limit)
+            target=_main,
+            args=(args, env, str(cwd), str(given), str(stdout), str(stderr), file_limit, memory_limit),
         )
         _start(process)
         if kill_after is not None:
@@ -143,6 +166,6 @@ def run(
         return subprocess.CompletedProcess(
             [sys.executable, "-m", "pipeline", *args],
             process.exitcode,
-            stdout.read_text(errors="replace"),
+            stdout.read_bytes() if binary else stdout.read_text(errors="replace"),
             stderr.read_text(errors="replace"),
         )

@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.text import norm_name
@@ -193,8 +194,12 @@ def parse_line(text: str, items: dict[str, str]) -> Answer | str:
     """An answer, or why the line is malformed. `items`: image path -> item_id."""
     try:
         record = json.loads(text)
+    except RecursionError:
+        return "not valid JSON (nested too deeply)"
     except json.JSONDecodeError as exc:
         return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        return f"not readable JSON ({exc})"
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     for key in ("model", "image", "prompt"):
@@ -227,9 +232,12 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
     result = FileImport(path)
     seen: dict[tuple[str, str, str], int] = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        with open(path, "rb") as handle:  # a line over the cap is refused, not read whole
+            lines = [line.decode("utf-8").rstrip("\r\n") for line in limits.lines(handle)]
     except UnicodeDecodeError as exc:
-        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start + 1} of a line)") from exc
+    except limits.LimitExceeded as exc:
+        raise DataError(path, str(exc), line=exc.line) from exc
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue

@@ -30,6 +30,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.datasets.worldcuisines import CHOICE_TASKS, TASK1_ID, TASK_ID
@@ -132,14 +133,19 @@ def parse_line(text: str) -> ImportedAnswer | str:
     notes: list[str] = []
     try:
         record = json.loads(text)
+    except RecursionError:  # a hostile line: a parser's stack is the limit, not the memory
+        return "not valid JSON (nested too deeply)"
     except json.JSONDecodeError as exc:
         try:
-            record = _literal(text) if text.lstrip().startswith("{") else None
+            literal = text.lstrip().startswith("{") and len(text) <= limits.LITERAL_LINE_BYTES
+            record = _literal(text) if literal else None
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             record = None
         if record is None:
             return f"not valid JSON ({exc.msg} at column {exc.colno})"
         notes.append("python_literal")
+    except ValueError as exc:  # valid JSON Python will not read, e.g. an integer of more than 4,300 digits
+        return f"not readable JSON ({exc})"
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     qa_id = _qa_id(record.get("qa_id"))
@@ -203,12 +209,14 @@ def read_file(path: Path, model: str, resolve, skip_bad_lines: bool, task_id: st
     notes: Counter = Counter()
     first_note_line: dict[str, int] = {}
     try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below, errors name the file
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, errors name the file
     except OSError as exc:
         raise DataError(path, f"cannot open: {exc.strerror}") from exc
+    number = 0
     with handle:
         try:
-            for number, text in enumerate(handle, start=1):
+            for number, line in enumerate(limits.lines(handle), start=1):  # a 1 GB line is refused, not read
+                text = line.decode("utf-8").replace("\r\n", "\n")
                 if not text.strip():
                     continue
                 parsed = parse_line(text)
@@ -244,7 +252,11 @@ def read_file(path: Path, model: str, resolve, skip_bad_lines: bool, task_id: st
                     first_note_line.setdefault(note, number)
                 result.accepted.append(parsed)
         except UnicodeDecodeError as exc:
-            raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+            raise DataError(
+                path, f"not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line)", line=number
+            ) from exc
+        except limits.LimitExceeded as exc:
+            raise DataError(path, str(exc), line=exc.line) from exc
     for note, count in notes.items():
         result.quirks.append(
             Quirk(

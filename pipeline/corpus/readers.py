@@ -27,6 +27,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.core import limits
+
 BLOCK_BYTES = 16 << 20
 PARQUET_BATCH_ROWS = 4096
 FORMATS = ("jsonl", "parquet", "txt")
@@ -85,12 +87,15 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
             return
         with open(path, "rb") as raw:
             counting = _Counting(raw)
-            stream = gzip.GzipFile(fileobj=counting) if gz else counting
+            # a gzip bomb stops within its first megabytes (limits.MAX_GZIP_RATIO), a bounded amount of work
+            stream = limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count) if gz else counting
             reader = _jsonl(stream, text_field, path, gz) if fmt == "jsonl" else _text(stream)
             for batch in reader:
                 yield batch, counting.count
     except CorruptShard:
         raise
+    except limits.LimitExceeded as exc:
+        raise CorruptShard(f"line {exc.line}: {exc}" if exc.line else str(exc)) from exc
     except (OSError, EOFError, zlib.error, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
         raise CorruptShard(f"{type(exc).__name__}: {exc}") from exc
 
@@ -132,6 +137,8 @@ def _first_bad_line(block: bytes, first_line: int) -> str | None:
             continue
         try:
             value = json.loads(text)
+        except RecursionError:
+            return f"line {number}: invalid JSON (nested too deeply)"
         except ValueError as exc:
             return f"line {number}: invalid JSON ({exc})"
         if not isinstance(value, dict):
@@ -140,10 +147,18 @@ def _first_bad_line(block: bytes, first_line: int) -> str | None:
 
 
 def _line_blocks(stream) -> Iterator[bytes]:
-    """The stream in blocks of about BLOCK_BYTES that end at a line end (the last one may not)."""
+    """The stream in blocks of about BLOCK_BYTES that end at a line end (the last one may not); a line longer than
+    limits.MAX_LINE_BYTES raises LimitExceeded (with its number) instead of being read whole."""
+    lines_before = 0
     while block := stream.read(BLOCK_BYTES):
         if not block.endswith(b"\n"):
-            block += stream.readline()
+            rest = stream.readline(limits.MAX_LINE_BYTES + 1)
+            block += rest
+            start = block.rfind(b"\n", 0, len(block) - len(rest)) + 1  # where the line that crosses the block began
+            if len(block) - start - block.endswith(b"\n") > limits.MAX_LINE_BYTES:
+                number = lines_before + block.count(b"\n", 0, start) + 1
+                raise limits.LimitExceeded(limits.LINE_TOO_LONG, number)
+        lines_before += block.count(b"\n")
         yield block
 
 
@@ -169,8 +184,10 @@ def _parquet(path: Path, text_field: str, gz: bool) -> Iterator[tuple[pa.Array, 
         source = path
         if gz:
             source = Path(tmp) / "shard.parquet"
-            with gzip.open(path, "rb") as src, open(source, "wb") as dst:
-                shutil.copyfileobj(src, dst, BLOCK_BYTES)
+            with open(path, "rb") as raw, open(source, "wb") as dst:
+                counting = _Counting(raw)
+                shutil.copyfileobj(limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count), dst)
+        limits.check_parquet(source)  # a million columns stop here, before the schema is parsed
         try:
             handle = pq.ParquetFile(source)
         except Exception as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.text import display_name, norm_name
 from warehouse.io import insert, scalar
@@ -60,6 +61,7 @@ def read_xlsx(path: Path, expected_columns: list[str]) -> list[dict[str, str | N
     """All cells as strings, one dict per data row; wrong files fail with the file named."""
     if not path.is_file():
         raise DataError(path, "file not found")
+    limits.check_workbook(path)  # a zip bomb stops here, before the reader inflates it into memory
     try:
         frame = pl.read_excel(path, infer_schema_length=0)
     except Exception as exc:  # calamine raises its own error types for corrupt/truncated files
@@ -71,6 +73,7 @@ def read_xlsx(path: Path, expected_columns: list[str]) -> list[dict[str, str | N
 def read_csv(path: Path, expected_columns: list[str]) -> list[dict[str, str | None]]:
     if not path.is_file():
         raise DataError(path, "file not found")
+    limits.check_csv(path)  # a NUL byte, an unclosed quote, an over-long line: named with their line
     try:
         frame = pl.read_csv(path, infer_schema_length=0)
     except Exception as exc:

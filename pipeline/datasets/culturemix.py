@@ -34,6 +34,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.core.errors import DataError, OfflineError
 from pipeline.core.text import display_name, norm_name
 from pipeline.datasets import DATASETS
@@ -207,6 +208,7 @@ def read(source: Path) -> Parsed:
 def _rows(path: Path, expected: list[str]) -> list[dict]:
     if not path.is_file():
         raise DataError(path, "file not found")
+    limits.check_csv(path)
     try:
         frame = pl.read_csv(path, infer_schema_length=0)
     except Exception as exc:

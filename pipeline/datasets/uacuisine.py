@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.text import display_name
 from pipeline.datasets import DATASETS
@@ -90,10 +91,14 @@ def _read(path: Path) -> pl.DataFrame:
         raise DataError(path, "file not found")
     try:
         if path.suffix.lower() == ".parquet":
+            limits.check_parquet(path)  # a million columns stop here, before the schema is parsed
             frame = pl.read_parquet(path)
         else:
             separator = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+            limits.check_csv(path, separator)
             frame = pl.read_csv(path, separator=separator, infer_schema_length=0)
+    except DataError:
+        raise
     except Exception as exc:  # polars raises several error types for a malformed table
         raise DataError(path, f"cannot read as a table (CSV, TSV or Parquet): {exc}") from exc
     missing = [c for c in COLUMNS if c not in frame.columns]

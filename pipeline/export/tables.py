@@ -115,6 +115,12 @@ EXPORTS["language-gap"] = (
 EXPORTS["uacuisine-table4"] = ("marts.uacuisine_table4", ["model", "lang", "bertscore", "em", "im"])
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
+STDOUT = "-"  # `--out -`: standard output, the convention of every Unix tool (a contract detail)
+
+
+def to_stdout(out: Path | None) -> bool:
+    """No `--out`, or `--out -`: the export goes to standard output (Parquet too, as bytes)."""
+    return out is None or str(out) == STDOUT
 
 
 def export_frame(warehouse: Warehouse, name: str, method: str | None = None) -> pl.DataFrame:
@@ -145,8 +151,8 @@ def _flat(frame: pl.DataFrame) -> pl.DataFrame:
 def write(frame: pl.DataFrame, fmt: str, out: Path | None) -> None:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    buffer = io.BytesIO() if out is None else None
-    target = out if out is not None else buffer
+    buffer = io.BytesIO() if to_stdout(out) else None
+    target = out if buffer is None else buffer
     if fmt == "csv":
         _flat(frame).write_csv(target)
     else:

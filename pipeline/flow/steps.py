@@ -275,7 +275,7 @@ def languages(ctx: Context) -> None:
         bar = progress.add_task("answer languages", total=None)
         detected = detect_answer_languages(
             ctx.con,
-            redo=ctx.options.rescore,
+            redo=False,  # `score --rescore` is about extractors: languages are redone only for a new DETECTOR version
             on_chunk=lambda done, total: progress.update(bar, total=total, advance=done),
         )
     if detected:

@@ -141,11 +141,21 @@ def test_rescoring_rewrites_only_extractions_and_scores(
         con.execute("UPDATE core.extractions SET countries = ['ZZ']")
     finally:
         con.close()
+    detected = "SELECT count(*), max(detected_at) FROM core.answer_languages"
+    languages_before = query(work, detected)
     again = run_cli(copy, "score", "--rescore")
     assert f"scored {answers:,} answers" in again.stderr
     assert query(copy, fingerprint) == before
     marked = "SELECT count(*), count(*) FILTER (WHERE list_contains(countries, 'ZZ')) FROM core.extractions"
     assert query(copy, marked) == [(open_ended, 0)]
+    # one extraction and one score row set per answer, as a first scoring leaves them (the earlier rows all removed)
+    per_answer = """SELECT count(*), count(DISTINCT generation_id) FROM core.extractions"""
+    assert query(copy, per_answer) == [(open_ended, open_ended)]
+    [(choice,)] = query(copy, "SELECT count(*) FROM core.choice_extractions")
+    assert choice == answers - open_ended
+    # the answers' languages are not detected again: the detector's version has not changed
+    assert languages_before[0][0] == answers and query(work, detected) == languages_before
+    assert "detected the language" not in again.stderr
 
 
 def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
