@@ -13,6 +13,7 @@ The page body runs only when Streamlit runs this file as a page (`__name__ == "_
 from __future__ import annotations
 
 import tempfile
+import uuid
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ IMAGE_KEY = "probe_image"
 LANG_KEY = "probe_lang"
 MODEL_KEY = "probe_model"
 RUN_KEY = "probe_run"
+USER_KEY = "probe_user"
 RECENT_LIMIT = 20
 
 EMPTY_STATE = """\
@@ -61,11 +63,8 @@ For a quick local test, build a tiny random model (it answers with random text) 
 
 
 def session_user() -> str:
-    """Who asks, for the per-user limits: this browser session (Streamlit's session id)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    context = get_script_run_ctx()
-    return context.session_id if context is not None else "anonymous"
+    """Who asks, for the per-user limits: this browser session, by an id kept in its session state."""
+    return st.session_state.setdefault(USER_KEY, uuid.uuid4().hex)
 
 
 # --- inputs ------------------------------------------------------------------------------------------

@@ -94,9 +94,10 @@ class ProbeQueue:
             recent.popleft()
         if len(recent) >= limits.asks_per_window:
             again = math.ceil(limits.window_s - (now - recent[0]))
+            asked = f"{len(recent)} question" + ("s" if len(recent) != 1 else "")
             raise ProbeRefused(
-                f"You have asked {len(recent)} questions in the last {limits.window_s:g} s, the most this server "
-                f"allows each user; try again in {again} s."
+                f"You have asked {asked} in the last {limits.window_s:g} s, the most this server allows each "
+                f"user; try again in {again} s."
             )
         if len(self._line) > limits.max_waiting:
             raise ProbeRefused(

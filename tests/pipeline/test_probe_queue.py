@@ -143,3 +143,15 @@ def test_a_model_that_cannot_load_is_an_answer_with_its_error(tmp_path: Path):
 def test_bad_limits_are_refused():
     with pytest.raises(ValueError, match="asks_per_window must be at least 1"):
         ProbeLimits(asks_per_window=0)
+
+
+def test_an_answer_left_midway_frees_the_model_before_the_next_question(tiny_text_model: Path):
+    """A user who leaves mid-answer (the page stops reading the stream) stops the generation at its next
+    token, so the queue's next question never shares the model with a leftover generation."""
+    service = ProbeService()
+    engine = service.models.get("transformers", str(tiny_text_model), (("device", "cpu"), ("threads", 1)))
+    request = probe.build_request(probe.prompt_text("en", "Paella"), limit=3000)
+    pieces = engine.stream(request)
+    assert next(pieces)
+    pieces.close()  # what a page does when its session ends mid-answer
+    assert not [thread for thread in threading.enumerate() if thread.name == "hf-stream"]
