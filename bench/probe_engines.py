@@ -1,7 +1,7 @@
 """Tokens per second of the live probe's embedded model (SmolLM2-135M-Instruct) on this machine's CPU,
-run two ways on the same prompts: transformers (the default: the shipped GGUF converted once to
-safetensors, pipeline/backends/embedded.py) and llama.cpp on the GGUF file itself (`xllamacpp`, an
-optional wheel: `pip install xllamacpp`; without it only transformers is measured).
+run two ways on the same prompts, each through its backend: transformers (the shipped GGUF converted
+once to safetensors, pipeline/backends/embedded.py; the first run converts it, and that is in its load
+time) and llama.cpp on the GGUF file itself (pipeline/backends/llamacpp.py, the `xllamacpp` wheel).
 
     python bench/probe_engines.py [--threads 1] [--max-tokens 48] [--rounds 2]
 
@@ -13,16 +13,15 @@ per engine: load seconds, questions, tokens out, generation seconds and tokens/s
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.backends import Message, Request, create_backend  # noqa: E402
-from pipeline.backends.embedded import DEFAULT, gguf_path  # noqa: E402
-from pipeline.probe import prompt_text  # noqa: E402
+from pipeline.backends import BackendError, Message, Request, create_backend
+from pipeline.backends.embedded import DEFAULT
+from pipeline.probe import prompt_text
 
 DISHES = (("ru", "Борщ"), ("uk", "Вареники"), ("en", "Paella"), ("en", "Pierogi"))
 
@@ -45,26 +44,12 @@ class Transformers:
         return response.text or "", response.tokens_out or 0
 
 
-class LlamaCpp:
+class LlamaCpp(Transformers):
     name = "llama.cpp"
 
     def __init__(self, threads: int) -> None:
-        import xllamacpp
-
-        params = xllamacpp.CommonParams()
-        params.model.path = str(gguf_path(DEFAULT))
-        params.n_ctx = 1024
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        self.server = xllamacpp.Server(params)
-
-    def answer(self, prompt: str, max_tokens: int) -> tuple[str, int]:
-        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens, "temperature": 0}
-        result = self.server.handle_chat_completions(body)
-        if "choices" not in result:
-            raise RuntimeError(f"llama.cpp failed: {json.dumps(result)[:300]}")
-        return result["choices"][0]["message"]["content"] or "", int(result["usage"]["completion_tokens"])
+        self.backend = create_backend("llamacpp", DEFAULT.model_id, threads=threads)
+        self.backend._load()
 
 
 def main() -> None:
@@ -79,8 +64,8 @@ def main() -> None:
         started = time.perf_counter()
         try:
             engine = kind(args.threads)
-        except ImportError as exc:
-            print(f"{kind.name}: not installed ({exc}); skipped")
+        except BackendError as exc:
+            print(f"{kind.name}: cannot run ({exc}); skipped")
             continue
         loads[kind.name] = time.perf_counter() - started
         engine.answer(prompts()[0], 4)  # warm-up, not counted

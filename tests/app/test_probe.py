@@ -87,7 +87,7 @@ def test_prompts_are_variant_1_of_the_origin_tasks():
 
 def test_the_shipped_config_offers_the_embedded_real_model_and_documents_more():
     (default,) = probe.load_config(probe.DEFAULT_CONFIG).models
-    assert (default.name, default.backend, default.model) == ("smollm2", "transformers", "embedded:smollm2")
+    assert (default.name, default.backend, default.model) == ("smollm2", "llamacpp", "embedded:smollm2")
     assert "135 million parameters" in default.about and "very small" in default.about
     text = probe.DEFAULT_CONFIG.read_text(encoding="utf-8")
     setting = re.compile(r"# (\[models\.|[a-z_]+ = )")
