@@ -121,8 +121,11 @@ async def page_problem(page, js_errors: list[str]) -> tuple[str, str] | None:
     return None
 
 
-async def reader(browser, url: str, user: int, titles: list[str], deadline: float, timeout_ms: int) -> list[Visit]:
-    """One user clicking through every page until `deadline`."""
+async def reader(
+    browser, url: str, user: int, titles: list[str], deadline: float, timeout_ms: int, arrives_s: float
+) -> list[Visit]:
+    """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`."""
+    await asyncio.sleep(arrives_s)
     context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     context.set_default_timeout(timeout_ms)
     page = await context.new_page()
@@ -164,7 +167,7 @@ async def reader(browser, url: str, user: int, titles: list[str], deadline: floa
     return visits
 
 
-async def readers(url: str, users: int, duration_s: float, timeout_ms: int) -> list[Visit]:
+async def readers(url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float) -> list[Visit]:
     from playwright.async_api import async_playwright
 
     titles = page_titles()
@@ -173,7 +176,10 @@ async def readers(url: str, users: int, duration_s: float, timeout_ms: int) -> l
         try:
             deadline = time.monotonic() + duration_s
             results = await asyncio.gather(
-                *(reader(browser, url, user, titles, deadline, timeout_ms) for user in range(users))
+                *(
+                    reader(browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users)
+                    for user in range(users)
+                )
             )
         finally:
             await browser.close()
@@ -212,11 +218,22 @@ def streamlit_server() -> psutil.Process:
     raise RuntimeError("the streamlit server process was not found")
 
 
-def memory_sampler(stop: threading.Event, samples: list[int]) -> None:
+def server_cpu_s(root: psutil.Process) -> float:
+    """CPU seconds (user + system) the streamlit server has used so far."""
+    with contextlib.suppress(psutil.Error):
+        times = root.cpu_times()
+        return times.user + times.system
+    return 0.0
+
+
+def memory_sampler(stop: threading.Event, samples: list[int], cpu: list[float]) -> None:
+    """Every second: the server's resident memory; at the start and the end its CPU seconds."""
     server = streamlit_server()
+    cpu.append(server_cpu_s(server))
     while not stop.wait(1.0):
         with contextlib.suppress(psutil.Error):
             samples.append(server_memory(server))
+    cpu.append(server_cpu_s(server))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -226,13 +243,16 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def report(visits: list[Visit], publishes: Publishes, memory: list[int], args: argparse.Namespace) -> dict:
+def report(
+    visits: list[Visit], publishes: Publishes, memory: list[int], cpu: list[float], args: argparse.Namespace
+) -> dict:
     errors = [visit for visit in visits if visit.error]
     drawn_s = [visit.seconds for visit in visits if not visit.error]
     kinds = Counter(visit.error for visit in errors)
     summary = {
         "users": args.users,
         "duration_s": args.duration,
+        "ramp_s": args.ramp,
         "pages": len(page_titles()),
         "visits": len(visits),
         "errors": len(errors) + len(publishes.failed),
@@ -247,8 +267,12 @@ def report(visits: list[Visit], publishes: Publishes, memory: list[int], args: a
         "publish_failures": publishes.failed,
         "server_rss_mb_peak": round(max(memory) / 2**20) if memory else None,
         "server_rss_mb_end": round(memory[-1] / 2**20) if memory else None,
+        "server_cpu_s": round(cpu[-1] - cpu[0], 1) if len(cpu) == 2 else None,
     }
-    print(f"users {args.users}, {args.duration:g} s, {summary['pages']} pages, {len(visits)} page visits")
+    print(
+        f"users {args.users} (arriving over {args.ramp:g} s), {args.duration:g} s, {summary['pages']} pages, "
+        f"{len(visits)} page visits"
+    )
     print(f"errors: {summary['errors']} (pages: {dict(kinds) or 'none'}; publishes failed: {len(publishes.failed)})")
     for visit in errors[:5]:
         print(f"  user {visit.user} {visit.page}: {visit.error}: {visit.detail}")
@@ -257,7 +281,7 @@ def report(visits: list[Visit], publishes: Publishes, memory: list[int], args: a
     print(f"page seconds: p50 {summary['p50_s']}  p95 {summary['p95_s']}  max {summary['max_s']}")
     print(f"publishes done while reading: {summary['publishes']} ({', '.join(map(str, summary['publish_s']))} s)")
     peak, end = summary["server_rss_mb_peak"], summary["server_rss_mb_end"]
-    print(f"server memory (RSS, with children): peak {peak} MB, end {end} MB")
+    print(f"server memory (RSS, with children): peak {peak} MB, end {end} MB; server CPU {summary['server_cpu_s']} s")
     return summary
 
 
@@ -267,6 +291,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--duration", type=float, default=180.0, help="seconds of clicking")
     parser.add_argument("--page-timeout", type=float, default=120.0, help="seconds a page may take to draw")
+    parser.add_argument("--ramp", type=float, default=0.0, help="seconds over which the users arrive, evenly")
     parser.add_argument("--publish-pause", type=float, default=0.0, help="seconds between publishes")
     parser.add_argument("--no-publish", action="store_true", help="readers only (a baseline)")
     parser.add_argument("--work", type=Path, help="where the copy goes (default: a temporary folder)")
@@ -278,19 +303,19 @@ def main() -> None:
         warehouse = copy_warehouse(args.warehouse.resolve(), work / "warehouse.duckdb")
         env = {"DISH_ATLAS_WAREHOUSE": str(warehouse), "DISH_ATLAS_PROBES": str(work / "probes.duckdb")}
         url = stack.enter_context(serve("app/main.py", env))
-        stop, publishes, memory = threading.Event(), Publishes(), []
-        threads = [threading.Thread(target=memory_sampler, args=(stop, memory), daemon=True)]
+        stop, publishes, memory, cpu = threading.Event(), Publishes(), [], []
+        threads = [threading.Thread(target=memory_sampler, args=(stop, memory, cpu), daemon=True)]
         if not args.no_publish:
             threads.append(threading.Thread(target=publish_loop, args=(warehouse, stop, publishes, args.publish_pause)))
         for thread in threads:
             thread.start()
         try:
-            visits = asyncio.run(readers(url, args.users, args.duration, int(args.page_timeout * 1000)))
+            visits = asyncio.run(readers(url, args.users, args.duration, int(args.page_timeout * 1000), args.ramp))
         finally:
             stop.set()
             for thread in threads:
                 thread.join()
-        summary = report(visits, publishes, memory, args)
+        summary = report(visits, publishes, memory, cpu, args)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     sys.exit(1 if summary["errors"] else 0)
