@@ -85,6 +85,11 @@ def not_published() -> None:
 
 
 def main() -> None:
+    with data.one_snapshot():  # one snapshot for the whole run, whatever a publish renames into place meanwhile
+        _main()
+
+
+def _main() -> None:
     # A local favicon: a material-icon page_icon makes the browser fetch it from a font CDN.
     st.set_page_config(page_title="Dish Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
     page = st.navigation(pages())

@@ -6,11 +6,18 @@ publishes by renaming a new file over the old one, so the snapshot is identified
 cached with `st.cache_data` (keyed by the same identity) are not reused. Each query runs on its
 own cursor, so concurrent sessions never share one duckdb connection object, and a connection
 that is replaced is not closed under a query still running on it (it closes once unreferenced).
+
+A page's script run reads one snapshot (`one_snapshot`, around app/dashboard.py's `main`): a publish
+that renames a new file into place mid-run is seen by the next run, never by half of this one. A
+connection is kept only when the file it attached is the snapshot it is keyed by (the file's identity
+is the same before and after the ATTACH); otherwise the run moves on to the snapshot now published.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +39,43 @@ def warehouse_path() -> Path:
     return default_warehouse().expanduser().resolve()
 
 
+class SnapshotChanged(RuntimeError):
+    """The snapshot a connection was asked for is no longer the file at its path (a publish replaced it)."""
+
+
+_run = threading.local()  # the snapshot pinned by the script run in this thread (Streamlit: one thread per run)
+
+
 def snapshot() -> Snapshot:
-    """Identity of the published snapshot; raises NotPublished when there is none."""
+    """Identity of the snapshot this script run reads (see `one_snapshot`), else of the published one;
+    raises NotPublished when there is none."""
+    pinned = getattr(_run, "snapshot", None)
+    return pinned if pinned is not None else published_snapshot()
+
+
+@contextlib.contextmanager
+def one_snapshot() -> Iterator[None]:
+    """Every query in the body reads the snapshot published when it began (none pinned when nothing is
+    published: the body's own check says so)."""
+    previous = getattr(_run, "snapshot", None)
+    try:
+        _run.snapshot = published_snapshot()
+    except NotPublished:
+        _run.snapshot = None
+    try:
+        yield
+    finally:
+        _run.snapshot = previous
+
+
+def _moved_on() -> None:
+    """The pinned snapshot's file is gone: the rest of this run reads the one published now."""
+    if getattr(_run, "snapshot", None) is not None:
+        _run.snapshot = published_snapshot()
+
+
+def published_snapshot() -> Snapshot:
+    """Identity of the published snapshot file now; raises NotPublished when there is none."""
     path = warehouse_path()
     try:
         stat = path.stat()
@@ -43,6 +85,7 @@ def snapshot() -> Snapshot:
 
 
 CATALOG = "warehouse"
+RETRIES = 3  # publishes that may replace the snapshot while one query opens it
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -54,6 +97,9 @@ def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckD
     open, connecting again to the same path returns the old snapshot. ATTACH opens whatever the
     path names now.
     """
+    wanted = (path, mtime_ns, inode, size)
+    if _identity(path) != wanted:  # replaced since it was named: that file cannot be opened by its path any more
+        raise SnapshotChanged(path)
     con = duckdb.connect(":memory:")
     try:
         con.execute(f"ATTACH ? AS {CATALOG} (READ_ONLY)", [path]).fetchall()
@@ -62,7 +108,18 @@ def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckD
         if not Path(path).exists():  # renamed away between snapshot() and here
             raise NotPublished(f"no published warehouse at {path}") from None
         raise
+    if _identity(path) != wanted:  # replaced during the ATTACH: which file it opened is unknown
+        con.close()
+        raise SnapshotChanged(path)
     return con
+
+
+def _identity(path: str) -> Snapshot | None:
+    try:
+        stat = Path(path).stat()
+    except FileNotFoundError:
+        return None
+    return path, stat.st_mtime_ns, stat.st_ino, stat.st_size
 
 
 def _query(snap: Snapshot, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -83,7 +140,12 @@ def query(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run a `warehouse.queries` function on the current snapshot, cached per snapshot and
     arguments (which must be hashable: pass tuples, frozen dataclasses such as Filters)."""
     name = f"{function.__module__}.{function.__qualname__}"
-    return _cached(snapshot(), name, args, tuple(sorted(kwargs.items())), function)
+    for _ in range(RETRIES):
+        try:
+            return _cached(snapshot(), name, args, tuple(sorted(kwargs.items())), function)
+        except SnapshotChanged:
+            _moved_on()
+    return _cached(published_snapshot(), name, args, tuple(sorted(kwargs.items())), function)
 
 
 def dataset_summary() -> pd.DataFrame:

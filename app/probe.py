@@ -1,10 +1,12 @@
 """Helpers for the Live probe page (app/views/probe.py): the model config, input checks, the prompt,
 the fuzzy dish match, the streamed answer and map colours.
 
-Everything here but `ProbeStream` is pure or a one-SELECT query, so tests call it directly. The
+Everything here is pure or a one-SELECT query, so tests call it directly; the answer itself comes
+from `pipeline.answers.probe.ask` through the server's shared queue (pipeline/answers/probe_queue.py). The
 models are declared in a TOML file (`DISH_ATLAS_PROBE_CONFIG`, default assets/probe.toml), one
 `[models.<name>]` table each: `backend` and `model`, optional `max_tokens`, and every other key
-passed on to the backend (`pipeline.backends.create_backend(backend, model, **settings)`).
+passed on to the backend (`pipeline.backends.create_backend(backend, model, **settings)`); an optional
+`[limits]` table sets what the shared queue allows (`ProbeLimits`' fields).
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ import hashlib
 import io
 import os
 import re
-import time
 import tomllib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ import pandas as pd
 from pipeline.answers.probe import (  # noqa: F401 (re-exported for the page: shared with `python -m pipeline probe`)
     LANGS,
     MATCH_THRESHOLD,
+    MAX_DISH_CHARS,
     Match,
     ProbeInputError,
     build_request,
@@ -32,7 +34,8 @@ from pipeline.answers.probe import (  # noqa: F401 (re-exported for the page: sh
     prompt_text,
     task_id,
 )
-from pipeline.backends import BACKEND_MODULES, BackendError, Request
+from pipeline.answers.probe_queue import ProbeLimits
+from pipeline.backends import BACKEND_MODULES
 from pipeline.backends.embedded import embedded_model, is_embedded
 from pipeline.tasks import get_task
 
@@ -40,7 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG_ENV = "DISH_ATLAS_PROBE_CONFIG"
 DEFAULT_CONFIG = ROOT / "assets" / "probe.toml"
 
-MAX_DISH_CHARS = 200
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 IMAGE_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}  # PIL format -> file suffix
 UPLOAD_TYPES = ["png", "jpg", "jpeg", "webp"]
@@ -91,6 +93,7 @@ class ProbeConfig:
     path: Path
     models: tuple[ModelEntry, ...] = ()
     problems: tuple[str, ...] = ()  # why the file or an entry was not usable
+    limits: ProbeLimits = field(default_factory=ProbeLimits)  # the `[limits]` table over the defaults
 
 
 def config_path() -> Path:
@@ -140,7 +143,35 @@ def parse_config(text: str, path: Path) -> ProbeConfig:
             continue
         settings = {k: v for k, v in spec.items() if k not in ("backend", "model", "max_tokens", "note")}
         models.append(ModelEntry(str(name), backend, model.strip(), _hashable(settings), max_tokens, note))
-    return ProbeConfig(path, tuple(models), tuple(problems))
+    limits = parse_limits(declaration.get("limits", {}), path, problems)
+    return ProbeConfig(path, tuple(models), tuple(problems), limits)
+
+
+LIMIT_FIELDS = {
+    "max_question_chars": int, "max_new_tokens": int, "max_waiting": int, "max_wait_s": float,
+    "asks_per_window": int, "window_s": float,
+}  # fmt: skip
+
+
+def parse_limits(table: Any, path: Path, problems: list[str]) -> ProbeLimits:
+    """The `[limits]` table over ProbeLimits' defaults; a bad value is a problem and keeps the default."""
+    if not isinstance(table, dict):
+        problems.append(f"`limits` in `{path}` must be a table.")
+        return ProbeLimits()
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        kind = LIMIT_FIELDS.get(key)
+        if kind is None:
+            problems.append(f"`limits.{key}` is not a limit; known: {', '.join(LIMIT_FIELDS)}.")
+        elif isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
+            problems.append(f"`limits.{key}` must be a number, not {value!r}.")
+        else:
+            values[key] = kind(value)
+    try:
+        return ProbeLimits(**values)
+    except ValueError as exc:
+        problems.append(f"`limits` in `{path}`: {exc}.")
+        return ProbeLimits()
 
 
 def load_config(path: Path | None = None) -> ProbeConfig:
@@ -206,36 +237,6 @@ def max_tokens(entry: ModelEntry, has_name: bool, has_image: bool) -> int:
 # --- the answer ----------------------------------------------------------------------------------------
 
 
-class ProbeStream:
-    """The backend's text pieces for `st.write_stream`; a failure ends the stream and is kept in
-    `error` instead of being raised, so the page shows a message, never a traceback."""
-
-    def __init__(self, backend: Any, request: Request) -> None:
-        self.backend = backend
-        self.request = request
-        self.pieces: list[str] = []
-        self.error: str | None = None
-        self.latency_ms: float | None = None
-
-    def __iter__(self) -> Iterator[str]:
-        started = time.perf_counter()
-        try:
-            for piece in self.backend.stream(self.request):
-                if piece:
-                    self.pieces.append(piece)
-                    yield piece
-        except BackendError as exc:
-            self.error = str(exc) or type(exc).__name__
-        except Exception as exc:  # a backend bug must not take the page down
-            self.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.latency_ms = (time.perf_counter() - started) * 1000
-
-    @property
-    def text(self) -> str:
-        return "".join(self.pieces)
-
-
 def failure_status(error: str) -> str:
     """`timeout` for an error that says the server took too long, else `error`."""
     return "timeout" if _TIMEOUT.search(error) else "error"
@@ -291,6 +292,8 @@ class ProbeResult:
     error: str | None = None
     latency_ms: float | None = None
     stage: str = "answer"  # where a failure happened: load | check | answer
+    queue_position: int | None = None  # the question's place in the shared queue when asked (1: at once)
+    waited_s: float | None = None  # how long it waited for the model
 
     @property
     def matched(self) -> bool:

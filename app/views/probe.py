@@ -13,7 +13,7 @@ The page body runs only when Streamlit runs this file as a page (`__name__ == "_
 from __future__ import annotations
 
 import tempfile
-import threading
+import uuid
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ import streamlit as st
 from app import data, fmt, maps, ui, widgets
 from app import probe as helpers
 from app.safe import code, literal
-from pipeline.backends import BackendError, create_backend
+from pipeline.answers.probe_queue import ProbeRefused, shared_service
 from pipeline.extract.countries import extract_countries
 from pipeline.stores import StoreError
 from pipeline.stores import probes as probe_store
@@ -38,6 +38,7 @@ IMAGE_KEY = "probe_image"
 LANG_KEY = "probe_lang"
 MODEL_KEY = "probe_model"
 RUN_KEY = "probe_run"
+USER_KEY = "probe_user"
 RECENT_LIMIT = 20
 
 EMPTY_STATE = """\
@@ -61,15 +62,9 @@ For a quick local test, build a tiny random model (it answers with random text) 
 """
 
 
-@st.cache_resource(max_entries=4, show_spinner="Loading the model…")
-def _backend(backend: str, model: str, settings: tuple) -> tuple[Any, threading.Lock]:
-    """One backend per config entry, shared by all sessions; the lock runs one probe at a time on it
-    (in-process engines are not thread-safe)."""
-    return create_backend(backend, model, **dict(settings)), threading.Lock()
-
-
-def backend_for(entry: helpers.ModelEntry) -> tuple[Any, threading.Lock]:
-    return _backend(entry.backend, entry.model, entry.settings)
+def session_user() -> str:
+    """Who asks, for the per-user limits: this browser session, by an id kept in its session state."""
+    return st.session_state.setdefault(USER_KEY, uuid.uuid4().hex)
 
 
 # --- inputs ------------------------------------------------------------------------------------------
@@ -114,9 +109,11 @@ def inputs(config: helpers.ProbeConfig) -> tuple[str, Any, str, helpers.ModelEnt
 # --- one probe -----------------------------------------------------------------------------------------
 
 
-def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) -> dict | None:
-    """Validate, match, stream the answer, record the probe; the result as plain values (None when
-    the input was refused)."""
+def run_probe(
+    dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry, limits: helpers.ProbeLimits
+) -> dict | None:
+    """Validate, match, wait for the shared model, stream the answer, record the probe; the result as
+    plain values (None when the input or the queue refused the question)."""
     try:
         image = helpers.check_image(upload.getvalue()) if upload is not None else None
         dish = helpers.check_dish(dish_raw, required=image is None)
@@ -149,7 +146,12 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
             path.write_bytes(image.data)
             images = (path,)
         limit = helpers.max_tokens(entry, bool(dish), image is not None)
-        answer(result, entry, helpers.build_request(prompt, images, limit), box)
+        try:
+            answer(result, entry, images, limit, limits, box)
+        except (ProbeRefused, helpers.ProbeInputError) as exc:
+            box.empty()
+            st.warning(literal(exc), icon=":material/hourglass_empty:")
+            return None
 
     try:
         probe_store.record(
@@ -172,29 +174,46 @@ def run_probe(dish_raw: str, upload: Any, lang: str, entry: helpers.ModelEntry) 
     return asdict(result)
 
 
-def answer(result: helpers.ProbeResult, entry: helpers.ModelEntry, request, box) -> None:
-    """Load the backend, check its server, stream the answer into `box`; fills in `result`."""
+def answer(
+    result: helpers.ProbeResult, entry: helpers.ModelEntry, images: tuple[Path, ...], limit: int,
+    limits: helpers.ProbeLimits, box,
+) -> None:  # fmt: skip
+    """Wait in the server's one queue (its position shown in `box`), then `pipeline.answers.probe.ask` (the
+    command's own call) on the shared model, streaming into `box`; fills in `result`. ProbeRefused
+    when the queue turns the question away."""
+    pieces: list[str] = []
+
+    def on_position(position: int) -> None:
+        if position > 1:
+            ahead = "1 question is" if position == 2 else f"{position - 1} questions are"
+            box.info(
+                f"You are number {position} in the queue: {ahead} ahead of yours. One model answers everyone "
+                "using this dashboard, one question at a time.",
+                icon=":material/hourglass_top:",
+            )
+        else:
+            box.caption(f"{literal(entry.name)} is answering…")
+
+    def on_piece(piece: str) -> None:
+        pieces.append(piece)
+        box.text("".join(pieces))  # plain text while it streams; highlighted once complete
+
     try:
-        backend, lock = backend_for(entry)
-    except Exception as exc:  # BackendError, an unknown setting (TypeError), a missing engine (ImportError)
-        result.stage, result.status = "load", "error"
-        result.error = str(exc) if isinstance(exc, BackendError) else f"{type(exc).__name__}: {exc}"
+        queued = shared_service(limits).ask(
+            session_user(), result.dish_text, result.lang, backend=entry.backend, model=entry.model,
+            settings=entry.settings, max_tokens=limit, images=images, on_position=on_position, on_piece=on_piece,
+        )  # fmt: skip
+    except (ProbeRefused, helpers.ProbeInputError):
+        raise
+    except Exception as exc:  # a backend bug must not take the page down
+        result.stage, result.status = "answer", "error"
+        result.error = f"{type(exc).__name__}: {exc}"
         return
-    with lock:
-        check = getattr(backend, "check", None)
-        if check is not None:
-            try:
-                check()
-            except Exception as exc:
-                result.stage, result.error = "check", str(exc) or type(exc).__name__
-                result.status = helpers.failure_status(result.error)
-                return
-        stream = helpers.ProbeStream(backend, request)
-        with box.container():
-            st.write_stream(stream)
-    result.answer = stream.text or None
-    result.latency_ms = stream.latency_ms
-    result.error = stream.error
+    got = queued.answer
+    result.queue_position, result.waited_s = queued.ticket.position_at_join, round(queued.ticket.waited_s, 2)
+    result.answer = got.text or None
+    result.latency_ms = got.latency_ms
+    result.error, result.stage = got.error, got.stage
     extraction = extract_countries(result.answer, result.lang)
     result.countries = list(extraction.countries)
     result.status = helpers.answer_status(result.answer, result.error, extraction.status)
@@ -229,6 +248,11 @@ def show_match(result: helpers.ProbeResult) -> None:
 def show_outcome(result: helpers.ProbeResult, box) -> None:
     """The highlighted answer (replacing the streamed text) and what went wrong, if anything."""
     gold = gold_origins(result)
+    if result.queue_position is not None and result.queue_position > 1:
+        st.caption(
+            f"Your question was number {result.queue_position} in the queue and waited {result.waited_s:.1f} s "
+            "for the model (shared by everyone using this dashboard)."
+        )
     if result.answer:
         box.html(
             '<div style="white-space:pre-wrap;padding:0.5rem 0.75rem;border-left:3px solid #999;'
@@ -352,7 +376,7 @@ def render() -> None:
 
     dish, upload, lang, entry, clicked = inputs(config)
     if clicked:
-        stored = run_probe(dish, upload, lang, entry)
+        stored = run_probe(dish, upload, lang, entry, config.limits)
         st.session_state[RESULT_KEY] = stored
         if stored is not None:
             show_context(helpers.ProbeResult(**stored))

@@ -19,6 +19,7 @@ from pipeline.tasks import get_task
 LANGS = {"ru": "Русский", "uk": "Українська", "en": "English"}
 MATCH_THRESHOLD = 85.0  # rapidfuzz WRatio (0-100); below it the typed name matches no dish
 VARIANT = "1"  # the first prompt variant of the task declarations
+MAX_DISH_CHARS = 200  # the longest dish name a probe takes (the page and the command alike)
 DEFAULT_BACKEND = "transformers"
 DEFAULT_MODEL = DEFAULT.model_id  # the embedded real model: answers with no set-up
 
@@ -104,10 +105,12 @@ class ProbeAnswer:
     error: str | None = None
     match: Match | None = None
     gold: tuple[str, ...] = field(default_factory=tuple)
+    latency_ms: float | None = None  # from the first request to the model to the answer's end
+    stage: str = "answer"  # where a failure happened: load | check | answer
 
 
 def ask(
-    dish: str,
+    dish: str | None,
     lang: str,
     *,
     backend: str = DEFAULT_BACKEND,
@@ -116,26 +119,39 @@ def ask(
     names: pd.DataFrame | None = None,
     max_tokens: int | None = None,
     on_piece=None,
+    engine=None,
+    images: tuple[Path, ...] = (),
 ) -> ProbeAnswer:
     """Stream one answer; a backend failure ends it with `error` set (already scrubbed of keys by
-    the backend), never an exception, so a caller prints one line."""
-    dish = dish.strip()
-    if not dish:
+    the backend), never an exception, so a caller prints one line.
+
+    `engine`: a loaded backend to answer with, left open (the dashboard's shared model,
+    pipeline/answers/probe_queue.py); without it one is created from `backend`/`model` and closed.
+    `images`: photos of the dish (the prompt is then the photo task's)."""
+    dish = " ".join((dish or "").split())
+    if not dish and not images:
         raise ProbeInputError("the dish name is empty")
-    prompt = prompt_text(lang, dish)
+    if len(dish) > MAX_DISH_CHARS:
+        raise ProbeInputError(f"The dish name is {len(dish)} characters long; at most {MAX_DISH_CHARS} are allowed.")
+    prompt = prompt_text(lang, dish or None, has_image=bool(images))
     answer = ProbeAnswer(dish, lang, model, prompt)
-    if names is not None and not names.empty:
+    if dish and names is not None and not names.empty:
         answer.match = match_dish(dish, names, lang)
         if answer.match is not None and answer.match.found:
             origins = names.loc[names["dish_key"] == answer.match.dish_key, "origins"].iloc[0]
             answer.gold = tuple(origins)
-    engine = create_backend(backend, model, **(settings or {}))
+    owned = engine is None
+    if owned:
+        engine = create_backend(backend, model, **(settings or {}))
+    started = time.perf_counter()
     try:
         if hasattr(engine, "check"):  # a model server: fail fast when it is down
+            answer.stage = "check"
             engine.check()
-        limit = max_tokens or get_task(task_id(True, False)).max_tokens
+        answer.stage = "answer"
+        limit = max_tokens or get_task(task_id(bool(dish), bool(images))).max_tokens
         pieces = []
-        for piece in _stream(engine, build_request(prompt, limit=limit)):
+        for piece in _stream(engine, build_request(prompt, images, limit=limit)):
             pieces.append(piece)
             if on_piece is not None:
                 on_piece(piece)
@@ -145,7 +161,9 @@ def ask(
         answer.status = "error"
         return answer
     finally:
-        engine.close()
+        answer.latency_ms = (time.perf_counter() - started) * 1000
+        if owned:
+            engine.close()
     result = extract_countries(answer.text, lang)
     answer.countries, answer.status = tuple(result.countries), result.status
     return answer

@@ -85,6 +85,7 @@ BACKEND_MODULES = {
     "openai": "pipeline.backends.openai_api",
     "vllm": "pipeline.backends.vllm_engine",
     "replay": "pipeline.backends.replay",
+    "llamacpp": "pipeline.backends.llamacpp",
 }
 BACKENDS: Registry[type] = Registry("backend", modules=BACKEND_MODULES)
 

@@ -270,8 +270,12 @@ class TransformersBackend:
         return responses
 
     def stream(self, request: Request) -> Iterator[str]:
-        """Text pieces from a generation running in a thread; its error, if any, is raised at the end."""
-        from transformers import TextIteratorStreamer
+        """Text pieces from a generation running in a thread; its error, if any, is raised at the end.
+
+        A reader that stops early (a dashboard user who left mid-answer) stops the generation at its
+        next token and waits for it, so the model is free when the next question in the shared probe
+        queue starts."""
+        from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
 
         self._load()
         try:
@@ -282,21 +286,32 @@ class TransformersBackend:
         tokenizer = self._tokenizer_of(self._processor)
         streamer = TextIteratorStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
         failure: list[BaseException] = []
+        abandoned = threading.Event()
+
+        class Abandoned(StoppingCriteria):
+            def __call__(self, input_ids, scores, **kwargs):
+                return torch.full((input_ids.shape[0],), abandoned.is_set(), dtype=torch.bool, device=input_ids.device)
 
         def run() -> None:
             try:
                 with torch.inference_mode():
-                    self._model.generate(**inputs, **self._generate_kwargs(self._limit(request)), streamer=streamer)
+                    self._model.generate(
+                        **inputs, **self._generate_kwargs(self._limit(request)), streamer=streamer,
+                        stopping_criteria=StoppingCriteriaList([Abandoned()]),
+                    )  # fmt: skip
             except BaseException as error:
                 failure.append(error)
                 streamer.end()
 
-        thread = threading.Thread(target=run, daemon=True)
+        thread = threading.Thread(target=run, name="hf-stream", daemon=True)
         thread.start()
-        for piece in streamer:
-            if piece:
-                yield piece
-        thread.join()
+        try:
+            for piece in streamer:
+                if piece:
+                    yield piece
+        finally:
+            abandoned.set()
+            thread.join()
         if failure:
             raise BackendError(f"generation failed: {failure[0]}") from failure[0]
 

@@ -8,6 +8,8 @@ import hashlib
 import io
 import re
 import socket
+import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +18,7 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from app import probe, widgets
+from pipeline.answers.probe_queue import shared_service
 from pipeline.backends import create_backend
 from pipeline.extract.countries import extract_countries
 from pipeline.stores import probes as probe_store
@@ -84,7 +87,7 @@ def test_prompts_are_variant_1_of_the_origin_tasks():
 
 def test_the_shipped_config_offers_the_embedded_real_model_and_documents_more():
     (default,) = probe.load_config(probe.DEFAULT_CONFIG).models
-    assert (default.name, default.backend, default.model) == ("smollm2", "transformers", "embedded:smollm2")
+    assert (default.name, default.backend, default.model) == ("smollm2", "llamacpp", "embedded:smollm2")
     assert "135 million parameters" in default.about and "very small" in default.about
     text = probe.DEFAULT_CONFIG.read_text(encoding="utf-8")
     setting = re.compile(r"# (\[models\.|[a-z_]+ = )")
@@ -305,3 +308,67 @@ def test_a_slow_server_times_out_and_an_empty_answer_is_named(configure, store: 
     assert not at.error
     assert any("returned an empty answer" in text for text in texts(at.warning))
     assert probe_store.recent(path=store)["status"].tolist() == ["empty", "timeout"]
+
+
+# --- the shared queue ----------------------------------------------------------------------------------
+
+
+def test_probe_limits_come_from_the_config_and_bad_ones_are_reported(tmp_path: Path):
+    path = tmp_path / "p.toml"
+    config = probe.parse_config("[limits]\nasks_per_window = 2\nmax_wait_s = 30\nmax_new_tokens = 64\n", path)
+    assert config.problems == ()
+    assert (config.limits.asks_per_window, config.limits.max_wait_s, config.limits.max_new_tokens) == (2, 30.0, 64)
+    assert config.limits.max_question_chars == probe.MAX_DISH_CHARS  # the rest keep their defaults
+    bad = probe.parse_config('[limits]\nasks_per_window = "many"\nqueue = 3\nmax_waiting = -1\n', path)
+    assert bad.limits == probe.ProbeLimits()
+    assert any("`limits.asks_per_window` must be a number" in problem for problem in bad.problems)
+    assert any("`limits.queue` is not a limit" in problem for problem in bad.problems)
+    assert any("max_waiting must be >= 0" in problem for problem in bad.problems)
+
+
+def test_a_question_waits_its_turn_in_the_shared_queue_and_is_told_its_place(
+    configure, tiny_text_model: Path, store: Path
+):
+    """Another session's question holds the server's one model; this page's question joins the queue as
+    number 2, then gets its answer once the other is done, and says how long it waited."""
+    configure(f'[models.tiny]\nbackend = "transformers"\nmodel = "{tiny_text_model}"\nmax_tokens = 8\n')
+    at = open_page()
+    queue = shared_service().queue
+    holding = threading.Event()
+
+    def another_session() -> None:
+        with queue.turn("another-session"):
+            holding.set()
+            deadline = time.monotonic() + 60
+            while queue.waiting() < 2 and time.monotonic() < deadline:  # until the page's question queues
+                time.sleep(0.05)
+            time.sleep(0.5)
+
+    other = threading.Thread(target=another_session)
+    other.start()
+    assert holding.wait(10)
+    at = ask(at, "Борщ", "ru", "tiny")
+    other.join(60)
+
+    assert not at.error, texts(at.error)
+    assert len(answer_html(at)) == 1
+    waited = [text for text in texts(at.caption) if "in the queue" in text]
+    assert len(waited) == 1 and "number 2 in the queue" in waited[0], texts(at.caption)
+    seconds = float(re.search(r"waited ([\d.]+) s", waited[0]).group(1))
+    assert seconds >= 0.4
+    assert len(probe_store.recent(path=store)) == 1
+    assert queue.waiting() == 0
+
+
+def test_a_session_asking_too_often_is_told_when_to_ask_again(configure, tiny_text_model: Path, store: Path):
+    configure(
+        f'[models.tiny]\nbackend = "transformers"\nmodel = "{tiny_text_model}"\nmax_tokens = 8\n'
+        "[limits]\nasks_per_window = 1\nwindow_s = 600\n"
+    )
+    at = ask(open_page(), "Борщ", "ru", "tiny")
+    assert not at.warning and len(answer_html(at)) == 1
+    at = ask(at, "Вареники", "ru", "tiny")
+    refusals = [text for text in texts(at.warning) if "You have asked 1 question in the last 600 s" in text]
+    assert len(refusals) == 1 and "try again in" in refusals[0]
+    assert not answer_html(at) and not at.error
+    assert len(probe_store.recent(path=store)) == 1  # a refused question is not a probe
