@@ -1,5 +1,6 @@
-"""Exports read the published snapshot. Column order is a contract external scripts rely on:
-extend at the end, never rename or reorder."""
+"""Exports read the published snapshot. Column order is a contract external scripts rely on: extend at the end,
+never rename or reorder. Each export and its contract are declared once, beside the mart that builds its table
+(`exports=` in warehouse/marts/__init__.py)."""
 
 from __future__ import annotations
 
@@ -11,108 +12,8 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.db import Warehouse
+from warehouse.marts import EXPORTS, export_contract
 
-EXPORTS: dict[str, tuple[str, list[str]]] = {
-    # name: (mart, contract columns in order; the mart's other columns follow)
-    "dishes": ("marts.dishes", ["dataset", "lang", "dish_id", "name", "origins", "source"]),
-    "cooccurrence": (
-        "marts.cooccurrence",
-        ["lang", "dataset", "dish_id", "name", "docs_with_dish", "docs_with_true_country", "docs_with_any_country"],
-    ),
-    "codemix": ("marts.codemix", ["dish_id", "uk_name", "ru_name", "docs_uk_name", "docs_ru_name"]),
-    "origin-scores": (
-        "marts.origin_scores",
-        [
-            "dataset",
-            "model",
-            "task",
-            "lang",
-            "item_id",
-            "variant",
-            "gold",
-            "predicted",
-            "jaccard",
-            "dice",
-            "overlap",
-            "status",
-        ],
-    ),
-    # accuracy in percent, rounded as the papers round; one method at a time (--method paper|atlas)
-    "accuracy": ("marts.accuracy", ["dataset", "model", "task", "lang", "n", "accuracy"]),
-    "choice-scores": (
-        "marts.choice_scores",
-        ["dataset", "model", "task", "lang", "item_id", "gold_choice", "parsed_choice", "status", "correct"],
-    ),
-    "language-switching": (
-        "marts.language_switching",
-        ["dataset", "model", "task", "lang", "item_id", "answer_lang", "switched", "segments"],
-    ),
-    "name-scores": (
-        "marts.name_scores",
-        [
-            "dataset",
-            "model",
-            "task",
-            "lang",
-            "item_id",
-            "gold",
-            "prediction",
-            "matched_name",
-            "named_dish_key",
-            "exact",
-            "lev1",
-            "stem",
-            "similarity",
-            "paper",
-            "status",
-        ],
-    ),
-    "dish-links": ("marts.dish_links", ["dish_key", "linked_dish_key", "method", "score"]),
-    "imagined": (
-        "marts.imagined",
-        [
-            "model",
-            "dataset",
-            "dish_id",
-            "description",
-            "translation",
-            "image",
-            "generator",
-            "seed",
-            "encoder",
-            "intra_cosine",
-            "inter_cosine",
-            "qa_jaccard",
-        ],
-    ),
-}
-EXPORTS["culturemix"] = (
-    "marts.culturemix_answers",
-    [
-        "model",
-        "subtask",
-        "prompt",
-        "target_food_id",
-        "image",
-        "target_country",
-        "distractor_country",
-        "background_country",
-        "distance",
-        "predicted_food",
-        "predicted_country",
-        "food_correct",
-        "country_correct",
-        "shift",
-    ],
-)
-# per model, each prompt language's accuracy minus English on the same items (percent, points), paired
-# bootstrap interval; one scoring method at a time (--method, default atlas)
-EXPORTS["language-gap"] = (
-    "marts.language_gap",
-    ["dataset", "model", "task", "lang", "n", "accuracy", "accuracy_en", "gap", "low", "high"],
-)
-# the ZNO-Vision paper's Table 4 per model and prompt language: BERTScore (recipes), EM, IM as published
-EXPORTS["uacuisine-table4"] = ("marts.uacuisine_table4", ["model", "lang", "bertscore", "em", "im"])
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
 STDOUT = "-"  # `--out -`: standard output, the convention of every Unix tool (a contract detail)
@@ -126,7 +27,8 @@ def to_stdout(out: Path | None) -> bool:
 def export_frame(warehouse: Warehouse, name: str, method: str | None = None) -> pl.DataFrame:
     """The mart behind an export, contract columns first. `method` picks the scoring method of
     `accuracy` (the method column then leaves the frame: a file holds one method)."""
-    mart, contract = EXPORTS[name]
+    mart = EXPORTS[name]
+    contract = [c for c in export_contract(name) if method is None or c != "method"]
     con = warehouse.reader()
     try:
         if method is not None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import REPO
 from warehouse.db import Warehouse, WarehouseError
-from warehouse.marts import MARTS, MARTS_DIR
+from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, export_contract
 
 
 def test_every_mart_file_is_listed_once_and_every_listed_file_exists() -> None:
@@ -18,13 +20,26 @@ def test_every_mart_file_is_listed_once_and_every_listed_file_exists() -> None:
     assert set(listed) == files
 
 
-def test_the_contract_columns_of_the_exports_are_declared() -> None:
-    columns = {table: cols for mart in MARTS for table, cols in mart.columns.items()}
-    assert columns["marts.dishes"][:6] == ("dataset", "lang", "dish_id", "name", "origins", "source")
-    assert columns["marts.origin_scores"][:12] == (
-        "dataset", "model", "task", "lang", "item_id", "variant", "gold", "predicted", "jaccard", "dice", "overlap",
-        "status",
-    )  # fmt: skip
+def _readme_contracts() -> dict[str, tuple[str, ...]]:
+    """`export NAME` -> the columns README's "Contracts" table promises, in order (what scripts outside rely on)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `export ([a-z0-9-]+)[^`]*` \| `([^`]+)`", text, flags=re.M)
+    return {name: tuple(c.strip() for c in columns.split(",")) for name, columns in rows}
+
+
+def test_every_export_is_declared_beside_its_mart_and_documented() -> None:
+    documented = _readme_contracts()
+    assert sorted(documented) == sorted(EXPORTS)
+    for name, table in EXPORTS.items():
+        assert any(table in mart.columns and name in mart.exports for mart in MARTS), name
+
+
+def test_each_export_s_contract_begins_with_the_columns_readme_promises() -> None:
+    """The table's contract is the export's (publish refuses a mart that breaks it); README's columns are its start,
+    `method` aside: `export accuracy --method M` writes one method, without the column."""
+    for name, promised in _readme_contracts().items():
+        contract = tuple(c for c in export_contract(name) if not (name == "accuracy" and c == "method"))
+        assert contract[: len(promised)] == promised, name
 
 
 def test_a_mart_that_breaks_its_contract_stops_the_publish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,6 +37,8 @@ class Mart:
     file: str
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     build: Callable[[duckdb.DuckDBPyConnection], None] | None = None
+    # `export NAME` -> the table it writes: an export's column contract is its table's (README "Contracts")
+    exports: dict[str, str] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -157,6 +159,7 @@ LINKED_COLUMNS = ("answers_from", "answer_dataset", "gold")
 MARTS: tuple[Mart, ...] = (
     Mart(
         "010_dishes.sql",
+        exports={"dishes": "marts.dishes"},
         columns={
             "marts.dishes": (
                 "dataset",
@@ -211,6 +214,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "030_origin_scores.sql",
+        exports={"origin-scores": "marts.origin_scores"},
         columns={
             "marts.origin_scores": ORIGIN_SCORE_COLUMNS,
             "marts.extraction_status": ("dataset", "model", "task", "lang", "status", "n", "share"),
@@ -269,6 +273,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "accuracy.py",
+        exports={"accuracy": "marts.accuracy", "choice-scores": "marts.choice_scores"},
         build=accuracy.build,
         columns={
             "marts.accuracy": ("method", "dataset", "model", "task", "lang", "n", "accuracy"),
@@ -287,6 +292,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "language_gap.py",
+        exports={"language-gap": "marts.language_gap"},
         build=language_gap.build,
         columns={
             "marts.language_gap": tuple(language_gap.SCHEMA),
@@ -295,6 +301,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "046_language_switching.sql",
+        exports={"language-switching": "marts.language_switching"},
         columns={
             "marts.language_switching": (
                 "dataset",
@@ -324,6 +331,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "130_uacuisine_table4.sql",
+        exports={"uacuisine-table4": "marts.uacuisine_table4"},
         columns={
             "marts.uacuisine_table4": (
                 "model",
@@ -445,6 +453,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "080_corpus_exports.sql",
+        exports={"cooccurrence": "marts.cooccurrence", "codemix": "marts.codemix"},
         columns={
             "marts.cooccurrence": (
                 "lang",
@@ -480,6 +489,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "085_dish_identity.sql",
+        exports={"name-scores": "marts.name_scores", "dish-links": "marts.dish_links"},
         columns={
             "marts.dish_links": ("dish_key", "linked_dish_key", "method", "score", "dataset", "linked_dataset"),
             "marts.dish_origin_disagreements": (
@@ -690,6 +700,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "culturemix.py",
+        exports={"culturemix": "marts.culturemix_answers"},
         build=culturemix.build,
         columns={
             "marts.culturemix_answers": (*culturemix.CONTRACT, "generation_id", "food_similarity"),
@@ -759,6 +770,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "100_imagined.sql",
+        exports={"imagined": "marts.imagined"},
         columns={
             "marts.imagined": (
                 "model",
@@ -808,3 +820,14 @@ MARTS: tuple[Mart, ...] = (
         },
     ),
 )
+
+
+# Every export, declared beside the mart that builds its table: `export NAME` writes the table, contract columns
+# first (pipeline/export/tables.py).
+EXPORTS: dict[str, str] = {name: table for mart in MARTS for name, table in mart.exports.items()}
+
+
+def export_contract(name: str) -> tuple[str, ...]:
+    """The columns `export NAME` guarantees, in order: its table's contract."""
+    table = EXPORTS[name]
+    return next(mart.columns[table] for mart in MARTS if table in mart.columns)
