@@ -54,3 +54,9 @@ def test_the_page_shows_the_twelve_real_models(warehouse_path: Path) -> None:
     assert table["model"].nunique() == 12
     assert table["lang"].nunique() == 29
     assert not at.exception
+
+
+def test_a_warehouse_without_english_answers_says_so(sample_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(sample_warehouse))
+    at = open_page(PAGE, 120, dataset="sample")
+    assert at.info and not at.dataframe  # an explanation, no empty table

@@ -85,14 +85,20 @@ ROWS = [
     ("Борщ", "Q7", "гаряча", "m1", "Подається холодною"),  # EM 0, class 0
     ("Борщ", "Q1", "Борщ", "m2", "Солянка"),  # EM 0
 ]
+# The taste question in English too (the table's optional `lang`): ours (the class) 2 of 3, the paper's EM 1 of 3
+ROWS_EN = [
+    ("Борщ", "Q6", "salty", "m1", "Salty"),  # class 1, EM 1
+    ("Вареники", "Q6", "sweet", "m1", "salty"),  # class 0, EM 0
+    ("Сирники", "Q6", "sweet", "m1", "It is sweet"),  # class 1, EM 0
+]
 
 
 def build_table4_warehouse(folder: Path, scorer: Path) -> Path:
     """ROWS as a UACUISINE table, imported and scored (BERTScore by `scorer`) into a new warehouse."""
     table = folder / "uacuisine.tsv"
-    table.write_text(
-        "dish\tquestion\tgold\tmodel\tanswer\n" + "".join("\t".join(r) + "\n" for r in ROWS), encoding="utf-8"
-    )
+    lines = [(*r, "uk") for r in ROWS] + [(*r, "en") for r in ROWS_EN]
+    header = "dish\tquestion\tgold\tmodel\tanswer\tlang\n"
+    table.write_text(header + "".join("\t".join(r) + "\n" for r in lines), encoding="utf-8")
     warehouse = folder / "wh" / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, str(scorer))
@@ -109,8 +115,8 @@ def test_table4_by_hand(table4_warehouse: Path, tiny_bert: Path) -> None:
     out = run_cli(table4_warehouse, "export", "uacuisine-table4", "--format", "csv").stdout
     frame = pl.read_csv(io.BytesIO(out.encode()))
     assert frame.columns[:5] == ["model", "lang", "bertscore", "em", "im"]
-    rows = {r["model"]: r for r in frame.iter_rows(named=True)}
-    m1, m2 = rows["m1"], rows["m2"]
+    rows = {(r["model"], r["lang"]): r for r in frame.iter_rows(named=True)}
+    m1, m2 = rows["m1", "uk"], rows["m2", "uk"]
     assert m1["lang"] == "uk"
     assert m1["bertscore"] == pytest.approx(1.0, abs=1e-5)  # the recipe word for word
     assert m1["bertscore_model"] == str(tiny_bert)  # the model that computed it, recorded per answer
@@ -130,3 +136,16 @@ def test_the_model_behind_each_bertscore_is_stored(table4_warehouse: Path, tiny_
            GROUP BY ALL""",
     )
     assert rows == [("bertscore", str(tiny_bert), 1)]
+
+
+def test_the_language_gap_covers_uacuisine_too(table4_warehouse: Path) -> None:
+    # taste, uk against en on the same three dishes: ours 3/3 vs 2/3, the paper's EM 2/3 vs 1/3: +33.3 points
+    for method, accuracy, accuracy_en in (("atlas", 100.0, 200 / 3), ("paper", 200 / 3, 100 / 3)):
+        out = run_cli(table4_warehouse, "export", "language-gap", "--method", method).stdout
+        frame = pl.read_csv(io.BytesIO(out.encode())).filter(pl.col("dataset") == "uacuisine")
+        [row] = frame.filter(pl.col("task") == "taste").iter_rows(named=True)
+        assert (row["model"], row["lang"], row["n"]) == ("m1", "uk", 3)
+        assert row["accuracy"] == pytest.approx(accuracy) and row["accuracy_en"] == pytest.approx(accuracy_en)
+        assert row["gap"] == pytest.approx(100 / 3)
+        assert row["metric"] == ("taste_match" if method == "atlas" else "stem_exact")
+        assert frame.height == 1  # no other UACUISINE question was asked in English

@@ -37,8 +37,8 @@ SEED = 36
 ENGLISH = "en"
 
 # Per method, the per-answer scores that say "right" (first one a task is scored with is used). `atlas`
-# is ours, `paper` each benchmark's own rule (as marts.accuracy.METHOD_METRICS, plus the dish-name and
-# UACUISINE class questions, whose own rule is the only one they have).
+# is ours, `paper` each benchmark's own rule (as marts.accuracy.METHOD_METRICS, plus dish names, and
+# UACUISINE's exact match at stem level for its name, taste and temperature questions).
 METHOD_METRICS: dict[str, tuple[str, ...]] = {
     "atlas": ("accuracy", "choice_accuracy", "name_lev1", "name_stem", "taste_match", "temperature_match"),
     "paper": (
@@ -46,8 +46,7 @@ METHOD_METRICS: dict[str, tuple[str, ...]] = {
         "paper_choice_accuracy",
         "name_paper",
         "name_stem",
-        "taste_match",
-        "temperature_match",
+        "stem_exact",
     ),
 }
 
