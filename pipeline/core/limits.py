@@ -20,7 +20,7 @@ from typing import BinaryIO
 from pipeline.core.errors import DataError
 
 MIB = 1 << 20
-MAX_LINE_BYTES = 32 * MIB  # one JSON Lines record, one corpus document or one CSV record
+MAX_LINE_BYTES = 64 * MIB  # one JSON Lines record, one corpus document or one CSV record (a 20M-letter answer fits)
 MAX_XLSX_BYTES = 256 * MIB  # a workbook's members, inflated, all together
 MAX_ZIP_MEMBERS = 10_000  # parts of a workbook (sheets, styles, relationships)
 MAX_GZIP_RATIO = 200  # inflated / compressed bytes of a gzip shard (text compresses 3-10x; a bomb ~1000x) ...
