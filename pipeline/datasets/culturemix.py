@@ -464,8 +464,10 @@ def image_rows(images: list[CultureMixImage]) -> list[dict]:
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
     """Load a CultureMix folder (sample or full layout); all or nothing."""
+    from pipeline.datasets import culturemix_real
+
     parsed = read(source)
-    sha = sha256_files(parsed.files)
+    sha = sha256_files(parsed.files + culturemix_real.files(parsed.root))  # real/real.csv: CultureMix-Real
     linked_before = scalar(con, "SELECT count(*) FROM core.dishes WHERE dataset = 'worldcuisines'") or 0
     scope = f"{INGESTER};worldcuisines:{linked_before}"  # reload when WorldCuisines arrived since (links change)
     if not force and already_loaded(con, sha, "culturemix", scope):
@@ -539,6 +541,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         counts["foods"] = _insert_dishes(con, parsed.images)
         _insert_image_files(con, parsed.images, images)
         counts["items"] = _insert_items(con, parsed.images, images)
+        if culturemix_real.files(parsed.root):
+            counts["real photo foods"] = culturemix_real.load(con, parsed.root)
         counts["quirks"] = len(quirks)
         record_quirks(con, quirks, run_id, replace_files=sorted({p.name for p in parsed.files}))
         record_source(
