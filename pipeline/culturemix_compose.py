@@ -362,7 +362,8 @@ def plan(
     sizes: tuple[float, ...] = (),
 ) -> list[dict]:
     """The recipes for one target: cultural and agnostic MF / SFB / MFB, and REAL; with `positions` holding
-    "right", each cultural MF mirrored too, and with `sizes`, each cultural MF with the target at those sizes."""
+    "right", each cultural MF mirrored too, and with `sizes`, the SF food and each cultural MF with the target at
+    those sizes."""
     rng = random.Random(f"{seed}:{target.dish_key}")
     food_in = {"role": "target", "dish_key": target.dish_key, "sha256": target.sha256}
     rated = difficulty or {}
@@ -429,6 +430,8 @@ def plan(
     for scene in chosen_scenes:
         scene_in = {"role": "background", "label": scene.label, "sha256": scene.sha256}
         add("SFB", "cultural", [scene_in], [{"op": "stack", "top": "background"}], {"background": scene.label})
+    for size in sizes:  # Table 11's caption: the single food resized, beside the MF pairs above
+        add("SF", "none", [], [{"op": "scale", "of": "target", "scale": size}], {"target_scale": size})
     plain = PLAIN_OBJECTS[rng.randrange(len(PLAIN_OBJECTS))]
     object_in: list[dict] = []
     if objects:  # CultureMix §4.3: apple, car, scissors, teddy bear, from their photos
