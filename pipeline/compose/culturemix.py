@@ -34,6 +34,7 @@ import duckdb
 from pipeline.compose import pairing as pairings
 from pipeline.compose import variants
 from pipeline.datasets.culturemix import parse_background
+from pipeline.datasets.culturemix_real import red_box
 from pipeline.reference.cultural_distance import cultural_distance, great_circle_km, nearest
 from warehouse.io import insert, transaction
 
@@ -146,15 +147,6 @@ def plain_wall(width: int, height: int = PANEL):
         shade = 215 - y * 30 // height
         image.paste((shade, shade, shade - 8), (0, y, width, y + 1))
     return image
-
-
-def red_box(image, box: tuple[int, int, int, int], width: int = 5):
-    """The image with a red rectangle around `box` (left, top, right, bottom)."""
-    from PIL import ImageDraw
-
-    out = image.copy()
-    ImageDraw.Draw(out).rectangle(box, outline=(230, 0, 0), width=width)
-    return out
 
 
 # --- harmonisation ---------------------------------------------------------------------------
@@ -362,7 +354,8 @@ def plan(
     sizes: tuple[float, ...] = (),
 ) -> list[dict]:
     """The recipes for one target: cultural and agnostic MF / SFB / MFB, and REAL; with `positions` holding
-    "right", each cultural MF mirrored too, and with `sizes`, each cultural MF with the target at those sizes."""
+    "right", each cultural MF mirrored too, and with `sizes`, the SF food and each cultural MF with the target at
+    those sizes."""
     rng = random.Random(f"{seed}:{target.dish_key}")
     food_in = {"role": "target", "dish_key": target.dish_key, "sha256": target.sha256}
     rated = difficulty or {}
@@ -429,6 +422,8 @@ def plan(
     for scene in chosen_scenes:
         scene_in = {"role": "background", "label": scene.label, "sha256": scene.sha256}
         add("SFB", "cultural", [scene_in], [{"op": "stack", "top": "background"}], {"background": scene.label})
+    for size in sizes:  # Table 11's caption: the single food resized, beside the MF pairs above
+        add("SF", "none", [], [{"op": "scale", "of": "target", "scale": size}], {"target_scale": size})
     plain = PLAIN_OBJECTS[rng.randrange(len(PLAIN_OBJECTS))]
     object_in: list[dict] = []
     if objects:  # CultureMix §4.3: apple, car, scissors, teddy bear, from their photos

@@ -467,8 +467,10 @@ def image_rows(images: list[CultureMixImage]) -> list[dict]:
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: bool = False) -> IngestResult:
     """Load a CultureMix folder (sample or full layout); all or nothing."""
+    from pipeline.datasets import culturemix_real
+
     parsed = read(source)
-    sha = sha256_files(parsed.files)
+    sha = sha256_files(parsed.files + culturemix_real.files(parsed.root))  # real/real.csv: CultureMix-Real
     linked_before = scalar(con, "SELECT count(*) FROM core.dishes WHERE dataset = 'worldcuisines'") or 0
     scope = f"{INGESTER};worldcuisines:{linked_before}"  # reload when WorldCuisines arrived since (links change)
     if not force and already_loaded(con, sha, "culturemix", scope):
@@ -542,6 +544,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         counts["foods"] = _insert_dishes(con, parsed.images)
         _insert_image_files(con, parsed.images, images)
         counts["items"] = _insert_items(con, parsed.images, images)
+        if culturemix_real.files(parsed.root):
+            counts["real photo foods"] = load_real(con, parsed.root)
         counts["quirks"] = len(quirks)
         record_quirks(con, quirks, run_id, replace_files=sorted({p.name for p in parsed.files}))
         record_source(
@@ -847,6 +851,48 @@ def _ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, fo
     if source is None:
         raise ValueError("CultureMix needs --source DIR (images.csv of the sample, or the full dataset's sf.csv, ...)")
     return ingest(con, source, run_id, force=force)
+
+
+def load_real(con: duckdb.DuckDBPyConnection, root: Path) -> int:
+    """Inside the CultureMix ingest's transaction (after it removed the dataset's rows): the real photos'
+    foods, images, image rows and items. Returns how many foods were loaded."""
+    from pipeline.datasets.culturemix_real import image_rows, read
+
+    foods = read(root, resolve_country)
+    rows = image_rows(con, root, foods)
+    known = {k for (k,) in con.execute("SELECT dish_key FROM core.dishes WHERE dataset = 'culturemix'").fetchall()}
+    dishes, names, origins = {}, [], []
+    for food in foods:
+        key = dish_key("culturemix", "en", food.food_id)
+        if key in known or key in dishes:
+            continue
+        dishes[key] = {"dish_key": key, "dataset": "culturemix", "lang": "en", "dish_id": food.food_id,
+                       "name": food.food_name, "display_name": food.food_name, "category": "real photo"}  # fmt: skip
+        names.append(name_row(key, "en", food.food_name, is_primary=True))
+        if food.country:
+            origins.append({"dish_key": key, "country": food.country, "position": 0})
+    insert(con, "core.dishes", list(dishes.values()))
+    insert(con, "core.dish_names", names)
+    insert(con, "core.dish_origins", origins)
+    files = {}
+    for row in rows:
+        files[row["_sha256"][:32]] = {
+            "image_id": row["_sha256"][:32], "kind": "real", "dish_key": dish_key("culturemix", "en",
+            row["target_food_id"]), "position": 0, "local_path": str(row["_path"]), "sha256": row["_sha256"],
+            "license": DATASET.license, "width": row["_size"][0], "height": row["_size"][1],
+        }  # fmt: skip
+    con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [list(files)])
+    insert(con, "core.images", list(files.values()))
+    images = [{k: v for k, v in row.items() if not k.startswith("_")} | {"image_id": row["_sha256"][:32]}
+              for row in rows]  # fmt: skip
+    insert(con, "core.culturemix_images", images)
+    insert_tasks(con)
+    items = _ItemRows()
+    for row in images:
+        key = dish_key("culturemix", "en", row["target_food_id"])
+        items.add(row["subtask"], row["image"], key, "real", row["image_id"], row["target_country"], [])
+    items.write(con, replace=True)
+    return len(foods)
 
 
 DATASETS.add("culturemix", Dataset(DATASET, lambda: [], _ingest, items))

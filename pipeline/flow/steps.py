@@ -363,7 +363,9 @@ FINETUNE_TABLES = ("core.finetune_runs", "core.finetune_examples", "core.finetun
     reads=("core.tasks", "core.items", "core.item_gold_countries", "core.item_gold_text", "core.dish_names",
            "core.dish_origins", "core.culturemix_images", "core.countries", "core.images", "core.item_images"),
     writes=FINETUNE_TABLES,
-    ledger=("core.items", "core.item_images", "core.images", "core.tasks"),  # items a dataset creates on first use
+    # items a dataset creates on first use (BORSch; CultureMix registers its composites then)
+    ledger=("core.items", "core.item_images", "core.images", "core.tasks", "core.item_gold_countries",
+            "core.item_gold_nations", "core.culturemix_images"),
 )  # fmt: skip
 def finetune(ctx: Context) -> None:
     """Fine-tune a model on a task's items (pipeline/finetune): Trainer, resumable from its last checkpoint;

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from pipeline.compose.culturemix import PANEL, fit, plain_object, red_box, side_by_side, stack
+from pipeline.compose.culturemix import PANEL, fit, plain_object, side_by_side, stack
+from pipeline.datasets.culturemix_real import red_box
 from tests.helpers import REPO, copy_warehouse, query, run_cli
 
 BACKGROUNDS = {

@@ -127,6 +127,16 @@ def test_every_target_gets_both_positions_a_smaller_size_and_a_paper_object(comp
             assert ImageChops.difference(mirrored, Image.open(right["path"]).convert("RGB")).getbbox() is None
 
 
+def test_the_single_food_is_resized_too(composed: dict) -> None:
+    rows = query(composed["warehouse"], "SELECT target_dish_key, labels, path FROM core.culturemix_compositions "
+                                        "WHERE subtask = 'SF'")  # fmt: skip
+    assert len(rows) == 2 and {json.loads(labels)["target_scale"] for _, labels, _ in rows} == {0.5}
+    for _, _, path in rows:
+        picture = Image.open(path).convert("RGB")
+        assert picture.getpixel((2, 2)) == (255, 255, 255)  # the food shrunk to the middle of a white panel
+        assert picture.getbbox() is not None
+
+
 def test_flipped_pairs_are_asked_about_the_right_food(composed: dict, tiny_vision_model: Path) -> None:
     warehouse = composed["warehouse"]
     run_cli(warehouse, "generate", "--task", "culturemix.mf_right", "--lang", "en", "--backend", "transformers",
