@@ -105,6 +105,17 @@ EXPORTS["culturemix"] = (
         "shift",
     ],
 )
+# ZNO-Vision (README "ZNO-Vision"): the exam per method x model x split x subject (Tables 1, 5, 6), the
+# caption table (Table 2) and VQA in Ukrainian vs English (Table 3)
+EXPORTS["zno-accuracy"] = (
+    "marts.zno_accuracy",
+    ["method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"],
+)
+EXPORTS["captions"] = (
+    "marts.caption_scores",
+    ["model", "split", "lang", "n", "bleu_mean", "bleu_std", "bertscore_mean", "bertscore_std", "corpus_bleu"],
+)
+EXPORTS["vqa-languages"] = ("marts.vqa_languages", ["model", "n_uk", "vqa_uk", "n_en", "vqa_en", "gap"])
 FORMATS = ("csv", "parquet")
 METHODS = ("paper", "atlas")
 
