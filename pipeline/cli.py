@@ -410,6 +410,24 @@ def export_uacuisine_table4(ctx: typer.Context, format: FormatOption = "csv", ou
     _export(ctx, "uacuisine-table4", format, out)
 
 
+@export_app.command("zno-accuracy")
+def export_zno_accuracy(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """ZNO exam accuracy (0-1): method, model, split, subject, n, correct, accuracy, low, high (95% Wilson)."""
+    _export(ctx, "zno-accuracy", format, out)
+
+
+@export_app.command("captions")
+def export_captions(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """Captions per model: model, split, lang, n, bleu_mean, bleu_std, bertscore_mean, bertscore_std, corpus_bleu."""
+    _export(ctx, "captions", format, out)
+
+
+@export_app.command("vqa-languages")
+def export_vqa_languages(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
+    """VQA accuracy (%) per model in Ukrainian and English: model, n_uk, vqa_uk, n_en, vqa_en, gap."""
+    _export(ctx, "vqa-languages", format, out)
+
+
 Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)
 ExecutorOption = Annotated[Executor, typer.Option(help="local: this process; ray: Ray Data (see README).")]
 RayAddressOption = Annotated[

@@ -48,13 +48,19 @@ st.markdown(
 subjects = [q.ALL, *sorted(s for s in table["subject"].unique() if s != q.ALL)]
 cells = pd.concat(
     [
-        table[["model", "subject", "accuracy", "n"]],
-        base.assign(model=FIRST, accuracy=base["first_choice"])[["model", "subject", "accuracy", "n"]],
+        table[["model", "subject", "accuracy", "n", "low", "high"]],
+        base.assign(
+            model=FIRST, accuracy=base["first_choice"], low=base["first_choice_low"], high=base["first_choice_high"]
+        )[["model", "subject", "accuracy", "n", "low", "high"]],
         base.assign(model=RANDOM, accuracy=base["random"])[["model", "subject", "accuracy", "n"]],
     ],
     ignore_index=True,
 )
 cells["text"] = cells["accuracy"].map(lambda v: fmt.score(v))
+cells["interval"] = [
+    "" if low != low else f"{fmt.score(low)}–{fmt.score(high)}"
+    for low, high in zip(cells["low"], cells["high"], strict=True)
+]
 cells["kind"] = cells["model"].map(lambda m: "baseline" if m in (FIRST, RANDOM) else "model")
 order = (
     table[table["subject"] == q.ALL].sort_values("accuracy", ascending=False)["model"].tolist()
@@ -79,6 +85,7 @@ event = vega.draw(
                 {"field": "subject"},
                 {"field": "text", "title": "accuracy"},
                 {"field": "n", "title": "questions"},
+                {"field": "interval", "title": "95% interval (Wilson)"},
             ],
         },
         "layer": [

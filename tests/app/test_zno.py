@@ -64,6 +64,9 @@ def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkey
     assert cells["m1", "Mathematics"] == 1.0
     assert cells["baseline: first option", "(all subjects)"] == pytest.approx(2 / 3)
     assert cells["baseline: random", "(all subjects)"] == pytest.approx((0.25 + 0.25 + 0.2) / 3)
+    intervals = {(c["model"], c["subject"]): c["interval"] for c in vega_rows(chart)}
+    assert intervals["m1", "(all subjects)"] == "0.21–0.94"  # Wilson 95% for 2 of 3 in the tooltip
+    assert intervals["baseline: random", "(all subjects)"] == ""
     table = at.dataframe[0].value
     assert table["model"].tolist()[-2:] == ["baseline: first option", "baseline: random"]
     m1 = table[table["model"] == "m1"].iloc[0]

@@ -797,6 +797,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "120_zno.sql",
+        exports={"zno-accuracy": "marts.zno_accuracy"},
         columns={
             "marts.zno_answers": ("model", "split", "subject", "item_id", "year", "question", "gold_letter"),
             "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
@@ -806,6 +807,7 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "captions.py",
+        exports={"captions": "marts.caption_scores"},
         build=captions.build,
         columns={
             "marts.caption_answers": ("model", "split", "lang", "item_id", "reference", "response", "caption_bleu"),
@@ -814,9 +816,67 @@ MARTS: tuple[Mart, ...] = (
     ),
     Mart(
         "121_vqa.sql",
+        exports={"vqa-languages": "marts.vqa_languages"},
         columns={
             "marts.vqa_answers": ("model", "lang", "question_id", "answer_type", "question", "response"),
             "marts.vqa_languages": ("model", "n_uk", "vqa_uk", "n_en", "vqa_en", "gap"),
+        },
+    ),
+    Mart(  # issue 35: BORSch §4.2's surzhyk statistics
+        "110_surzhyk.sql",
+        columns={
+            "marts.surzhyk_names": ("dataset", "n_pairs", "n_distinct_names", "share_distinct_names"),
+            "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
+        },
+    ),
+    Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
+        "111_borsch_figures.sql",
+        columns={
+            "marts.borsch_origins": ("lang", "found_by", "parallel", "country", "country_name", "post_soviet"),
+            "marts.borsch_wrong_predictions": ("model", "task", "lang", "method", "country", "country_name"),
+            "marts.borsch_vqa_name_gain": ("model", "lang", "dish_key", "dish_name", "vqa_jaccard"),
+            "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
+        },
+    ),
+    Mart(
+        "150_finetune.sql",
+        columns={
+            "marts.finetune_runs": (
+                "finetune_id",
+                "recipe",
+                "source",
+                "base_model",
+                "method",
+                "learning_rate",
+                "batch_size",
+                "gradient_accumulation",
+                "optimizer",
+                "epochs",
+                "n_train",
+                "n_test",
+            ),
+            "marts.finetune_losses": ("finetune_id", "step", "epoch", "loss"),
+            "marts.finetune_models": ("finetune_id", "epoch", "model_path", "weights_hash"),
+            "marts.finetune_comparison": (
+                "finetune_id",
+                "recipe",
+                "source",
+                "base_model",
+                "epoch",
+                "tuned_model",
+                "task",
+                "lang",
+                "metric",
+                "n_test_items",
+                "n_before",
+                "before",
+                "n_after",
+                "after",
+                "n_pairs",
+                "before_paired",
+                "after_paired",
+                "change",
+            ),
         },
     ),
 )

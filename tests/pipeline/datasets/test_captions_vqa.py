@@ -112,6 +112,16 @@ def test_vqa_ua_vs_en_per_model(scored: Path) -> None:
     assert quirks == [("no_answers",), ("not_ten_answers",)]  # question 3: nine answers
 
 
+def test_exports_of_tables_2_and_3(scored: Path, tmp_path: Path) -> None:
+    run_cli(scored, "export", "captions", "--out", str(tmp_path / "c.csv"))
+    run_cli(scored, "export", "vqa-languages", "--out", str(tmp_path / "v.csv"))
+    captions = (tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()
+    assert captions[0].startswith("model,split,lang,n,bleu_mean,bleu_std,bertscore_mean,bertscore_std,corpus_bleu")
+    vqa = (tmp_path / "v.csv").read_text(encoding="utf-8").splitlines()
+    assert vqa[0].startswith("model,n_uk,vqa_uk,n_en,vqa_en,gap")
+    assert vqa[1].startswith("m1,2,80.0,2,50.0,30.0")
+
+
 def test_a_caption_file_out_of_step_with_its_images_is_one_error(tmp_path: Path) -> None:
     root = write_multi30k(tmp_path / "m")
     (root / "data/task1/raw/test_2017_flickr.uk").write_text("лише один підпис\n", encoding="utf-8")

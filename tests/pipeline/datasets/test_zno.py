@@ -209,3 +209,11 @@ def test_rows_without_ids_are_numbered_across_a_splits_shards(tmp_path: Path) ->
         ("test-00001-of-00002.parquet", 2, "not_one_letter"),
         ("test-00001-of-00002.parquet", 3, "no_image"),
     ]
+
+
+def test_export_zno_accuracy_keeps_its_contract(scored: Path, tmp_path: Path) -> None:
+    out = tmp_path / "zno.csv"
+    run_cli(scored, "export", "zno-accuracy", "--format", "csv", "--out", str(out))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "method,model,split,subject,n,correct,accuracy,low,high"
+    assert "paper,m1,validation,(all subjects),3,2," in "\n".join(lines)
