@@ -57,6 +57,7 @@ VIEWS = (
     View("review.py", "Review", ":material/rate_review:", "review"),
     View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
     View("culturemix_paper.py", "Culture mix, paper", ":material/table:", "culture-mix-paper", ("chart", "table")),
+    View("finetune.py", "Fine-tuning", ":material/model_training:", "fine-tuning", ("chart", "table")),
     View("probe.py", "Live probe", ":material/science:", "probe"),
     View("zno.py", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
     View("captions.py", "Captions", ":material/closed_caption:", "captions", ("table",)),

@@ -165,6 +165,7 @@ def import_responses(
     from pipeline.answers import responses  # polars and the extractors: imported by the commands that use them
 
     formats = (*responses.FORMATS, "culturemix", "zno", "multi30k", "vqa")
+    formats += ("borsch",)  # pipeline/answers/borsch.py: model, lang, task, variant, dish_id, response (+ images)
     if format not in formats:
         fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
         raise typer.Exit(code=2)

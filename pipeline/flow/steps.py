@@ -483,6 +483,9 @@ def _import(ctx: Context) -> None:
 
         import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
         return
+    if options.response_format == "borsch":
+        _import_borsch(ctx)
+        return
     if options.response_format in ("zno", "multi30k", "vqa"):  # pipeline/answers/items.py
         from pipeline.answers.items import import_files as import_item_answers
 

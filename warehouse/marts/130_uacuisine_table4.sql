@@ -1,5 +1,5 @@
 -- marts.uacuisine_table4: the ZNO-Vision paper's Table 4 (BERTScore, EM, IM per model), per model and prompt
--- language, from the scores the score stage stored (pipeline/uacuisine_paper.py, pipeline/uacuisine_metrics.py):
+-- language, from the scores the score stage stored (pipeline/score/uacuisine_paper.py, pipeline/uacuisine_metrics.py):
 -- - bertscore: mean BERTScore F1 of the recipes (Q5; §3), computed by `bertscore_model` (core.score_models);
 -- - em: the paper's exact match at stem level (Appendix C, Eq. 1), mean over the questions it scores with EM:
 --   the dish name (Q1-Q3, `name_stem`) and the two classification questions (Q6 taste, Q7 temperature,

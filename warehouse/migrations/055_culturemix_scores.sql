@@ -1,5 +1,5 @@
 -- CultureMix scored as published (issue 37): one row per CultureMix answer, written by the score
--- stage (the culturemix_parse step, pipeline/culturemix_scoring.py); the marts only aggregate it.
+-- stage (the culturemix_parse step, pipeline/score/culturemix_stage.py); the marts only aggregate it.
 -- `scorer` is name@version: a new version rescores every older row, so a change of rule never needs
 -- a hand migration.
 CREATE TABLE core.culturemix_scores (
