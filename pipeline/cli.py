@@ -137,7 +137,11 @@ def import_responses(
         list[Path], typer.Argument(help="Answer files: task2_oe_MODEL.jsonl, task2_mc_MODEL.jsonl, a UACUISINE table.")
     ],
     format: Annotated[
-        str, typer.Option("--format", help="worldcuisines (prediction files) or uacuisine (dish, question, gold, …)")
+        str,
+        typer.Option(
+            "--format",
+            help="worldcuisines (prediction files), uacuisine (a table), culturemix, zno, multi30k or vqa (JSON lines)",
+        ),
     ] = "worldcuisines",
     model: Annotated[str | None, typer.Option(help="Model name (default: from task2_oe_MODEL.jsonl).")] = None,
     skip_bad_lines: Annotated[
