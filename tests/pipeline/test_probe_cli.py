@@ -45,7 +45,8 @@ def test_any_openai_compatible_server_can_be_probed(warehouse: Path) -> None:
         )  # fmt: skip
         (request,) = server.chat_requests
     assert "страва борщ?" in message_text(request.body["messages"][-1])  # the paper's variant 1
-    assert "countries named: UA, RU" in result.stdout
+    # the probe asks where borsch comes from: Russia, where it is also cooked, is no origin claim (issue 35)
+    assert "countries named: UA\n" in result.stdout
     assert "gold origins unknown" in result.stderr  # nothing published in this warehouse yet
 
 
