@@ -685,9 +685,16 @@ def _settings(pairs: list[str]) -> dict:
 @app.command("countries")
 def countries(
     lang: Annotated[str, typer.Option(help="Answer language (ru, uk, en, a WorldCuisines code) or auto.")],
+    reading: Annotated[
+        str, typer.Option(help="What the question asked: origin (where from) or served (where served/eaten/popular).")
+    ] = "origin",
 ) -> None:
     """Read one answer per line on stdin; print one JSON array of alpha-2 codes per line (first mention first)."""
-    from pipeline.extract.countries import extract_countries
+    from pipeline.extract.countries import READINGS, extract_countries
+
+    if reading not in READINGS:
+        fail_line(f"--reading {reading}: unknown reading — use one of {', '.join(READINGS)}")
+        raise typer.Exit(code=2)
     from pipeline.extract.switching import analyse
 
     for line in sys.stdin:
@@ -696,7 +703,7 @@ def countries(
         if lang == "auto":  # the answer's own language where it is Russian or Ukrainian, English names otherwise
             found = analyse(text, "en").answer_lang
             answer_lang = found if found in ("ru", "uk") else "en"
-        result = extract_countries(text, answer_lang)
+        result = extract_countries(text, answer_lang, reading)
         sys.stdout.write(json.dumps(list(result.countries)) + "\n")
         sys.stdout.flush()
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from app import data, fmt, links, ui
 from app.safe import code, literal
+from warehouse.queries import borsch as borsch_queries
 from warehouse.queries import methods
 
 REASON_HELP = {
@@ -56,6 +57,20 @@ st.caption(
     "occurs in the lower-cased answer; it reproduces the published tables) against ours (the country the "
     "answer names, read by our extractor). Gap = ours minus the paper's, in accuracy points."
 )
+
+if filters.dataset == "borsch":  # issue 35: BORSch's rule (§4.1, every country named) against our reading
+    st.subheader("Our reading against BORSch's rule, per prompt variant")
+    st.caption(
+        "BORSch counts every country an answer names (NER and a country list, §4.1); we read the answer as its "
+        "question asks (`origin` or `served`, declared per variant), dropping negated, corrected and, for origin "
+        "questions, spread-only mentions."
+    )
+    fmt.dataframe(data.query(borsch_queries.method_by_variant, filters), key="audit_borsch_variants")
+    differing = data.query(borsch_queries.method_differences, filters)
+    differing = links.with_dish_links(differing, "borsch", name="dish_key", column="dish_key", filters=filters)
+    fmt.dataframe(differing, {"dish_key": links.dish_column()}, key="audit_borsch_answers")
+    st.caption("Answers are shown as plain text; up to 200, all of them through `export origin-scores`.")
+    st.stop()
 
 by_lang = data.query(methods.audit_by_language, filters)
 if by_lang.empty:

@@ -1,7 +1,7 @@
 """BORSch answers produced elsewhere: `import-responses --format borsch FILE…` (a contract).
 
-A file is JSON lines or CSV (by its first character: `{` is JSON lines) with the columns
-`model, lang, task, variant, dish_id, response` and an optional `images`: `lang` is the prompt
+A file is JSON lines or CSV (JSON lines by its name, .jsonl/.json/.ndjson, or its first character `{`) with
+the columns `model, lang, task, variant, dish_id, response` and an optional `images`: `lang` is the prompt
 language (ru or uk), `task` one of BORSch's tasks with or without the `borsch.` prefix, `variant`
 one of that task's prompt variants in that language, `dish_id` the ID in that language's file
 (RU_DATA.xlsx / UK_DATA.xlsx) and `images` the photos the model was shown (a JSON list, or in CSV
@@ -114,7 +114,7 @@ def read_records(path: Path) -> list[tuple[int, str, dict | str]]:
         raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise DataError(path, f"cannot open: {exc.strerror}") from exc
-    if text.lstrip().startswith("{"):
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson") or text.lstrip().startswith("{"):
         return [(number, line, _json_record(line)) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     return _csv_records(path, text)
 

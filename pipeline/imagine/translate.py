@@ -16,6 +16,7 @@ from pipeline.answers import generate
 from pipeline.backends import Backend
 from pipeline.datasets.base import ensure_task
 from pipeline.imagine.describe import Description
+from pipeline.imagine.redact import redact
 from pipeline.tasks import Task, get_task
 from warehouse.io import insert, transaction
 
@@ -55,12 +56,25 @@ def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Descrip
             ).fetchall()
         }
         insert(con, "core.items", [r for r in rows if r["item_id"] not in known])
+    names = _names(con, [d.dish_key for d in descriptions])
     return [
         generate.ItemInput(
-            f"{task.task_id}:{d.generation_id}", d.dish_key, d.text, questions={"1": prompt(task, d.lang, d.text)}
+            f"{task.task_id}:{d.generation_id}",
+            d.dish_key,
+            d.text,
+            questions={"1": prompt(task, d.lang, redact(d.text, names.get(d.dish_key, [])))},  # BORSch §5
         )
         for d in descriptions
     ]
+
+
+def _names(con: duckdb.DuckDBPyConnection, dish_keys: list[str]) -> dict[str, list[str]]:
+    """Every name of each dish (all languages), to redact from its descriptions."""
+    rows = con.execute(
+        "SELECT dish_key, list(name) FROM core.dish_names WHERE dish_key IN (SELECT unnest(?)) GROUP BY dish_key",
+        [dish_keys],
+    ).fetchall()
+    return dict(rows)
 
 
 def _as_dataset_prompts(task: Task) -> Task:

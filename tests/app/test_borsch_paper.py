@@ -67,3 +67,16 @@ def test_the_papers_rule_counts_the_negated_country_too(answered: Path, monkeypa
     at = open_page(PAGE, dataset="borsch", file="ru", method="paper")
     wrong = at.dataframe[0].value
     assert sorted(wrong["country"]) == ["IT", "TR"]
+
+
+def test_method_audit_shows_where_our_reading_and_the_papers_rule_differ_per_variant(
+    answered: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(answered))
+    at = open_page("views/method_audit.py", dataset="borsch", task="origin_qa")
+    variants, answers = (frame.value for frame in at.dataframe)
+    row = variants.iloc[0]
+    assert (row["variant"], row["reading"], row["n_answers"], row["n_differ"]) == ("1", "origin", 1, 1)
+    assert (row["jaccard_ours"], row["jaccard_paper"]) == (1.0, 0.5)
+    assert list(answers["ours"]) == ["GR"] and list(answers["paper"]) == ["TR,GR"]
+    assert list(answers["response"]) == ["Не из Турции, а из Греции."]

@@ -78,7 +78,7 @@ def test_photos_are_checked_by_decoding_not_by_name():
 def test_prompts_are_variant_1_of_the_origin_tasks():
     assert probe.prompt_text("ru", "Борщ") == get_task("borsch.origin_qa").templates("ru")["1"].format(dish="Борщ")
     assert probe.prompt_text("uk", None, has_image=True) == get_task("borsch.origin_vqa").templates("uk")["1"]
-    assert "«Борщ»" in probe.prompt_text("uk", "Борщ", has_image=True)
+    assert "страва Борщ на фотографіях" in probe.prompt_text("uk", "Борщ", has_image=True)  # the paper's wording
     assert probe.prompt_text("en", "Paella") == (
         "Which country does the dish “Paella” come from? Answer with the name of the country or countries."
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.answers.borsch import borsch_tasks, parse_record
+from pipeline.answers.borsch import borsch_tasks, parse_record, read_records
 from tests.helpers import query, run_cli
 
 LINES = [
@@ -177,3 +177,10 @@ def test_the_papers_rule_sits_beside_ours_in_both_exports(borsch_warehouse: Path
             accuracy,
             jaccard,
         )
+
+
+def test_a_jsonl_file_starting_with_a_bad_line_is_still_read_as_json_lines(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "answers.jsonl", ["oops", LINES[0]])
+    (first, second) = read_records(path)
+    assert first[0] == 1 and first[2].startswith("not valid JSON")
+    assert second[0] == 2 and second[2]["model"] == "m1"

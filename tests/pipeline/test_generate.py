@@ -47,7 +47,9 @@ def test_the_papers_prompt_table_can_replace_the_wording(data_dir: Path) -> None
     assert message.text == "Из какой страны или стран происходит блюдо ПЛОВ?"
 
 
-@pytest.mark.parametrize("name", ["origin_qa", "origin_vqa", "origin_vqa_with_name", "dish_name_vqa"])
+@pytest.mark.parametrize(
+    "name", ["origin_qa", "origin_vqa", "origin_vqa_with_name", "dish_name_vqa", "dish_description"]
+)
 def test_the_default_prompts_are_the_papers_word_for_word(data_dir: Path, name: str) -> None:
     declared = get_task(f"borsch.{name}")
     published = with_prompt_table(declared, data_dir / "seed_prompts" / "borsch_prompts.tsv")

@@ -44,8 +44,9 @@ def test_any_openai_compatible_server_can_be_probed(warehouse: Path) -> None:
             "--setting", f"base_url={server.url}",
         )  # fmt: skip
         (request,) = server.chat_requests
-    assert "«борщ»" in message_text(request.body["messages"][-1])
-    assert "countries named: UA, RU" in result.stdout
+    assert "страва борщ?" in message_text(request.body["messages"][-1])  # the paper's variant 1
+    # the probe asks where borsch comes from: Russia, where it is also cooked, is no origin claim (issue 35)
+    assert "countries named: UA\n" in result.stdout
     assert "gold origins unknown" in result.stderr  # nothing published in this warehouse yet
 
 

@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.marts import (
     accuracy,
+    borsch_table4,
     captions,
     culturemix,
     culturemix_mitigation,
@@ -828,6 +829,11 @@ MARTS: tuple[Mart, ...] = (
             "marts.surzhyk_names": ("dataset", "n_pairs", "n_distinct_names", "share_distinct_names"),
             "marts.surzhyk_corpora": ("corpus_id", "corpus_lang", "n_pairs", "docs_own_name", "docs_other_name"),
         },
+    ),
+    Mart(  # issue 35: BORSch Table 4 (Appendix J.2), every correlation x metric x QA/VQA cell
+        "borsch_table4.py",
+        build=borsch_table4.build,
+        columns={"marts.imagined_table4": tuple(borsch_table4.SCHEMA)},
     ),
     Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
         "111_borsch_figures.sql",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from warehouse.queries import Source, _frame
+from warehouse.queries.answers import Filters
 
 
 def origins(source: Source, lang: str, *, found_by: str | None = None, parallel_only: bool = False) -> pd.DataFrame:
@@ -63,4 +64,42 @@ def name_accuracy_by_origin(source: Source, models: tuple[str, ...], langs: tupl
         ORDER BY model, lang, n_answers DESC, country
         """,
         {"models": list(models), "langs": list(langs)},
+    )
+
+
+def method_by_variant(source: Source, filters: Filters) -> pd.DataFrame:
+    """Our reading against BORSch's rule (§4.1: every country named), per task, prompt language and variant: how
+    many answers the two read differently and the mean Jaccard of each (issue 35's Method audit)."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT task, lang, variant, any_value(reading) AS reading, count(*)::BIGINT AS n_answers,
+               count(*) FILTER (list_sort(string_split(predicted, ',')) <>
+                                list_sort(string_split(coalesce(paper_predicted, ''), ',')))::BIGINT AS n_differ,
+               avg(jaccard) AS jaccard_ours, avg(paper_jaccard) AS jaccard_paper
+        FROM marts.origin_scores
+        WHERE {where} AND paper_predicted IS NOT NULL
+        GROUP BY task, lang, variant
+        ORDER BY task, lang, variant
+        """,
+        params,
+    )
+
+
+def method_differences(source: Source, filters: Filters, limit: int = 200) -> pd.DataFrame:
+    """Answers our reading and BORSch's rule read differently, with both sets and the gold."""
+    where, params = filters.where()
+    return _frame(
+        source,
+        f"""
+        SELECT model, task, lang, variant, reading, dish_key, gold, predicted AS ours, paper_predicted AS paper,
+               jaccard, paper_jaccard, response
+        FROM marts.origin_scores
+        WHERE {where} AND paper_predicted IS NOT NULL
+          AND list_sort(string_split(predicted, ',')) <> list_sort(string_split(paper_predicted, ','))
+        ORDER BY task, lang, variant, model, item_id
+        LIMIT $limit
+        """,
+        {**params, "limit": limit},
     )

@@ -12,6 +12,9 @@ origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30."""
 from __future__ import annotations
 
 import csv
+import json
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -110,3 +113,19 @@ def test_the_issues_examples(answer: str, lang: str, reading: str, countries: st
 def test_an_unknown_reading_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown reading 'where'"):
         extract_countries("Україна", "uk", "where")
+
+
+def test_the_countries_command_reads_as_the_question_asks() -> None:
+    answer = "Деруни походять з Білорусі. Згодом вони поширилися в Україні, Польщі та Литві.\n"
+    read = {}
+    for reading in ("origin", "served"):
+        result = subprocess.run(
+            [sys.executable, "-m", "pipeline", "countries", "--lang", "uk", "--reading", reading],
+            input=answer,
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+        )
+        read[reading] = json.loads(result.stdout)
+    assert read == {"origin": ["BY"], "served": ["BY", "UA", "PL", "LT"]}

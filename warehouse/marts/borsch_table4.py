@@ -1,0 +1,70 @@
+"""marts.imagined_table4: BORSch Table 4 (Appendix J.2) as published, for every describer model, language and
+encoder: the Pearson r, Spearman rho and Kendall tau between a dish's mean DINOv2 cosine (generated image against
+its real photos, `intra_cosine`) and the same model's origin scores on that dish (Jaccard, Dice and Overlap, the
+paper's equations 1-3), over its QA answers (origin_qa) and its VQA answers (origin_vqa). Every correlation x
+metric x QA/VQA cell is a row; a cell without data has no value and says why (`note`): no answers by the model
+on the drawn dishes, fewer than 3 dishes, or a constant column."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+from scipy import stats
+
+KEYS = ["model", "dataset", "lang", "encoder"]
+TASKS = {"QA": "origin_qa", "VQA": "origin_vqa"}
+METRICS = ("jaccard", "dice", "overlap")
+CORRELATIONS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+SCHEMA = {
+    **dict.fromkeys(KEYS, pl.String),
+    "setup": pl.String,
+    "metric": pl.String,
+    "correlation": pl.String,
+    "n_dishes": pl.Int64,
+    "value": pl.Float64,
+    "note": pl.String,
+}
+MIN_DISHES = 3
+
+
+def build(con: duckdb.DuckDBPyConnection) -> None:
+    cosines = con.sql(
+        """
+        SELECT model, dataset, lang, encoder, dish_key, avg(intra_cosine) AS cosine
+        FROM marts.imagined WHERE intra_cosine IS NOT NULL GROUP BY ALL ORDER BY ALL
+        """
+    ).pl()
+    scores = con.sql(
+        """
+        SELECT model, lang, dish_key, task, avg(jaccard) AS jaccard, avg(dice) AS dice, avg(overlap) AS overlap
+        FROM marts.origin_scores WHERE task IN ('origin_qa', 'origin_vqa') GROUP BY ALL
+        """
+    ).pl()
+    rows = []
+    for key, group in cosines.group_by(KEYS, maintain_order=True):
+        model, _, lang, _ = key
+        for setup, task in TASKS.items():
+            scored = scores.filter(pl.col("model") == model, pl.col("lang") == lang, pl.col("task") == task)
+            joined = group.join(scored, on="dish_key", how="inner")
+            for metric in METRICS:
+                for name, correlate in CORRELATIONS.items():
+                    value, note = _cell(joined["cosine"].to_list(), joined[metric].to_list(), setup, correlate)
+                    rows.append(dict(zip(KEYS, key, strict=True)) | {
+                        "setup": setup, "metric": metric, "correlation": name, "n_dishes": joined.height,
+                        "value": value, "note": note,
+                    })  # fmt: skip
+    frame = pl.DataFrame(rows, schema=SCHEMA)
+    con.register("_table4", frame)
+    con.execute("CREATE OR REPLACE TABLE marts.imagined_table4 AS SELECT * FROM _table4")
+    con.unregister("_table4")
+
+
+def _cell(cosines: list[float], scores: list[float], setup: str, correlate) -> tuple[float | None, str | None]:
+    """One correlation, or None and why there is none."""
+    if not cosines:
+        return None, f"no {setup} answers by this model on the drawn dishes"
+    if len(cosines) < MIN_DISHES:
+        return None, f"fewer than {MIN_DISHES} dishes"
+    if len(set(cosines)) < 2 or len(set(scores)) < 2:
+        return None, "a constant column: no correlation is defined"
+    return float(correlate(cosines, scores)[0]), None
