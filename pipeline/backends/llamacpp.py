@@ -85,6 +85,7 @@ class LlamaCppBackend:
         params.model.path = str(self.path)
         params.n_ctx = self.context
         params.n_parallel = 1
+        params.verbosity = -1  # no per-request log lines on the dashboard's stderr (load errors still raise)
         params.api_keys = [secrets.token_urlsafe(32)]  # the engine's own HTTP listener answers nobody
         if self.threads is not None:
             params.cpuparams.n_threads = self.threads
