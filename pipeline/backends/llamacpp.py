@@ -1,10 +1,10 @@
 """The `llamacpp` backend: a GGUF model run in-process by llama.cpp on the CPU (the `xllamacpp` wheels).
 
-Measured on this project's 2-core machine with the live probe's embedded model (SmolLM2-135M-Instruct,
-bench/probe_engines.py, same prompts, greedy, one thread each): llama.cpp 17.4 tokens/s against 1.5 for
-transformers on the converted weights (11.8x), and it reads the shipped Q4_1 file directly, with no
-conversion. So the probe config's embedded entry uses it; transformers stays the backend of `generate`
-and of the `probe` command's default.
+Measured on this project's 2-core machine (busy) with the live probe's embedded model (SmolLM2-135M-Instruct,
+bench/probe_engines.py, the same prompts through both backends, greedy, one thread each): llama.cpp 13.7
+tokens/s against 2.4 for transformers on the converted weights (5.7x; 11.8x in a first, busier run), and it
+reads the shipped Q4_1 file directly, with no conversion, loading in 2.4 s against 22.7 s. So the probe
+config's embedded entry uses it; transformers stays the backend of `generate` and the `probe` command's default.
 
 `model` is `embedded:<name>` (pipeline/backends/embedded.py), a `.gguf` file, or a folder holding one.
 xllamacpp's engine also opens an HTTP listener on 127.0.0.1 (a random port); it is given a random
@@ -85,6 +85,7 @@ class LlamaCppBackend:
         params.model.path = str(self.path)
         params.n_ctx = self.context
         params.n_parallel = 1
+        params.verbosity = -1  # no per-request log lines on the dashboard's stderr (load errors still raise)
         params.api_keys = [secrets.token_urlsafe(32)]  # the engine's own HTTP listener answers nobody
         if self.threads is not None:
             params.cpuparams.n_threads = self.threads

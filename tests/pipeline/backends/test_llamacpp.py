@@ -59,6 +59,10 @@ def test_images_and_missing_models_are_refused_with_a_message(engine, tmp_path: 
         model_file(str(tmp_path))
     with pytest.raises(BackendError, match="unknown embedded model"):
         create_backend("llamacpp", "embedded:nope")
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF but not a model")
+    with pytest.raises(BackendError, match=r"cannot load model .*broken\.gguf.* with llama\.cpp"):
+        list(create_backend("llamacpp", str(broken)).generate([request("Hi")]))
 
 
 def test_the_engines_own_http_listener_answers_nobody_else(engine):
