@@ -205,7 +205,9 @@ def _build_patterns(lang: str, dishes: list, pairs: list, origin_rows: list) -> 
         for surface in forms(name, lang):
             by_surface.setdefault(surface, set()).add(t)
     for entry in entries_for(lang):
-        if entry.country is None or len(entry.surface) < _MIN_SURFACE:
+        # Cities (issue 38's `place` entries) name where a text is set, not a country's cuisine, and endonyms in
+        # other scripts ("Ελλάδα" in the Ukrainian gazetteer) would exceed the scanner's alphabet: left out here.
+        if entry.country is None or len(entry.surface) < _MIN_SURFACE or entry.kind in ("place", "endonym"):
             continue
         t = target(COUNTRY, entry.country)
         surface = fold_surface(entry.surface)

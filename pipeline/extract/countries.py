@@ -304,7 +304,8 @@ class Span(NamedTuple):
     country: str | None
     region: str | None
     negated: bool = False
-    # The kind of gazetteer entry that matched (name, alias, adjective, subnational, place, historic, region),
+    # The kind of gazetteer entry that matched (name, alias, adjective, subnational, place, historic, endonym,
+    # region),
     # or "near_miss": a country named through one of its places shows as "place" or "subnational".
     via: str | None = None
 
@@ -687,7 +688,7 @@ def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -
             and following is not None
             and following[2].country
             and following[2].country != entry.country
-            and following[2].kind in ("name", "alias")
+            and following[2].kind in ("name", "alias", "endonym")
             and _PLACE_IN_COUNTRY.fullmatch(text, end, following[0]) is not None
         ):
             continue

@@ -4,7 +4,9 @@ and bench/countries.py.
 
 - tests/data/country_gold.tsv: hand-written answers in ru/uk/en, one per rule (with a status).
 - tests/data/country_gold_real.tsv: real answers of the 12 public WorldCuisines models in all 30
-  prompt languages, sampled at random with a fixed seed and labelled by hand (countries only)."""
+  prompt languages, sampled at random with a fixed seed and labelled by hand (countries only).
+- tests/data/country_gold_wide.tsv (issue 38): 42 more real answers per prompt language, drawn by
+  bench/sample_country_gold.py stratified by what the extractor found, same columns plus `stratum`."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from pipeline.extract import aliases, czech, demonyms, historic, places, spellin
 from pipeline.extract.aliases_world import ALIASES_WORLD, CZECH_ADJECTIVE_STEMS
 
 LANGS: tuple[str, ...] = ("ru", "uk", "en")
-KINDS = ("name", "alias", "adjective", "subnational", "region", "dish", "place", "historic")
+KINDS = ("name", "alias", "adjective", "subnational", "region", "dish", "place", "historic", "endonym")
 
 # Lower number = stronger claim on a surface.
 _PRIORITY_NAME, _PRIORITY_CURATED, _PRIORITY_ADJECTIVE, _PRIORITY_INFLECTED = 0, 1, 2, 3
@@ -315,7 +315,7 @@ def _more_candidates(lang: str, territories: dict, codes: tuple[str, ...]) -> It
     for written, kind, code in spellings.candidates(lang, territories, codes):
         yield written, code, None, kind, _PRIORITY_CURATED
     for written, code in spellings.endonyms().items():
-        yield written, code, None, "alias", _PRIORITY_INFLECTED
+        yield written, code, None, "endonym", _PRIORITY_INFLECTED
     for written, region in spellings.region_candidates(lang):
         yield written, None, region, "region", _PRIORITY_CURATED
     for written, code, region in historic.candidates(lang):

@@ -364,6 +364,11 @@ CZECH_ADJECTIVE_STEMS: dict[str, str] = {
     "novozélandsk": "NZ",
 }  # fmt: skip
 
+# Names that fold to an everyday word of the prompt languages: Icelandic "Ísland" is English "island";
+# Indonesian "Chili" (Natural Earth's name for Chile) is the pepper, left out on purpose (see bench/README);
+# "Jersey" the garment.
+_EVERYDAY_WORDS = frozenset({"island", "chili", "jersey"})
+
 # Languages with an official status in a territory that CLDR lists, whose names for their own country are
 # written inside answers in other languages (endonyms). Only scripts other languages' answers use.
 _ENDONYM_MIN_LETTERS = 4
@@ -405,7 +410,7 @@ def endonyms() -> dict[str, str]:
         code = country.alpha_2
         for language in get_official_languages(code, de_facto=True):
             name = _unbracketed(_territory_names(language).get(code, ""))
-            if sum(ch.isalpha() for ch in name) >= _ENDONYM_MIN_LETTERS:
+            if sum(ch.isalpha() for ch in name) >= _ENDONYM_MIN_LETTERS and not _everyday(name):
                 found.setdefault(name, set()).add(code)
     return {name: next(iter(codes)) for name, codes in found.items() if len(codes) == 1}
 
@@ -420,6 +425,12 @@ def _territory_names(language: str) -> dict[str, str]:
         return dict(Locale.parse(language).territories)
     except (UnknownLocaleError, ValueError):
         return {}
+
+
+def _everyday(name: str) -> bool:
+    from pipeline.core.text import fold
+
+    return fold(name) in _EVERYDAY_WORDS
 
 
 def _unbracketed(name: str) -> str:
@@ -462,7 +473,8 @@ def candidates(lang: str, territories: dict[str, str], codes: tuple[str, ...]) -
     column = _NATURAL_EARTH_COLUMN.get(lang)
     if column is not None:
         for written, code in natural_earth_names()[column].items():
-            yield written, "alias", code
+            if not _everyday(written):
+                yield written, "alias", code
     for written, code in unbracketed_names(territories, codes):
         yield written, "alias", code
     if lang == "si":

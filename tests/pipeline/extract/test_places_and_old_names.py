@@ -180,6 +180,13 @@ def test_a_language_or_people_is_no_origin(text: str, lang: str, expected: tuple
     assert countries(text, lang) == expected
 
 
+def test_an_endonym_that_is_an_everyday_word_is_left_out() -> None:
+    text = "This dish is a traditional Indonesian food, specifically from the island of Java."
+    assert countries(text, "ru_casual") == ("ID",)  # Icelandic "Ísland" is not "island"
+    assert countries("Chili", "id_casual") == ()  # the pepper (the team's decision for Indonesian)
+    assert countries("Iceland", "en") == ("IS",)
+
+
 def test_english_words_in_a_suffixing_language_end_at_their_last_letter() -> None:
     # "Mila" (Algeria), "Shan" (Myanmar), "Bago" (Myanmar) are not inside "Milanese", "Shank", "bagoong"
     text = "The dish is a veal Milanese with pork shank and bagoong, a popular dish in Italy."
