@@ -101,7 +101,7 @@ def test_every_page_named_in_draws_is_a_page():
     """The first-draw hints are keyed by the pages' url paths: a renamed page must not lose its hint."""
     at = AppTest.from_function(url_paths).run()
     paths = json.loads(at.text[0].value)
-    assert len(set(paths)) == len(paths) == 18
+    assert len(set(paths)) == len(paths) == 19
     assert set(dashboard.DRAWS) <= set(paths)
     assert "map" in dashboard.DRAWS["map"]
     assert "map" not in dashboard.DRAWS["dish"]  # its small map is an SVG image: no deck.gl script to load early
