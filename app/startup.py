@@ -31,6 +31,7 @@ def warm() -> None:
 
     import warehouse.queries.about_dish
     import warehouse.queries.answers
+    import warehouse.queries.borsch
     import warehouse.queries.compare
     import warehouse.queries.confusion
     import warehouse.queries.consistency

@@ -88,7 +88,8 @@ if names.empty:
 else:
     st.caption(
         f"Share of {literal(', '.join(sorted(set(names['model']))))}'s dish-name answers within one edit of a gold "
-        "name, per origin country of the dish (a dish of several origins counts for each)."
+        "name (`accuracy`), and containing one within an edit as the paper scores it (`paper_accuracy`), per origin "
+        "country of the dish (a dish of several origins counts for each)."
     )
     fmt.dataframe(names, key="borsch_names")
     ui.downloads(names, "borsch_name_accuracy_by_origin", key="borsch_names_dl")

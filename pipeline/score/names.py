@@ -218,6 +218,33 @@ def name_paper(answer: NameAnswer, gold: NameGold) -> float:
     return score_name(answer, gold).paper
 
 
+@metric("name_contains_lev1")
+def name_contains_lev1(answer: NameAnswer, gold: NameGold) -> float:
+    """BORSch as published (Appendix I, §4.2): 1 if the answer *contains* an accepted name within one edit (any
+    stretch of the normalised answer at most one Levenshtein edit from the name), not only as a whole candidate."""
+    text = _norm(answer.text or "")[:_CONTAINS_LIMIT]
+    return float(any(_contains_within_one_edit(text, _norm(accepted.name)) for accepted in gold.names))
+
+
+_CONTAINS_LIMIT = 20_000  # characters of an answer searched (200 new tokens are far fewer)
+
+
+def _contains_within_one_edit(text: str, name: str) -> bool:
+    if not name or not text:
+        return False
+    if name in text:
+        return True
+    from rapidfuzz.distance import Levenshtein
+
+    for size in (len(name) - 1, len(name), len(name) + 1):
+        if size < 1:
+            continue
+        for start in range(len(text) - size + 1):
+            if Levenshtein.distance(name, text[start : start + size], score_cutoff=1) <= 1:
+                return True
+    return False
+
+
 NAME_METRICS = {rule: f"name_{rule}" for rule in RULES}
 
 

@@ -59,6 +59,7 @@ def test_every_figure_and_table_is_drawn_from_the_answers(answered: Path, monkey
     assert list(wrong["country"]) == ["IT"] and list(wrong["model"]) == ["model-a"]  # ours: the negated TR dropped
     assert list(gain["gain"]) == [1.0] and list(gain["vqa_jaccard"]) == [0.0]
     assert list(names["country"]) == ["GR"] and list(names["accuracy"]) == [1.0] and list(names["model"]) == ["model-b"]
+    assert list(names["paper_accuracy"]) == [1.0]
     assert any("model-a" in text for text in texts(at.caption))  # says which model produced what it shows
 
 

@@ -23,7 +23,7 @@ import polars as pl
 
 # Which registered metric is each method's accuracy (a task declares the metrics it is scored with).
 METHOD_METRICS = {
-    "paper": ("paper_substring", "paper_choice_accuracy"),
+    "paper": ("paper_substring", "paper_choice_accuracy", "name_contains_lev1"),  # the last: BORSch dish names
     "atlas": ("accuracy", "choice_accuracy"),
 }
 

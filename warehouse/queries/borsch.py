@@ -58,7 +58,7 @@ def name_accuracy_by_origin(source: Source, models: tuple[str, ...], langs: tupl
     return _frame(
         source,
         """
-        SELECT model, lang, country, country_name, n_dishes, n_answers, accuracy
+        SELECT model, lang, country, country_name, n_dishes, n_answers, accuracy, paper_accuracy
         FROM marts.borsch_name_accuracy_by_origin
         WHERE (len($models) = 0 OR list_contains($models, model)) AND (len($langs) = 0 OR list_contains($langs, lang))
         ORDER BY model, lang, n_answers DESC, country
