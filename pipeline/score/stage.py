@@ -180,8 +180,9 @@ RESCORED_TABLES = (
 def clear_for_rescore(con: duckdb.DuckDBPyConnection, pending_rows: list[pl.DataFrame]) -> None:
     """Remove the earlier rows of every answer a rescore redoes, one statement per table, before the chunks are
     written as a first scoring writes them: a DELETE per chunk and table scanned each table again for every chunk
-    (19 of a 468,360-answer rescore's 62.7 s). Committed on its own: a rescore killed after it leaves these answers
-    unscored, which the next `score` (plain or --rescore) finds pending and scores, as it resumes any killed run."""
+    (19 s of a 468,360-answer rescore's stage, measured on a shared machine). Committed on its own: a rescore
+    killed after it leaves these answers unscored, which the next `score` (plain or --rescore) finds pending and
+    scores, as it resumes any killed run."""
     ids = pl.concat([rows.select("generation_id") for rows in pending_rows]) if pending_rows else None
     if ids is None or not ids.height:
         return

@@ -16,9 +16,9 @@ from pipeline.core import limits
 from tests import cli_process
 from tests.helpers import REPO, cli_arguments, cli_environment, copy_warehouse, query
 
-MEMORY_LIMIT = (
-    2 << 30
-)  # address space a command may map beyond the fork server's (threads reserve arenas): a bomb needs more
+# Address space a command may map beyond the fork server's (its threads reserve malloc arenas): a bomb inflated,
+# or a 1 GB line read whole, needs more.
+MEMORY_LIMIT = 2 << 30
 
 
 @pytest.fixture(scope="module")
