@@ -21,6 +21,11 @@ ESCAPERS = {"literal", "code"}
 NUMBER_WRITERS = {"fmt.count", "fmt.pct", "fmt.score", "fmt.of", "scale.label"}
 REVIEWED = {
     # (file, expression): why it is safe
+    ("app/views/finetune.py", "COMMAND"): "a constant command line",
+    ("app/views/finetune.py", "tuned or 'none saved yet'"): "model paths each escaped with code(), or a constant",
+    ("app/views/probe.py", "position"): "an int from the probe queue",
+    ("app/views/probe.py", "ahead"): "a constant sentence with an int",
+    ("app/views/probe.py", "result.queue_position"): "an int from the probe queue",
     ("app/views/codemix.py", "SCAN"): "a constant command line",
     ("app/views/cooccurrence.py", "SCAN"): "a constant command line",
     ("app/views/review.py", "SCAN"): "a constant command line",

@@ -34,7 +34,8 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_export_writes_csv_to_standard_output_with_out_dash(published: Path) -> None:
     for name in EXPORTS:
         method = ["--method", "atlas"] if name == "accuracy" else []
-        contract = [c for c in export_contract(name) if not (method and c == "method")]
+        one_method = name in ("accuracy", "language-gap")  # a file holds one method: the column leaves the frame
+        contract = [c for c in export_contract(name) if not (one_method and c == "method")]
         result = _export(published, REPO, name, *method, "--format", "csv", "--out", "-")
         assert not (REPO / "-").exists(), f"export {name} --out - wrote a file named '-'"
         frame = pl.read_csv(io.StringIO(result.stdout), infer_schema_length=0)
