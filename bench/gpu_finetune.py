@@ -3,7 +3,7 @@ dish -> country questions, trained with a recipe's settings (bf16 mixed precisio
 SIGKILL after its second checkpoint and run again (it must resume from a checkpoint), then the tuned folder
 loaded by the transformers backend and asked the questions, before/after answers side by side.
 
-With no --model the tiny random text model (pipeline/backends/tiny.py) is built: the real code path and GPU
+With no --model the tiny random text model (pipeline/tiny/language.py) is built: the real code path and GPU
 transfers, no download. Checks: the rerun resumed, the mean loss of the last epoch is below the first's,
 every epoch folder loads and answers every question. Prints one line per phase and `gpu finetune: OK|FAILED`;
 exits non-zero on any failure.
@@ -87,7 +87,7 @@ def parent(args: argparse.Namespace) -> int:
         return 1
     scratch = Path(tempfile.mkdtemp(prefix="gpu-finetune-"))
     if not args.model:
-        from pipeline.backends.tiny import build_tiny_model
+        from pipeline.tiny.build import build_tiny_model
 
         args.model = str(build_tiny_model("text", scratch / "tiny-text"))
     args.out = str(scratch / "tuned")

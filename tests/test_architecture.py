@@ -183,3 +183,59 @@ def test_the_write_audit_stops_a_step_that_writes_an_undeclared_table(tmp_path: 
     with pytest.raises(flow.UndeclaredWrite, match=r"'toy' wrote core\.b"):
         flow.audit_writes(step, before, flow.table_fingerprints(con))
     flow.audit_writes(flow.Step("toy", (), ("core.b",), writes_b), before, flow.table_fingerprints(con))
+
+
+@cache
+def _top_level_names(module: str) -> frozenset[str]:
+    """What `module` defines or imports at its top level (functions, classes, assignments, imports)."""
+    path = modules()[module]
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.If | ast.Try | ast.With | ast.For):  # optional imports, guarded definitions
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.FunctionDef | ast.ClassDef):
+                    names.add(sub.name)
+                elif isinstance(sub, ast.Import | ast.ImportFrom):
+                    names |= {(alias.asname or alias.name).split(".")[0] for alias in sub.names}
+                elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.id)
+    return frozenset(names)
+
+
+def test_every_import_of_a_project_module_names_something_it_defines() -> None:
+    """A module moved or a name moved between modules leaves no stale import behind, not even inside a function
+    (which only fails when that function runs)."""
+    stale = []
+    importers = {**modules()}
+    for path in sorted([*(REPO / "tests").rglob("*.py"), *(REPO / "bench").rglob("*.py")]):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        importers[".".join(parts)] = path
+    for name, path in importers.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parent, base] if base else parent)
+                if base.split(".")[0] not in ("pipeline", "warehouse", "app"):
+                    continue
+                if base not in modules():
+                    stale.append(f"{path.relative_to(REPO)}:{node.lineno}: no module {base}")
+                    continue
+                for alias in node.names:
+                    if f"{base}.{alias.name}" not in modules() and alias.name not in _top_level_names(base):
+                        stale.append(f"{path.relative_to(REPO)}:{node.lineno}: {base} has no {alias.name}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] in ("pipeline", "warehouse", "app") and alias.name not in modules():
+                        stale.append(f"{path.relative_to(REPO)}:{node.lineno}: no module {alias.name}")
+    assert stale == []

@@ -18,7 +18,7 @@ from pipeline.backends.base import local_weights_hash
 from pipeline.finetune import data as finetune_data
 from pipeline.finetune import train as training
 from pipeline.finetune.recipes import RECIPES
-from pipeline.imagine.tiny import is_tiny_random
+from pipeline.tiny.marker import is_tiny_random
 from warehouse.io import insert, transaction
 
 

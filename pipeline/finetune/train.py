@@ -24,7 +24,7 @@ import torch
 
 from pipeline.backends.hf import chat_messages, load_images
 from pipeline.finetune.data import Example
-from pipeline.imagine.tiny import MARKER
+from pipeline.tiny.marker import MARKER
 
 CHECKPOINTS = "checkpoints"
 IGNORE = -100  # label of a prompt token: no loss on it
@@ -141,7 +141,7 @@ def load_base(model: str, method: str, lora: dict):
 
 def save_model(network, processor, path: Path, merged: bool, tiny_marker: Path | None = None) -> Path:
     """A complete model folder at `path`, written under a temporary name and renamed. A tiny random base's
-    marker goes along: the tuned model is a test model too (pipeline/imagine/tiny.py)."""
+    marker goes along: the tuned model is a test model too (pipeline/tiny/marker.py)."""
     partial = path.with_name(path.name + ".part")
     shutil.rmtree(partial, ignore_errors=True)
     target = copy.deepcopy(network).merge_and_unload() if merged else network
