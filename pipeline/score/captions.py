@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import os
 
+from pipeline.score.uacuisine import bertscorer
+
 NAN = float("nan")
 BERTSCORE_MODEL_ENV = "DISH_ATLAS_CAPTION_BERTSCORE_MODEL"
 BERTSCORE_LAYERS_ENV = "DISH_ATLAS_CAPTION_BERTSCORE_LAYERS"
@@ -73,23 +75,6 @@ def corpus_bleu(stats: list[dict[str, float]]) -> float:
     )
 
 
-@functools.cache
-def _scorer(model: str, layers: int | None):
-    from bert_score import BERTScorer
-
-    if layers is None:
-        from bert_score.utils import model2layers
-
-        if model not in model2layers:
-            from transformers import AutoConfig
-
-            layers = AutoConfig.from_pretrained(model).num_hidden_layers
-    scorer = BERTScorer(model_type=model, num_layers=layers, lang=None, rescale_with_baseline=False)
-    if scorer._tokenizer.model_max_length > 100_000:  # a local model saved without a length: bert-score needs one
-        scorer._tokenizer.model_max_length = 512
-    return scorer
-
-
 def bertscore_f1(predicted: str | None, reference: str | None, model: str | None = None) -> float:
     """BERTScore F1 of a caption against its reference; an empty answer scores 0, no reference is NaN."""
     if not reference or not reference.strip():
@@ -98,5 +83,5 @@ def bertscore_f1(predicted: str | None, reference: str | None, model: str | None
         return 0.0
     model = model or os.environ.get(BERTSCORE_MODEL_ENV) or DEFAULT_BERTSCORE_MODEL
     layers = os.environ.get(BERTSCORE_LAYERS_ENV)
-    _, _, f1 = _scorer(model, int(layers) if layers else None).score([predicted], [reference])
+    _, _, f1 = bertscorer(model, int(layers) if layers else None).score([predicted], [reference])
     return float(f1[0])

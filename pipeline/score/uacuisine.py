@@ -130,7 +130,8 @@ def bertscore_model() -> str:
 
 
 @functools.cache
-def _scorer(model: str, layers: int | None):
+def bertscorer(model: str, layers: int | None):
+    """One bert-score scorer per model and layer (UACUISINE's recipes and the captions share it)."""
     from bert_score import BERTScorer
 
     if layers is None:
@@ -154,5 +155,5 @@ def bertscore_f1(predicted: str | None, gold: str | None, model: str | None = No
         return 0.0
     model = model or bertscore_model()
     layers = os.environ.get(BERTSCORE_LAYERS_ENV)
-    _, _, f1 = _scorer(model, int(layers) if layers else None).score([predicted], [gold])
+    _, _, f1 = bertscorer(model, int(layers) if layers else None).score([predicted], [gold])
     return float(f1[0])
