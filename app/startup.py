@@ -37,7 +37,9 @@ def warm() -> None:
     import warehouse.queries.consistency
     import warehouse.queries.corpus
     import warehouse.queries.culturemix
+    import warehouse.queries.culturemix_paper
     import warehouse.queries.dish
+    import warehouse.queries.finetune
     import warehouse.queries.geo
     import warehouse.queries.imagined
     import warehouse.queries.language
@@ -47,7 +49,8 @@ def warm() -> None:
     import warehouse.queries.names
     import warehouse.queries.probe
     import warehouse.queries.published_tables
-    import warehouse.queries.search  # noqa: F401
+    import warehouse.queries.search
+    import warehouse.queries.zno  # noqa: F401
     from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
     from warehouse.db import NotPublished
 

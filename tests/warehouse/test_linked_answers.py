@@ -45,8 +45,9 @@ def build_linked_warehouse(published: Path, directory: Path) -> Path:
             con.execute("INSERT INTO core.corpus_name_counts VALUES (?, ?, ?, ?)", [CORPUS, pair_id, uk, ru])
         for dish_key, (true, any_country) in DISHES.items():
             con.execute(
-                "INSERT INTO core.corpus_dish_counts VALUES (?, ?, ?, ?, ?)",
-                [CORPUS, dish_key, any_country + 5, true, any_country],
+                "INSERT INTO core.corpus_dish_counts (corpus_id, dish_key, docs_with_dish, docs_with_true_country, "
+                "docs_with_any_country, true_country_mentions, any_country_mentions) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [CORPUS, dish_key, any_country + 5, true, any_country, true, any_country],  # one country a document
             )
         con.execute("CHECKPOINT")
     finally:
