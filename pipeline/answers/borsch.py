@@ -32,7 +32,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import MAX_BAD_SHARE, generation_id
+from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import
 from pipeline.core.errors import DataError
 from pipeline.datasets.borsch import create_items
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
@@ -328,22 +328,7 @@ def import_file(
         return BorschImport(path, skipped=True)
     started = time.perf_counter()
     result = read_file(con, path, skip_bad_lines, model)
-    if not result.accepted:
-        if not result.rejected:
-            raise DataError(path, "empty file: no answer lines, nothing imported — is it the right file?")
-        first = result.rejected[0]
-        raise DataError(
-            path,
-            f"nothing imported: all {len(result.rejected)} lines rejected ({first.message}, line {first.line}); "
-            f"lost: {result.loss_summary()}",
-        )
-    if len(result.rejected) > max_bad_share * result.lines:
-        raise DataError(
-            path,
-            f"{len(result.rejected)} of {result.lines} lines rejected ({len(result.rejected) / result.lines:.1%}, more "
-            f"than --max-bad-share {max_bad_share:.1%}); nothing imported; they hold {result.loss_summary()} — fix the "
-            "file or raise --max-bad-share",
-        )
+    refuse_lossy_import(path, result, max_bad_share)
     _store(con, result, sha, scope, run_id, started)
     return result
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
@@ -288,7 +289,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
             )
         ids = [r["generation_id"] for r in rows]
         con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.generations", pl.DataFrame(rows, schema=_GENERATION_SCHEMA))
+        insert(con, "core.generations", pl.DataFrame(rows, schema=IMPORTED_GENERATION_SCHEMA))
         record_quirks(con, result.quirks, run_id, replace_files=[path.name])
         record_source(
             con,
@@ -316,17 +317,5 @@ def import_files(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], run_id
         say("imported {}: {} answers of {}" + rejected, path.name, len(result.accepted), result.model)
     return imported
 
-
-_GENERATION_SCHEMA = {
-    "generation_id": pl.String,
-    "run_id": pl.String,
-    "model_id": pl.String,
-    "item_id": pl.String,
-    "lang": pl.String,
-    "variant": pl.String,
-    "response": pl.String,
-    "origin": pl.String,
-    "created_at": pl.Datetime("us"),
-}
 
 SUBTASK_OF_TASK = {task: subtask for subtask, task in TASK_OF.items()}

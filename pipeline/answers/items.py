@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
@@ -129,7 +130,7 @@ def import_file(
             )
         ids = [row["generation_id"] for row in result.rows]
         con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.generations", pl.DataFrame(result.rows, schema=_GENERATION_SCHEMA))
+        insert(con, "core.generations", pl.DataFrame(result.rows, schema=IMPORTED_GENERATION_SCHEMA))
         record_quirks(con, result.quirks, run_id, replace_files=[path.name])
         record_source(con, sha256=sha, kind=kind, path=path, rows_loaded=len(result.rows),
                       rows_rejected=len(result.quirks), run_id=run_id, scope=sha)  # fmt: skip
@@ -155,16 +156,3 @@ def import_files(
             ", ".join(result.models),
         )
     return imported
-
-
-_GENERATION_SCHEMA = {
-    "generation_id": pl.String,
-    "run_id": pl.String,
-    "model_id": pl.String,
-    "item_id": pl.String,
-    "lang": pl.String,
-    "variant": pl.String,
-    "response": pl.String,
-    "origin": pl.String,
-    "created_at": pl.Datetime("us"),
-}

@@ -302,6 +302,41 @@ def done_scope(model: str, task_id: str) -> str:
     return f"{model}|{task_id}|importer@{IMPORTER_VERSION}"
 
 
+# The core.generations columns an imported answer fills (no messages, tokens or latency: it was not generated here).
+IMPORTED_GENERATION_SCHEMA = {
+    "generation_id": pl.String,
+    "run_id": pl.String,
+    "model_id": pl.String,
+    "item_id": pl.String,
+    "lang": pl.String,
+    "variant": pl.String,
+    "response": pl.String,
+    "origin": pl.String,
+    "created_at": pl.Datetime("us"),
+}
+
+
+def refuse_lossy_import(path: Path, result, max_bad_share: float) -> None:
+    """Stop an import that would bring nothing, or lose more than `max_bad_share` of its lines, naming what it would
+    lose. `result` has `accepted`, `rejected` (each with `line` and `message`), `lines` and `loss_summary()`: the
+    prediction files' and BORSch's importers share this rule."""
+    if not result.accepted:
+        if not result.rejected:
+            raise DataError(path, "empty file: no answer lines, nothing imported — is it the right file?")
+        raise DataError(
+            path,
+            f"nothing imported: all {len(result.rejected)} lines rejected ({result.rejected[0].message}, line "
+            f"{result.rejected[0].line}); lost: {result.loss_summary()}",
+        )
+    if len(result.rejected) > max_bad_share * result.lines:
+        raise DataError(
+            path,
+            f"{len(result.rejected)} of {result.lines} lines rejected ({len(result.rejected) / result.lines:.1%}, more "
+            f"than --max-bad-share {max_bad_share:.1%}); nothing imported; they hold {result.loss_summary()} — fix the "
+            "file or raise --max-bad-share",
+        )
+
+
 def import_file(
     con: duckdb.DuckDBPyConnection,
     path: Path,
@@ -337,21 +372,7 @@ def import_file(
     resolve = _task1_items(con, path) if task_id == TASK1_ID else _items_by_qa_id(con, path, task_id)
     started = time.perf_counter()
     result = read_file(path, model, resolve, skip_bad_lines, task_id)
-    if not result.accepted:
-        if not result.rejected:
-            raise DataError(path, "empty file: no answer lines, nothing imported — is it the right file?")
-        raise DataError(
-            path,
-            f"nothing imported: all {len(result.rejected)} lines rejected ({result.rejected[0].message}, line "
-            f"{result.rejected[0].line}); lost: {result.loss_summary()}",
-        )
-    if len(result.rejected) > max_bad_share * result.lines:
-        raise DataError(
-            path,
-            f"{len(result.rejected)} of {result.lines} lines rejected ({len(result.rejected) / result.lines:.1%}, more "
-            f"than --max-bad-share {max_bad_share:.1%}); nothing imported; they hold {result.loss_summary()} — fix the "
-            "file or raise --max-bad-share",
-        )
+    refuse_lossy_import(path, result, max_bad_share)
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = result.accepted
     targets = [resolve(a) for a in rows]  # (item_id, variant) of each accepted answer
