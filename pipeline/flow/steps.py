@@ -410,12 +410,14 @@ def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tu
         with warehouse.writer() as con:
             ctx = Context(con, options)
             audit = os.environ.get(AUDIT_ENV, "") == "1"
+            before = table_fingerprints(con) if audit else {}
             for step_name in chosen:
                 step = STEPS.get(step_name)
-                before = table_fingerprints(con) if audit else {}
                 step.run(ctx)
-                if audit:
-                    audit_writes(step, before, table_fingerprints(con))
+                if audit:  # one scan of the tables per step: what a step leaves is what the next one starts from
+                    after = table_fingerprints(con)
+                    audit_writes(step, before, after)
+                    before = after
             failures = ctx.failures
     published = publish(warehouse, force=options.publish_force)
     if failures:
