@@ -16,6 +16,7 @@ import streamlit as st
 from app import data, preload, ui
 from app.safe import code, literal
 from warehouse.db import NotPublished
+from warehouse.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWS_DIR = ROOT / "app" / "views"
@@ -34,8 +35,10 @@ class View:
     draws: tuple[preload.Kind, ...] = ()
 
 
-# The pages, in the navigation's order: adding a page adds its script and one line here.
-VIEWS = (
+# The pages, in the navigation's order (the same `Registry` form as every pluggable kind, keyed by script name):
+# adding a page adds its script and one line here.
+VIEWS: Registry[View] = Registry("page", ordered=True)
+for _view in (
     View("overview.py", "Overview", ":material/insights:", "", ("chart", "table")),
     View("map.py", "Map", ":material/public:", "map", ("map", "table")),
     View("confusion.py", "Confusion", ":material/grid_on:", "confusion", ("chart", "table")),
@@ -62,9 +65,10 @@ VIEWS = (
     View("zno.py", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
     View("captions.py", "Captions", ":material/closed_caption:", "captions", ("table",)),
     View("vqa.py", "VQA UA vs EN", ":material/quiz:", "vqa", ("table",)),
-)
+):
+    VIEWS.add(_view.script.removesuffix(".py"), _view)
 # What each page draws on arrival, by URL path (app/preload.py).
-DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS if view.draws}
+DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS.values() if view.draws}
 
 
 def pages() -> list[st.Page]:
@@ -77,7 +81,7 @@ def pages() -> list[st.Page]:
             url_path=view.url_path or None,
             default=not view.url_path,
         )
-        for view in VIEWS
+        for view in VIEWS.values()
     ]
 
 

@@ -80,7 +80,7 @@ class Publishes:
 
 def page_titles() -> list[str]:
     """Every page's navigation title, in the navigation's order."""
-    return [view.title for view in VIEWS]
+    return [view.title for view in VIEWS.values()]
 
 
 def exact(title: str) -> re.Pattern:
@@ -135,7 +135,7 @@ async def reader(
     order = titles[user % len(titles) :] + titles[: user % len(titles)]  # neighbours start apart
     try:
         start = time.perf_counter()
-        first = next(view for view in VIEWS if view.title == order[0])
+        first = next(view for view in VIEWS.values() if view.title == order[0])
         try:
             await page.goto(f"{url}/{first.url_path}{FIRST_QUERY}", wait_until="commit")
             await drawn(page, first.title, None, timeout_ms)

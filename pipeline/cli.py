@@ -288,9 +288,9 @@ def tiny_edit_model(
     out: Annotated[Path, typer.Option(help="Folder to save the pipeline in.")],
 ) -> None:
     """Build a FluxKontextPipeline with tiny random weights offline (tests and smoke runs of --edit-model)."""
-    from pipeline.compose.culturemix import build_tiny_edit_pipeline
+    from pipeline.tiny.build import build_tiny_model
 
-    _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_edit_pipeline(out)))
+    _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_model("image-edit", out)))
 
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
@@ -650,7 +650,10 @@ def imagine(
 def tiny_model(
     ctx: typer.Context,
     kind: Annotated[
-        str, typer.Option(help="text (Qwen2), vision (LLaVA), text-to-image (FLUX) or image-encoder (DINOv2)")
+        str,
+        typer.Option(
+            help="text (Qwen2), vision (LLaVA), text-to-image (FLUX), image-encoder (DINOv2), image-edit (FLUX-Kontext)"
+        ),
     ],
     out: Annotated[Path, typer.Option(help="Folder to save the model and tokenizer/processor in.")],
 ) -> None:

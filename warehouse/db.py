@@ -96,7 +96,7 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None)
     from warehouse.marts import MARTS
 
     changed = None if changed is None else set(changed)
-    for mart in MARTS:
+    for mart in MARTS.values():
         try:
             ran = mart.run(con, changed)
         except duckdb.Error as exc:

@@ -37,7 +37,7 @@ from pipeline.core.errors import DataError
 from pipeline.datasets.borsch import create_items
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.extract.choice import clean_answer
-from pipeline.tasks import Task, registry
+from pipeline.tasks import TASKS, Task
 from warehouse.io import insert, scalar, transaction
 
 FORMAT = "borsch"
@@ -103,7 +103,7 @@ class BorschImport:
 
 def borsch_tasks() -> dict[str, Task]:
     """BORSch's declared tasks by their full id."""
-    return {task_id: task for task_id, task in registry().items() if task.dataset == "borsch"}
+    return {task_id: task for task_id, task in TASKS.items() if task.dataset == "borsch"}
 
 
 def read_records(path: Path) -> list[tuple[int, str, dict | str]]:

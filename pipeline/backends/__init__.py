@@ -1,4 +1,4 @@
-"""Model backends behind one interface (see base.py), registered in `BACKENDS` (pipeline/core/registry.py).
+"""Model backends behind one interface (see base.py), registered in `BACKENDS` (warehouse/registry.py).
 Heavy imports (torch, transformers, vllm, httpx) happen inside each backend module, only when that
 backend is used: the registry imports a backend's module on first use."""
 
@@ -14,7 +14,7 @@ from pipeline.backends.base import (
     Request,
     Response,
 )
-from pipeline.core.registry import UnknownName
+from warehouse.registry import UnknownName
 
 __all__ = [
     "BACKENDS",

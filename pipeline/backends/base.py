@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-from pipeline.core.registry import Registry
+from warehouse.registry import Registry
 
 
 class BackendError(RuntimeError):

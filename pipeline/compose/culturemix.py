@@ -11,7 +11,7 @@ For every target dish with a local photo (the dataset's SF images, or any real d
 Backgrounds come from `--backgrounds DIR`, one image per label named as CultureMix names them
 (`Mexico1.jpg`: a country and a variant). Optionally each composite is **harmonised** by a
 diffusers image-edit pipeline (FLUX.1-Kontext, `FluxKontextPipeline`; GPU for real models; a tiny
-random one built in code for tests, see `build_tiny_edit_pipeline`).
+random one built in code for tests: `pipeline.tiny.images.build_image_edit`).
 
 Every composite has a recipe (inputs with their content hashes, operations, model, seed); the
 recipe's hash is the cache key and names the file; the row stores the content hash of the result.
@@ -202,94 +202,6 @@ def _folder_hash(folder: Path) -> str:
         digest.update(str(path.relative_to(folder)).encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
-
-
-def build_tiny_edit_pipeline(out: Path, seed: int = 0) -> Path:
-    """A FluxKontextPipeline with tiny random weights (transformer, VAE, CLIP and T5 encoders, and
-    tokenizers made in code), saved with `save_pretrained`: the real loading and editing path,
-    offline, in about a second on a CPU. It draws noise, not photographs."""
-    import torch
-    from diffusers import AutoencoderKL, FlowMatchEulerDiscreteScheduler, FluxKontextPipeline, FluxTransformer2DModel
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer, T5Config, T5EncoderModel, T5TokenizerFast
-
-    torch.manual_seed(seed)
-    out.mkdir(parents=True, exist_ok=True)
-    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    vocab_dir = out / "_clip_vocab"
-    vocab_dir.mkdir(exist_ok=True)
-    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1, "!": 2}
-    for ch in letters:
-        vocab[ch] = len(vocab)
-        vocab[ch + "</w>"] = len(vocab)
-    (vocab_dir / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (vocab_dir / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
-    clip_tokenizer = CLIPTokenizer(
-        str(vocab_dir / "vocab.json"), str(vocab_dir / "merges.txt"), pad_token="!", model_max_length=77
-    )
-    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
-    pieces += [(w, -1.0) for w in letters] + [("\u2581" + w, -1.0) for w in letters]
-    unigram = Tokenizer(models.Unigram(pieces, unk_id=2))
-    unigram.pre_tokenizer = pre_tokenizers.Metaspace()
-    t5_tokenizer = T5TokenizerFast(
-        tokenizer_object=unigram,
-        eos_token="</s>",
-        unk_token="<unk>",
-        pad_token="<pad>",
-        extra_ids=0,
-        model_max_length=512,
-    )
-    pipe = FluxKontextPipeline(
-        scheduler=FlowMatchEulerDiscreteScheduler(),
-        vae=AutoencoderKL(
-            sample_size=32,
-            in_channels=3,
-            out_channels=3,
-            # four blocks: the image is downscaled 8 times, as by FLUX's own VAE (tokens stay few)
-            down_block_types=("DownEncoderBlock2D",) * 4,
-            up_block_types=("UpDecoderBlock2D",) * 4,
-            block_out_channels=(4, 4, 4, 4),
-            layers_per_block=1,
-            latent_channels=1,
-            norm_num_groups=1,
-            use_quant_conv=False,
-            use_post_quant_conv=False,
-            shift_factor=0.0609,
-            scaling_factor=1.5035,
-        ),
-        text_encoder=CLIPTextModel(
-            CLIPTextConfig(
-                bos_token_id=0,
-                eos_token_id=1,
-                hidden_size=32,
-                intermediate_size=37,
-                num_attention_heads=4,
-                num_hidden_layers=2,
-                pad_token_id=2,
-                vocab_size=len(vocab),
-                projection_dim=32,
-            )
-        ),
-        tokenizer=clip_tokenizer,
-        text_encoder_2=T5EncoderModel(
-            T5Config(vocab_size=len(pieces), d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4)
-        ),
-        tokenizer_2=t5_tokenizer,
-        transformer=FluxTransformer2DModel(
-            patch_size=1,
-            in_channels=4,
-            num_layers=1,
-            num_single_layers=1,
-            attention_head_dim=16,
-            num_attention_heads=2,
-            joint_attention_dim=32,
-            pooled_projection_dim=32,
-            axes_dims_rope=[4, 4, 8],
-        ),
-    )
-    target = out / "tiny-flux-kontext"
-    pipe.save_pretrained(target)
-    return target
 
 
 # --- recipes ---------------------------------------------------------------------------------

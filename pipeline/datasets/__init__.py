@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.core.registry import Registry
+from warehouse.registry import Registry
 
 if TYPE_CHECKING:
     from pipeline.datasets.base import Dataset

@@ -11,10 +11,43 @@ Ray is imported only here, when `--executor ray` is asked for.
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-EXECUTORS = ("local", "ray")
+from warehouse.registry import Registry
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Where a stage's work runs. `answers` and `scan` name ("module:function") what replaces the generate loop's
+    model calls and the corpus scan; None: the stage's own loop in this process. Imported only when used."""
+
+    description: str
+    answers: str | None = None
+    scan: str | None = None
+    fans_out: bool = False  # may spread one model over several OpenAI-compatible servers
+
+    def function(self, part: str) -> Callable | None:
+        target = getattr(self, part)
+        if target is None:
+            return None
+        module, name = target.split(":")
+        return getattr(importlib.import_module(module), name)
+
+
+EXECUTORS: Registry[Executor] = Registry("executor", ordered=True)
+EXECUTORS.add("local", Executor("this process: the stage's own loop"))
+EXECUTORS.add(
+    "ray",
+    Executor(
+        "Ray Data on a local Ray or a running cluster",
+        answers="pipeline.executors.ray_generate:answer_on_ray",
+        scan="pipeline.executors.ray_corpus:scan_corpus_on_ray",
+        fans_out=True,
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipeline.core.registry import Registry
 from pipeline.extract.choice import EXTRACTOR as CHOICE_EXTRACTOR
 from pipeline.extract.choice import extract_choice
 from pipeline.extract.countries import EXTRACTOR as COUNTRIES_EXTRACTOR
 from pipeline.extract.countries import Span, extract_countries
 from pipeline.extract.dish_names import EXTRACTOR as DISH_NAMES_EXTRACTOR
 from pipeline.extract.dish_names import extract_dish_names
+from warehouse.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from pipeline.core.registry import Registry
+from warehouse.registry import Registry
 
 
 @dataclass(frozen=True)

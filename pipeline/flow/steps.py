@@ -26,10 +26,10 @@ from rich.table import Table
 
 from pipeline.answers.generate import GenerationSpec
 from pipeline.core.output import console, literal, progress_bar, say
-from pipeline.core.registry import Registry
-from pipeline.executors import RayOptions, endpoint_settings
+from pipeline.executors import EXECUTORS, RayOptions, endpoint_settings
 from warehouse.db import Warehouse, table_fingerprints
 from warehouse.io import new_run_id, scalar
+from warehouse.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -600,18 +600,16 @@ def _generate(ctx: Context, spec: GenerationSpec) -> None:
             f"[yellow]{skipped} items skipped for missing or unreadable images[/] (reasons in core.generation_failures)"
         )
     endpoints = endpoint_settings(spec.backend, spec.settings)
-    if len(endpoints) > 1 and ctx.options.executor != "ray":
+    executor = EXECUTORS[ctx.options.executor]
+    if len(endpoints) > 1 and not executor.fans_out:
         raise ValueError(f"base_url lists {len(endpoints)} servers: fanning out over several needs --executor ray")
     engines = [create_backend(spec.backend, spec.model, **settings) for settings in endpoints]
     for server in engines:
         if hasattr(server, "check"):  # a model server: fail fast when it is down
             server.check()
     engine = engines[0]  # the model's identity and settings: the cache keys
-    answers = None
-    if ctx.options.executor == "ray":
-        from pipeline.executors.ray_generate import answer_on_ray
-
-        answers = answer_on_ray(spec, engine, endpoints, ctx.options.ray)
+    answer_elsewhere = executor.function("answers")
+    answers = answer_elsewhere(spec, engine, endpoints, ctx.options.ray) if answer_elsewhere else None
     try:
         with progress_bar(rate=True) as progress:
             bar = progress.add_task(literal(f"{task.task_id} {spec.lang}"), total=None, tokens=0)
@@ -665,11 +663,10 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
                 description=f"scanning {literal(lang)} corpus ({p.mb_per_s:,.0f} MB/s)",
             )
 
-        if ctx.options.executor == "ray":
-            from pipeline.executors.ray_corpus import scan_corpus_on_ray
-
+        scan_elsewhere = EXECUTORS[ctx.options.executor].function("scan")
+        if scan_elsewhere is not None:
             work = ctx.options.ray.work_dir or _database_file(ctx.con).parent / "ray-work"
-            summary = scan_corpus_on_ray(
+            summary = scan_elsewhere(
                 ctx.con,
                 lang,
                 source,

@@ -56,9 +56,9 @@ WHERE i.task_id LIKE 'culturemix.%'
 @functools.cache
 def _prompt_asks_line(task_id: str, variant: str) -> bool:
     """Whether the task's English template for this prompt variant asks for a `Country:` line."""
-    from pipeline.tasks import registry
+    from pipeline.tasks import TASKS
 
-    task = registry().get(task_id)
+    task = TASKS[task_id] if task_id in TASKS else None  # noqa: SIM401 (Registry.get raises on an unknown name)
     template = task.prompts.get("en", {}).get(variant) if task else None
     return asks_country_line(template)
 

@@ -25,8 +25,8 @@ from typing import TypeVar
 
 from rapidfuzz.distance import Levenshtein
 
-from pipeline.core.registry import DuplicateName, Registry
 from pipeline.core.text import norm_name
+from warehouse.registry import DuplicateName, Registry
 
 K = TypeVar("K", bound=Hashable)
 Metric = Callable[..., float]

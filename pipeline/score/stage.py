@@ -31,7 +31,7 @@ from pipeline.reference.countries import UK_NATIONS
 from pipeline.score import names
 from pipeline.score.classes import classify_answers
 from pipeline.score.metrics import get_metric
-from pipeline.tasks import Task, registry
+from pipeline.tasks import TASKS, Task
 from warehouse.io import insert, transaction
 
 CHUNK = 20_000
@@ -124,7 +124,7 @@ def score(
     names_context: names.NamesContext | None = None
     memo = _Memo()
     work = []
-    for task in registry().values():
+    for task in TASKS.values():
         if task.task_id not in declared:
             continue
         if task.answer_kind not in GOLD_SQL:

@@ -1,15 +1,17 @@
 """Task declarations: each `<dataset>.toml` here declares that dataset's tasks as data (what is
 asked, of which inputs, in which languages, with which prompt variants, and the names of the
-registered extractor and metrics). Every stage reads these declarations; the registry refuses two
-tasks with one name."""
+registered extractor and metrics). Every stage reads these declarations through `TASKS`, the same
+`Registry` form as every other pluggable kind, filled from the files at its first look-up; it refuses
+two tasks with one name."""
 
 from __future__ import annotations
 
 import csv
-import functools
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from warehouse.registry import Registry
 
 TASKS_DIR = Path(__file__).parent
 INPUTS = ("name", "images", "images_and_name")
@@ -134,16 +136,18 @@ def with_prompt_set(task: Task, name: str) -> Task:
     return replace(task, prompts={**task.prompts, **task.prompt_sets[name]})
 
 
-@functools.cache
-def registry() -> dict[str, Task]:
-    return load_tasks()
+def _register_declared(tasks: Registry[Task]) -> None:
+    for task_id, task in load_tasks().items():
+        tasks.add(task_id, task)
+
+
+# Every declared task, by id ('<dataset>.<task>'): adding a task is a table in its dataset's TOML file.
+TASKS: Registry[Task] = Registry("task", load=_register_declared)
 
 
 def get_task(task_id: str) -> Task:
-    tasks = registry()
-    if task_id not in tasks:
-        raise KeyError(f"unknown task {task_id!r}; known: {', '.join(sorted(tasks))}")
-    return tasks[task_id]
+    """The task declared as `task_id`; an unknown id is a KeyError listing the declared ones."""
+    return TASKS[task_id]
 
 
 def with_prompt_table(task: Task, path: Path) -> Task:

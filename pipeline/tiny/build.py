@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-KINDS = ("text", "vision", "text-to-image", "image-encoder")
+KINDS = ("text", "vision", "text-to-image", "image-encoder", "image-edit")
 
 
 def build_tiny_model(kind: str, out: Path) -> Path:
     """A tiny random `text` (Qwen2) or `vision` (LLaVA) model with its tokenizer/processor, a
-    `text-to-image` pipeline (FLUX) or an `image-encoder` (DINOv2), saved in `out`."""
+    `text-to-image` pipeline (FLUX), an `image-encoder` (DINOv2) or an `image-edit` pipeline (FLUX.1-Kontext),
+    saved in `out`."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if kind in ("text", "vision"):
@@ -18,4 +19,9 @@ def build_tiny_model(kind: str, out: Path) -> Path:
         return build_language_model(kind, out)
     from pipeline.tiny import images
 
-    return (images.build_text_to_image if kind == "text-to-image" else images.build_image_encoder)(out)
+    builders = {
+        "text-to-image": images.build_text_to_image,
+        "image-encoder": images.build_image_encoder,
+        "image-edit": images.build_image_edit,
+    }
+    return builders[kind](out)

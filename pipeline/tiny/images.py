@@ -1,13 +1,14 @@
-"""Tiny random image models, built offline, so every imagine step runs on CPU through the real
-`from_pretrained` path: a FLUX-shaped text-to-image pipeline (FluxPipeline: flux transformer, KL
-VAE, CLIP and T5 text encoders with a locally trained tokenizer) and a DINOv2 image encoder with
-its image processor. Weights are seeded, so two builds are identical. They draw noise and embed
-it: they test plumbing, never fidelity. Each folder holds a marker file so pages can say plainly
-that a tiny random model produced what they show.
+"""Tiny random image models, built offline, so every imagine step runs on CPU through the real `from_pretrained`
+path: a FLUX-shaped text-to-image pipeline (FluxPipeline: flux transformer, KL VAE, CLIP and T5 text encoders
+with a locally trained tokenizer), a DINOv2 image encoder with its image processor, and a FLUX.1-Kontext
+image-edit pipeline (CultureMix's harmonising step). Weights are seeded, so two builds are identical. They
+draw noise and embed it: they test plumbing, never fidelity. Each folder holds a marker file so pages can say
+plainly that a tiny random model produced what they show.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pipeline.tiny.language import _tokenizer
@@ -94,3 +95,93 @@ def build_image_encoder(out: Path) -> Path:
     ).save_pretrained(out)
     write_marker(out, "image-encoder")
     return out
+
+
+def build_image_edit(out: Path) -> Path:
+    """A FluxKontextPipeline with tiny random weights (transformer, VAE, CLIP and T5 encoders, and
+    tokenizers made in code), saved with `save_pretrained`: the real loading and editing path,
+    offline, in about a second on a CPU. It draws noise, not photographs."""
+    import torch
+    from diffusers import AutoencoderKL, FlowMatchEulerDiscreteScheduler, FluxKontextPipeline, FluxTransformer2DModel
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer, T5Config, T5EncoderModel, T5TokenizerFast
+
+    torch.manual_seed(SEED)  # seeded like the other tiny models: two builds are identical
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    vocab_dir = out / "_clip_vocab"
+    vocab_dir.mkdir(exist_ok=True)
+    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1, "!": 2}
+    for ch in letters:
+        vocab[ch] = len(vocab)
+        vocab[ch + "</w>"] = len(vocab)
+    (vocab_dir / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (vocab_dir / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    clip_tokenizer = CLIPTokenizer(
+        str(vocab_dir / "vocab.json"), str(vocab_dir / "merges.txt"), pad_token="!", model_max_length=77
+    )
+    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    pieces += [(w, -1.0) for w in letters] + [("\u2581" + w, -1.0) for w in letters]
+    unigram = Tokenizer(models.Unigram(pieces, unk_id=2))
+    unigram.pre_tokenizer = pre_tokenizers.Metaspace()
+    t5_tokenizer = T5TokenizerFast(
+        tokenizer_object=unigram,
+        eos_token="</s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        extra_ids=0,
+        model_max_length=512,
+    )
+    pipe = FluxKontextPipeline(
+        scheduler=FlowMatchEulerDiscreteScheduler(),
+        vae=AutoencoderKL(
+            sample_size=32,
+            in_channels=3,
+            out_channels=3,
+            # four blocks: the image is downscaled 8 times, as by FLUX's own VAE (tokens stay few)
+            down_block_types=("DownEncoderBlock2D",) * 4,
+            up_block_types=("UpDecoderBlock2D",) * 4,
+            block_out_channels=(4, 4, 4, 4),
+            layers_per_block=1,
+            latent_channels=1,
+            norm_num_groups=1,
+            use_quant_conv=False,
+            use_post_quant_conv=False,
+            shift_factor=0.0609,
+            scaling_factor=1.5035,
+        ),
+        text_encoder=CLIPTextModel(
+            CLIPTextConfig(
+                bos_token_id=0,
+                eos_token_id=1,
+                hidden_size=32,
+                intermediate_size=37,
+                num_attention_heads=4,
+                num_hidden_layers=2,
+                pad_token_id=2,
+                vocab_size=len(vocab),
+                projection_dim=32,
+            )
+        ),
+        tokenizer=clip_tokenizer,
+        text_encoder_2=T5EncoderModel(
+            T5Config(vocab_size=len(pieces), d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4)
+        ),
+        tokenizer_2=t5_tokenizer,
+        transformer=FluxTransformer2DModel(
+            patch_size=1,
+            in_channels=4,
+            num_layers=1,
+            num_single_layers=1,
+            attention_head_dim=16,
+            num_attention_heads=2,
+            joint_attention_dim=32,
+            pooled_projection_dim=32,
+            axes_dims_rope=[4, 4, 8],
+        ),
+    )
+    target = out / "tiny-flux-kontext"
+    pipe.save_pretrained(target)
+    write_marker(target, "image-edit")
+    return target

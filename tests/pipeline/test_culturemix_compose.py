@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from pipeline.compose.culturemix import PANEL, fit, plain_object, side_by_side, stack
 from pipeline.datasets.culturemix_real import red_box
+from pipeline.tiny.marker import is_tiny_random
 from tests.helpers import REPO, copy_warehouse, query, run_cli
 
 BACKGROUNDS = {
@@ -116,6 +117,7 @@ def test_harmonised_with_a_tiny_flux_kontext_pipeline(sample, tmp_path: Path):
     run_cli(warehouse, "tiny-edit-model", "--out", str(model))
     saved = model / "tiny-flux-kontext"
     assert json.loads((saved / "model_index.json").read_text())["_class_name"] == "FluxKontextPipeline"
+    assert is_tiny_random(saved)  # pages can say a tiny random model harmonised what they show
     plain_args = ("compose", "culturemix", "--out", str(tmp_path / "h"), "--limit", "1", "--per-target", "1")
     run_cli(warehouse, *plain_args)
     args = (*plain_args, "--edit-model", str(saved), "--steps", "2")

@@ -252,7 +252,7 @@ def test_each_stored_row_is_what_its_answer_gives_alone(sampled_work: Path, tmp_
     from pipeline.score import names
     from pipeline.score import stage as scoring
     from pipeline.score.metrics import get_metric
-    from pipeline.tasks import registry
+    from pipeline.tasks import TASKS
 
     work = tmp_path / "warehouse.work.duckdb"
     shutil.copy(sampled_work, work)
@@ -278,7 +278,7 @@ def test_each_stored_row_is_what_its_answer_gives_alone(sampled_work: Path, tmp_
         expected: dict[str, list] = {key: [] for key in stored}
         context = names.NamesContext.load(con)
         tasks = {t for (t,) in con.execute("SELECT DISTINCT task_id FROM core.items").fetchall()}
-        for task in (t for t in registry().values() if t.task_id in tasks):
+        for task in (t for t in TASKS.values() if t.task_id in tasks):
             name, extract = get_extractor(task.extractor)
             metrics = {m: get_metric(m) for m in task.metrics}
             for row in scoring.pending(con, task, name, rescore=True).iter_rows(named=True):

@@ -11,11 +11,12 @@ import pytest
 from tests.helpers import REPO
 from warehouse.db import Warehouse, WarehouseError
 from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, export_contract
+from warehouse.registry import Registry
 
 
 def test_every_mart_file_is_listed_once_and_every_listed_file_exists() -> None:
     files = {p.name for p in MARTS_DIR.iterdir() if p.suffix in (".sql", ".py") and p.name != "__init__.py"}
-    listed = [mart.file for mart in MARTS]
+    listed = [mart.file for mart in MARTS.values()]
     assert len(listed) == len(set(listed))
     assert set(listed) == files
 
@@ -31,7 +32,7 @@ def test_every_export_is_declared_beside_its_mart_and_documented() -> None:
     documented = _readme_contracts()
     assert sorted(documented) == sorted(EXPORTS)
     for name, table in EXPORTS.items():
-        assert any(table in mart.columns and name in mart.exports for mart in MARTS), name
+        assert any(table in mart.columns and name in mart.exports for mart in MARTS.values()), name
 
 
 def test_each_export_s_contract_begins_with_the_columns_readme_promises() -> None:
@@ -48,10 +49,10 @@ def test_a_mart_that_breaks_its_contract_stops_the_publish(tmp_path: Path, monke
     wh = Warehouse(tmp_path / "w.duckdb")
     with wh.writer():
         pass
-    broken = tuple(
-        replace(m, columns={**m.columns, "marts.dishes": ("dish_key", "dataset")}) if "marts.dishes" in m.columns else m
-        for m in MARTS
-    )
+    broken = Registry("mart", ordered=True)
+    for name, m in MARTS.items():
+        columns = {**m.columns, "marts.dishes": ("dish_key", "dataset")} if "marts.dishes" in m.columns else m.columns
+        broken.add(name, replace(m, columns=columns))
     monkeypatch.setattr(marts, "MARTS", broken)
     with pytest.raises(WarehouseError, match=r"010_dishes.sql: column contract broken: marts.dishes"):
         wh.publish()

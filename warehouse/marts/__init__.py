@@ -2,7 +2,7 @@
 discovery). A mart is a SQL file here, or a Python `build(con)` for what SQL cannot say simply
 (bootstrap intervals). Publishing builds them in this order and checks that each table starts
 with its contract columns, in order: columns are only ever added at the end (the exports and the
-app's queries rely on them). Adding a mart = a file here + an entry in `MARTS`."""
+app's queries rely on them). Adding a mart = a file here + an entry in `MARTS` (a `Registry`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from warehouse.marts import (
     map_outlines,
     method_audit,
 )
+from warehouse.registry import Registry
 
 MARTS_DIR = Path(__file__).parent
 
@@ -157,7 +158,10 @@ ORIGIN_SCORE_COLUMNS = (
 # record of `answer_dataset`, marts.linked_origin_answers), and `gold`, the dataset whose gold scored them.
 LINKED_COLUMNS = ("answers_from", "answer_dataset", "gold")
 
-MARTS: tuple[Mart, ...] = (
+# The marts in build order (the same `Registry` form as every pluggable kind, keyed by file name without its suffix):
+# adding a mart = its file + one `Mart(...)` entry here.
+MARTS: Registry[Mart] = Registry("mart", ordered=True)
+for _mart in (
     Mart(
         "010_dishes.sql",
         exports={"dishes": "marts.dishes"},
@@ -885,15 +889,19 @@ MARTS: tuple[Mart, ...] = (
             ),
         },
     ),
-)
+):
+    MARTS.add(Path(_mart.file).stem, _mart)
 
 
 # Every export, declared beside the mart that builds its table: `export NAME` writes the table, contract columns
 # first (pipeline/export/tables.py).
-EXPORTS: dict[str, str] = {name: table for mart in MARTS for name, table in mart.exports.items()}
+EXPORTS: Registry[str] = Registry("export")
+for _mart in MARTS.values():
+    for _name, _table in _mart.exports.items():
+        EXPORTS.add(_name, _table)
 
 
 def export_contract(name: str) -> tuple[str, ...]:
     """The columns `export NAME` guarantees, in order: its table's contract."""
     table = EXPORTS[name]
-    return next(mart.columns[table] for mart in MARTS if table in mart.columns)
+    return next(mart.columns[table] for mart in MARTS.values() if table in mart.columns)

@@ -1,10 +1,16 @@
-"""One registry style for every pluggable concept (datasets, backends, extractors, metrics, steps).
+"""One registry form for every pluggable kind: datasets, tasks, backends, executors, extractors, metrics, steps,
+marts, exports and pages.
 
 A registry maps a name to a thing, refuses a second thing under the same name (a silent overwrite
 would change every score of a task), and answers an unknown name with the names it knows, so a
-typo in a task file or a command line is obvious. Registration is a decorator next to the code it
-registers; modules that register are imported on demand through `modules`, so `import pipeline`
-stays light (torch, vllm and friends load only when their backend is used).
+typo in a task file or a command line is obvious. Registration is a decorator or an `add` next to
+the code it registers; modules that register are imported on demand through `modules`, and things
+declared as data (the task files) are read on first use through `load`, so `import pipeline` stays
+light (torch, vllm and friends load only when their backend is used). Kinds whose order matters
+(marts build in order, pages are listed in order) keep their registration order.
+
+It lives in the lowest layer, the warehouse, because marts and exports are registered there and the
+warehouse imports nothing from the pipeline or the app.
 """
 
 from __future__ import annotations
@@ -33,10 +39,19 @@ class Registry(Generic[T], Mapping[str, T]):
     `modules` maps a name to the module whose import registers it, for lazily loaded entries
     (e.g. the vllm backend); entries registered directly need no module."""
 
-    def __init__(self, kind: str, modules: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        modules: Mapping[str, str] | None = None,
+        *,
+        ordered: bool = False,
+        load: Callable[[Registry[T]], None] | None = None,
+    ) -> None:
         self.kind = kind
         self._entries: dict[str, T] = {}
         self._modules = dict(modules or {})
+        self._ordered = ordered  # iterate in registration order (marts, pages) instead of by name
+        self._load = load  # registers what is declared as data, once, at the first look-up
 
     def register(self, *names: str) -> Callable[[T], T]:
         """Decorator: register the decorated object under each of `names` (aliases allowed)."""
@@ -60,8 +75,18 @@ class Registry(Generic[T], Mapping[str, T]):
         if name in self._entries and self._entries[name] is not thing:
             raise DuplicateName(f"{self.kind} {name!r} is already registered ({_describe(self._entries[name])})")
 
+    def _loaded(self) -> None:
+        if self._load is not None:
+            load, self._load = self._load, None
+            try:
+                load(self)
+            except BaseException:
+                self._load = load  # a failed read (a broken task file) is retried, and reported, next time
+                raise
+
     def get(self, name: str, default: T | None = None) -> T:  # type: ignore[override]
         """The thing registered as `name`; `UnknownName` (listing the known names) when none is."""
+        self._loaded()
         if name not in self._entries and name in self._modules:
             importlib.import_module(self._modules[name])
         if name not in self._entries:
@@ -74,9 +99,13 @@ class Registry(Generic[T], Mapping[str, T]):
         return self.get(name)
 
     def __contains__(self, name: object) -> bool:
+        self._loaded()
         return name in self._entries or name in self._modules
 
     def names(self) -> list[str]:
+        self._loaded()
+        if self._ordered:
+            return [*self._entries, *(name for name in self._modules if name not in self._entries)]
         return sorted({*self._entries, *self._modules})
 
     def __iter__(self) -> Iterator[str]:
