@@ -2,7 +2,8 @@
 snapshot equal to what its working database publishes, and nothing of a killed run behind.
 
 The sweep here kills each writing command once at a seeded random moment (bench/faults.py runs
-the long version with many kills per command)."""
+the long version with many kills per command, and `generate` and `import-responses` too, which their own modules
+kill here: tests/pipeline/test_generate.py and tests/pipeline/test_responses.py)."""
 
 from __future__ import annotations
 
@@ -24,21 +25,14 @@ def test_every_writing_command_killed_at_a_random_point_is_healed_by_its_rerun(
         ("ingest", dataset, "--source", str(data_dir / dataset)): partial(ingested_template, dataset)
         for dataset in ("borsch", "worldcuisines")
     }
-    outcomes = sweep(data_dir, tmp_path, kills=1, seed=2026, prebuilt=prebuilt)
-    assert {o.scenario for o in outcomes} == {
-        "ingest",
-        "import-responses",
-        "score",
-        "generate",
-        "corpus scan",
-        "publish",
-        "demo",
-    }
+    swept = {"ingest", "score", "corpus scan", "publish", "demo"}
+    outcomes = sweep(data_dir, tmp_path, kills=1, seed=2026, only=swept, prebuilt=prebuilt)
+    assert {o.scenario for o in outcomes} == swept
     for outcome in outcomes:
         assert outcome.rerun_code == 0, (outcome.scenario, outcome.stderr)
         assert outcome.identical, (outcome.scenario, outcome.kill_at, outcome.differences)
         assert outcome.leftover_bytes == 0, (outcome.scenario, outcome.differences)
-    assert sum(o.killed for o in outcomes) >= 5  # most runs were still writing when killed
+    assert sum(o.killed for o in outcomes) >= 3  # most runs were still writing when killed
 
 
 def test_an_already_imported_rerun_publishes_what_a_killed_run_committed(
