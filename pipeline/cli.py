@@ -15,15 +15,16 @@ import duckdb
 import typer
 from babel.core import UnknownLocaleError
 
-from pipeline.answers.generate import GenerationSpec
+from pipeline.answers.formats import IMPORT_FORMATS
 from pipeline.backends.base import BackendError
 from pipeline.core.errors import CorpusError, DataError, OfflineError
 from pipeline.core.output import console, describe, fail_line, print_traceback, say
+from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
 from pipeline.core.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.datasets import MODULES as DATASET_MODULES
-from pipeline.executors import EXECUTORS, RayOptions
+from pipeline.executors import EXECUTORS
 from pipeline.flow import runconfig
-from pipeline.flow.steps import Options, run_pipeline
+from pipeline.flow.steps import run_pipeline
 from warehouse.db import Warehouse, WarehouseError, storage_failure
 
 DATASET_NAMES = sorted(DATASET_MODULES)
@@ -140,7 +141,7 @@ def import_responses(
         str,
         typer.Option(
             "--format",
-            help="worldcuisines (prediction files), uacuisine (a table), culturemix, zno, multi30k or vqa (JSON lines)",
+            help="; ".join(f"{name}: {spec.reads}" for name, spec in IMPORT_FORMATS.items()),
         ),
     ] = "worldcuisines",
     model: Annotated[str | None, typer.Option(help="Model name (default: from task2_oe_MODEL.jsonl).")] = None,
@@ -166,38 +167,18 @@ def import_responses(
     """Import answers produced elsewhere. One file is one transaction; re-importing is idempotent. A file
     that imports nothing, or rejects more than --max-bad-share of its lines, fails (exit 2) and names what
     it would lose. A UACUISINE table (--format uacuisine) is imported and scored in one go."""
-    from pipeline.answers import responses  # polars and the extractors: imported by the commands that use them
-
-    formats = (*responses.FORMATS, "culturemix", "zno", "multi30k", "vqa")
-    formats += ("borsch",)  # pipeline/answers/borsch.py: model, lang, task, variant, dish_id, response (+ images)
-    if format not in formats:
-        fail_line(f"--format {format}: unknown format — use one of {', '.join(formats)}")
+    if format not in IMPORT_FORMATS:
+        fail_line(f"--format {format}: unknown format — use one of {', '.join(IMPORT_FORMATS)}")
         raise typer.Exit(code=2)
-    if format == "uacuisine":
+    chosen = IMPORT_FORMATS[format]
+    settings = {"model": model, "skip_bad_lines": skip_bad_lines, "max_bad_share": max_bad_share,
+                "allow_duplicate": allow_duplicate, "response_format": format, "task": task}  # fmt: skip
+    if chosen.per_file:  # a UACUISINE table is its own dataset too: ingested, imported and scored one by one
         for path in files:
-            options = Options(datasets=("uacuisine",), source=path, responses=(path,), response_format="uacuisine")
-            _pipeline(ctx, "import-uacuisine", options)
+            options = Options(datasets=(format,), source=path, responses=(path,), **settings)
+            _pipeline(ctx, chosen.pipeline, options)
         return
-    if format == "borsch":
-        borsch_options = Options(
-            responses=tuple(files),
-            model=model,
-            skip_bad_lines=skip_bad_lines,
-            max_bad_share=max_bad_share,
-            response_format="borsch",
-        )
-        _pipeline(ctx, "import-borsch", borsch_options)  # imported, then scored like generated answers
-        return
-    options = Options(
-        responses=tuple(files),
-        model=model,
-        skip_bad_lines=skip_bad_lines,
-        max_bad_share=max_bad_share,
-        allow_duplicate=allow_duplicate,
-        response_format=format,
-        task=task,
-    )
-    _pipeline(ctx, "import", options)
+    _pipeline(ctx, chosen.pipeline, Options(responses=tuple(files), **settings))
 
 
 HUB_DATASETS = {  # `data fetch NAME`: the module declaring its remote_files()
@@ -562,7 +543,7 @@ def finetune(
     save_steps: Annotated[int | None, typer.Option(help="Checkpoint every N optimizer steps.")] = None,
 ) -> None:
     """Fine-tune a model on a task's items (Trainer; LoRA optional); a killed run resumes from its last checkpoint."""
-    from pipeline.finetune.stage import FinetuneSpec
+    from pipeline.core.run_settings import FinetuneSpec
 
     def action() -> None:
         overrides = {"method": method, "learning_rate": learning_rate, "batch_size": batch_size,
@@ -631,7 +612,7 @@ def imagine(
     ] = None,
 ) -> None:
     """Description -> English -> text-to-image -> embeddings -> similarity for N dishes (resumable)."""
-    from pipeline.imagine import ImagineSpec
+    from pipeline.core.run_settings import ImagineSpec
 
     def action() -> None:
         spec = ImagineSpec(

@@ -34,6 +34,8 @@ import polars as pl
 
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import
 from pipeline.core.errors import DataError
+from pipeline.core.output import say
+from pipeline.core.run_settings import Options
 from pipeline.datasets.borsch import create_items
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.extract.choice import clean_answer
@@ -446,3 +448,22 @@ def _answered(rows: list[BorschAnswer]) -> dict[tuple[str, str], set[str]]:
     for answer in rows:
         out.setdefault((answer.task_id, answer.lang), set()).add(answer.dish_id)
     return out
+
+
+def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+    """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
+    for path in options.responses:
+        try:
+            result = import_file(con, path, run_id, options.skip_bad_lines, options.max_bad_share, options.model)
+        except DataError as exc:  # this file changed nothing; the others still import
+            failures.append(exc)
+            continue
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+            continue
+        say("imported {}: {} answers of {}", path.name, len(result.accepted), ", ".join(result.models))
+        if result.rejected:
+            say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+        for quirk in result.quirks:
+            if quirk.severity != "rejected":
+                say("  [dim]{}[/]: {}", quirk.kind, quirk.message)

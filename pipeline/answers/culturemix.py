@@ -15,7 +15,6 @@ enough. Reads core.generations of culturemix tasks; writes only core.culturemix_
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -25,10 +24,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA
+from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA, generation_id
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
+from pipeline.core.run_settings import Options
 from pipeline.core.text import norm_name
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.datasets.culturemix import TASK_OF
@@ -127,14 +127,14 @@ def parse_answers(con: duckdb.DuckDBPyConnection, reparse: bool = False) -> int:
     names = known_names(con)
     now = datetime.now(UTC).replace(tzinfo=None)
     out = []
-    for generation_id, response, target in rows:
+    for answer_id, response, target in rows:
         parsed = parse_food(response, names)
         target_similarity = max(
             food_similarity(parsed.food_name or parsed.food_text, target), food_similarity(response, target)
         )
         out.append(
             {
-                "generation_id": generation_id,
+                "generation_id": answer_id,
                 "parser": PARSER,
                 "food_text": parsed.food_text,
                 "food_name": parsed.food_name,
@@ -217,10 +217,6 @@ def parse_line(text: str, items: dict[str, str]) -> Answer | str:
     return Answer(0, record["model"].strip(), image, record["prompt"], response)
 
 
-def generation_id(model: str, item_id: str, prompt: str) -> str:
-    return hashlib.sha256(json.dumps(["import", model, item_id, "en", prompt]).encode()).hexdigest()[:32]
-
-
 def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_bad_lines: bool = False) -> FileImport:
     if not path.is_file():
         raise DataError(path, "file not found")
@@ -261,7 +257,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = [
         {
-            "generation_id": generation_id(a.model, items[a.image], a.prompt),
+            "generation_id": generation_id(a.model, items[a.image], "en", a.prompt),  # the prompt is its variant
             "run_id": f"{run_id}:{a.model}",
             "model_id": a.model,
             "item_id": items[a.image],
@@ -319,3 +315,8 @@ def import_files(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], run_id
 
 
 SUBTASK_OF_TASK = {task: subtask for subtask, task in TASK_OF.items()}
+
+
+def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+    """`import-responses --format culturemix` (pipeline/answers/formats.py)."""
+    import_files(con, options.responses, run_id, options.skip_bad_lines)

@@ -15,7 +15,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,24 +29,6 @@ from pipeline.tasks import Task
 from warehouse.io import insert, transaction
 
 __all__ = ["Answers", "ItemInput", "answer_locally", "prepare_items", "run"]
-
-
-@dataclass(frozen=True)
-class GenerationSpec:
-    """One `generate` call: what `generate` takes on the command line."""
-
-    task: str
-    lang: str
-    backend: str
-    model: str
-    limit: int | None = None
-    images: Path | None = None
-    subset: str = "full"
-    prompts: Path | None = None
-    variants: tuple[str, ...] | None = None
-    max_tokens: int | None = None
-    settings: dict = field(default_factory=dict)
-    chunk_size: int = 64
 
 
 @dataclass(frozen=True)

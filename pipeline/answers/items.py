@@ -13,7 +13,6 @@ quirk; the same bytes again are a no-op.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,9 +21,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA
+from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA, generation_id
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
+from pipeline.core.run_settings import Options
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from warehouse.io import insert, transaction
 
@@ -56,10 +56,6 @@ class ItemsImport:
     @property
     def models(self) -> list[str]:
         return sorted({row["model_id"] for row in self.rows})
-
-
-def generation_id(model: str, item_id: str, lang: str, variant: str) -> str:
-    return hashlib.sha256(json.dumps(["import", model, item_id, lang, variant]).encode()).hexdigest()[:32]
 
 
 def _parse(text: str, items: dict[str, str], spec: AnswerFormat) -> tuple[str, str, str, str | None] | str:
@@ -156,3 +152,8 @@ def import_files(
             ", ".join(result.models),
         )
     return imported
+
+
+def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+    """`import-responses --format zno|multi30k|vqa` (pipeline/answers/formats.py)."""
+    import_files(con, options.responses, run_id, options.response_format, options.skip_bad_lines)

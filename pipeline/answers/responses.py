@@ -32,12 +32,13 @@ import polars as pl
 
 from pipeline.core import limits
 from pipeline.core.errors import DataError
+from pipeline.core.output import progress_bar, say
+from pipeline.core.run_settings import Options
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.datasets.worldcuisines import CHOICE_TASKS, TASK1_ID, TASK_ID
 from pipeline.extract.choice import clean_answer
 from warehouse.io import insert, scalar, transaction
 
-FORMATS = ("worldcuisines", "uacuisine")  # uacuisine: pipeline/datasets/uacuisine.py
 # Bumped whenever the importer reads files differently: files marked done by an older version are read again.
 IMPORTER_VERSION = 2
 MODEL_FROM_FILENAME = re.compile(r"^(?P<task>task[12])_(?P<kind>oe|mc)_(?P<model>.+?)(?:_pred)?(?:_small)?\.jsonl$")
@@ -515,3 +516,54 @@ def _qa_id(value: object) -> str | None:
     if isinstance(value, str) and re.fullmatch(r"\s*\d+(\.0+)?\s*", value):
         return str(int(float(value)))
     return None
+
+
+def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+    """`import-responses` of WorldCuisines prediction files (the demo: every published one), one transaction each;
+    a refused file is kept in `failures` and the others still import."""
+    from pipeline.datasets.worldcuisines import predictions
+
+    files = list(options.responses)
+    quiet = not files  # the demo imports the published predictions with a bar only
+    if not files and options.data is not None:
+        files = predictions(options.data)
+    with progress_bar() as progress:
+        bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
+        for path in files:
+            started = time.perf_counter()
+            try:
+                result = import_file(
+                    con,
+                    path,
+                    run_id,
+                    model=options.model,
+                    skip_bad_lines=options.skip_bad_lines,
+                    max_bad_share=options.max_bad_share,
+                    allow_duplicate=options.allow_duplicate,
+                    task_id=options.task,
+                )
+            except DataError as exc:  # this file changed nothing; the others still import
+                failures.append(exc)
+                progress.advance(bar)
+                continue
+            elapsed = time.perf_counter() - started
+            if quiet:
+                pass
+            elif result.skipped:
+                say("[dim]{}: already imported for {}[/]", path.name, result.model)
+            else:
+                rate = len(result.accepted) / elapsed if elapsed else 0.0
+                say(
+                    "imported {}: {} answers of {} ({}, {} lines/s)",
+                    path.name,
+                    len(result.accepted),
+                    result.model,
+                    result.task_id,
+                    f"{rate:,.0f}",
+                )
+                if result.rejected:
+                    say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+                for quirk in result.quirks:
+                    if quirk.severity != "rejected":
+                        say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
+            progress.advance(bar)

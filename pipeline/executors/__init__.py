@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from warehouse.registry import Registry
 
@@ -48,15 +47,6 @@ EXECUTORS.add(
         fans_out=True,
     ),
 )
-
-
-@dataclass(frozen=True)
-class RayOptions:
-    """Where and how wide the Ray executor runs."""
-
-    address: str | None = None  # None: RAY_ADDRESS, else a local Ray on this machine
-    workers: int | None = None  # model or scanner actors (None: one per CPU the cluster has, capped by the work)
-    work_dir: Path | None = None  # corpus: per-shard Parquet counts (None: beside the working database)
 
 
 def endpoint_settings(backend: str, settings: dict) -> list[dict]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pipeline.backends.base import BackendError
 from pipeline.core.errors import CorpusError
-from pipeline.executors import RayOptions
+from pipeline.core.run_settings import RayOptions
 
 ADDRESS_ENV = "RAY_ADDRESS"
 

@@ -26,6 +26,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.core.run_settings import RayOptions
 from pipeline.corpus.scan import (
     Progress,
     ScanPlan,
@@ -38,7 +39,6 @@ from pipeline.corpus.scan import (
     within_budget,
     write_shard,
 )
-from pipeline.executors import RayOptions
 from pipeline.executors.ray_cluster import EXPECTED, actor_pool, cluster_cpus, failure_text, raise_failure, ray_cluster
 from warehouse.io import transaction
 

@@ -21,9 +21,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pipeline.answers.generate import Answers, GenerationSpec
+from pipeline.answers.generate import Answers
 from pipeline.backends.base import Backend, Message, Request, Response
-from pipeline.executors import RayOptions
+from pipeline.core.run_settings import GenerationSpec, RayOptions
 from pipeline.executors.ray_cluster import (
     EXPECTED,
     actor_pool,

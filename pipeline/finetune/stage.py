@@ -8,34 +8,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
 from pipeline.backends.base import local_weights_hash
+from pipeline.core.run_settings import FinetuneSpec
 from pipeline.finetune import data as finetune_data
 from pipeline.finetune import train as training
 from pipeline.finetune.recipes import RECIPES
 from pipeline.tiny.marker import is_tiny_random
 from warehouse.io import insert, transaction
-
-
-@dataclass(frozen=True)
-class FinetuneSpec:
-    """One fine-tuning run as the command line or the run configuration's [finetune] section gives it."""
-
-    model: str  # base model: a local folder or hub id
-    tasks: tuple[str, ...]
-    lang: str
-    out: Path
-    recipe: str = "plain"
-    variant: str | None = None
-    limit: int | None = None  # first N items per task
-    images: Path | None = None
-    device: str = "auto"
-    overrides: dict = field(default_factory=dict)  # learning_rate, batch_size, gradient_accumulation, epochs, ...
 
 
 @dataclass

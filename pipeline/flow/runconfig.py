@@ -45,9 +45,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.answers.generate import GenerationSpec
 from pipeline.core.errors import DataError
-from pipeline.executors import EXECUTORS, RayOptions
+from pipeline.core.run_settings import GenerationSpec, RayOptions
+from pipeline.executors import EXECUTORS
 
 IMAGINE_STAGES = ("dish_description", "translate", "imagine", "embed", "similarity")
 STAGES = ("generate", "score", *IMAGINE_STAGES, "finetune", "publish")
@@ -58,10 +58,10 @@ DEFAULT_STAGES = ("generate", "score", "publish")
 class RunPlan:
     generations: list[GenerationSpec]
     stages: tuple[str, ...]
-    imagines: list = field(default_factory=list)  # pipeline.imagine.ImagineSpec, for the imagine stages
+    imagines: list = field(default_factory=list)  # ImagineSpec (core/run_settings.py), for the imagine stages
     executor: str = "local"  # who runs the generate stage: local | ray
     ray: RayOptions = field(default_factory=RayOptions)
-    finetunes: list = field(default_factory=list)  # pipeline.finetune.stage.FinetuneSpec, for the finetune stage
+    finetunes: list = field(default_factory=list)  # FinetuneSpec (core/run_settings.py), for the finetune stage
 
     @property
     def imagine_steps(self) -> tuple[str, ...]:
@@ -119,7 +119,7 @@ FINETUNE_SETTINGS = {"learning_rate", "batch_size", "gradient_accumulation", "ep
 
 def _finetunes(path: Path, section: dict | None, models: dict) -> list:
     """The [finetune] section (one table, or [[finetune]] for several) as FinetuneSpecs."""
-    from pipeline.finetune.stage import FinetuneSpec
+    from pipeline.core.run_settings import FinetuneSpec
 
     if section is None:
         raise DataError(path, "stage finetune needs a [finetune] section")

@@ -16,7 +16,6 @@ The command line (pipeline/cli.py) only parses arguments into `Options` and call
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,43 +23,12 @@ from pathlib import Path
 import duckdb
 from rich.table import Table
 
-from pipeline.answers.generate import GenerationSpec
 from pipeline.core.output import console, literal, progress_bar, say
-from pipeline.executors import EXECUTORS, RayOptions, endpoint_settings
+from pipeline.core.run_settings import GenerationSpec, Options
+from pipeline.executors import EXECUTORS, endpoint_settings
 from warehouse.db import Warehouse, table_fingerprints
 from warehouse.io import new_run_id, scalar
 from warehouse.registry import Registry
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything a command asked for, parsed once by the CLI; steps only read it."""
-
-    datasets: tuple[str, ...] = ()  # ingest: registered dataset names, in order
-    source: Path | None = None  # ingest: the folder of the dataset's files (None: shipped with the code)
-    data: Path | None = None  # demo: a folder holding borsch/ and worldcuisines/ (None: the sample)
-    force: bool = False  # ingest: reload unchanged files
-    responses: tuple[Path, ...] = ()  # import: answer files
-    response_format: str = "worldcuisines"  # import: worldcuisines | culturemix | uacuisine
-    model: str | None = None
-    skip_bad_lines: bool = False
-    task: str | None = None  # import: the task the answers belong to (None: from the file name)
-    max_bad_share: float = 0.01  # import: a file rejecting more of its lines than this fails
-    allow_duplicate: bool = False  # import: the same bytes again under another model name
-    corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
-    corpus_source: str | None = None
-    text_field: str = "text"
-    uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
-    uagec_dest: Path | None = None
-    generations: tuple[GenerationSpec, ...] = ()  # generate
-    imagines: tuple = ()  # imagine: pipeline.imagine.ImagineSpec, one per describer and language
-    imagine_steps: tuple[str, ...] = ()  # imagine: its sub-steps to run (empty: all five)
-    rescore: bool = False  # score
-    compose: dict = field(default_factory=dict)  # compose culturemix: out, backgrounds, per_target, seed, ...
-    publish_force: bool = False  # publish even when nothing changed
-    executor: str = "local"  # generate, corpus scan: local | ray (pipeline/executors/)
-    ray: RayOptions = field(default_factory=RayOptions)  # --executor ray: address, workers, work folder
-    finetunes: tuple = ()  # finetune: pipeline.finetune.stage.FinetuneSpec, one per run
 
 
 @dataclass(frozen=True)
@@ -475,107 +443,10 @@ def _report(result) -> None:
 
 
 def _import(ctx: Context) -> None:
-    from pipeline.answers import responses
-    from pipeline.core.errors import DataError
-    from pipeline.datasets.worldcuisines import predictions
+    """`import-responses --format NAME`: the format's reader (pipeline/answers/formats.py) imports the files."""
+    from pipeline.answers.formats import IMPORT_FORMATS
 
-    options = ctx.options
-    if options.response_format == "culturemix":
-        from pipeline.answers.culturemix import import_files
-
-        import_files(ctx.con, options.responses, ctx.run_id, options.skip_bad_lines)
-        return
-    if options.response_format == "borsch":
-        _import_borsch(ctx)
-        return
-    if options.response_format in ("zno", "multi30k", "vqa"):  # pipeline/answers/items.py
-        from pipeline.answers.items import import_files as import_item_answers
-
-        import_item_answers(ctx.con, options.responses, ctx.run_id, options.response_format, options.skip_bad_lines)
-        return
-    files = list(options.responses)
-    if options.response_format == "uacuisine":
-        _import_uacuisine(ctx, files)
-        return
-    quiet = not files  # the demo imports the published predictions with a bar only
-    if not files and options.data is not None:
-        files = predictions(options.data)
-    with progress_bar() as progress:
-        bar = progress.add_task("importing answers" if quiet else "importing", total=len(files))
-        for path in files:
-            started = time.perf_counter()
-            try:
-                result = responses.import_file(
-                    ctx.con,
-                    path,
-                    ctx.run_id,
-                    model=options.model,
-                    skip_bad_lines=options.skip_bad_lines,
-                    max_bad_share=options.max_bad_share,
-                    allow_duplicate=options.allow_duplicate,
-                    task_id=options.task,
-                )
-            except DataError as exc:  # this file changed nothing; the others still import
-                ctx.failures.append(exc)
-                progress.advance(bar)
-                continue
-            elapsed = time.perf_counter() - started
-            if quiet:
-                pass
-            elif result.skipped:
-                say("[dim]{}: already imported for {}[/]", path.name, result.model)
-            else:
-                rate = len(result.accepted) / elapsed if elapsed else 0.0
-                say(
-                    "imported {}: {} answers of {} ({}, {} lines/s)",
-                    path.name,
-                    len(result.accepted),
-                    result.model,
-                    result.task_id,
-                    f"{rate:,.0f}",
-                )
-                if result.rejected:
-                    say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
-                for quirk in result.quirks:
-                    if quirk.severity != "rejected":
-                        say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
-            progress.advance(bar)
-
-
-def _import_borsch(ctx: Context) -> None:
-    """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
-    from pipeline.answers import borsch
-    from pipeline.core.errors import DataError
-
-    options = ctx.options
-    for path in options.responses:
-        try:
-            result = borsch.import_file(
-                ctx.con, path, ctx.run_id, options.skip_bad_lines, options.max_bad_share, options.model
-            )
-        except DataError as exc:  # this file changed nothing; the others still import
-            ctx.failures.append(exc)
-            continue
-        if result.skipped:
-            say("[dim]{}: already imported[/]", path.name)
-            continue
-        say("imported {}: {} answers of {}", path.name, len(result.accepted), ", ".join(result.models))
-        if result.rejected:
-            say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
-        for quirk in result.quirks:
-            if quirk.severity != "rejected":
-                say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
-
-
-def _import_uacuisine(ctx: Context, files: list[Path]) -> None:
-    from pipeline.datasets import uacuisine
-
-    for path in files:
-        result = uacuisine.import_answers(ctx.con, path, ctx.run_id)
-        if result.skipped:
-            say("[dim]{}: already imported[/]", path.name)
-        else:
-            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
+    IMPORT_FORMATS[ctx.options.response_format].run(ctx.con, ctx.options, ctx.run_id, ctx.failures)
 
 
 def _generate(ctx: Context, spec: GenerationSpec) -> None:

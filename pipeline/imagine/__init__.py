@@ -17,49 +17,12 @@ The Spearman correlation with QA (and its bootstrap interval) is computed at pub
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.core.errors import DataError
+from pipeline.core.run_settings import DEFAULT_ENCODER, DEFAULT_GENERATOR, ImagineSpec
 
 STEPS = ("dish_description", "translate", "imagine", "embed", "similarity")
-DEFAULT_GENERATOR = "black-forest-labs/FLUX.1-dev"
-DEFAULT_ENCODER = "facebook/dinov2-giant"
-
-
-@dataclass(frozen=True)
-class ImagineSpec:
-    """One imagine run: what `python -m pipeline imagine` takes on the command line."""
-
-    dataset: str
-    lang: str
-    describer: str
-    generator: str = DEFAULT_GENERATOR
-    encoder: str = DEFAULT_ENCODER
-    backend: str = "transformers"
-    translator: str | None = None  # default: the describer, through the same backend
-    translator_backend: str | None = None
-    limit: int | None = None
-    images: Path | None = None  # real photos laid out like BORSch (RU/images/ID/*), registered before embedding
-    variants: tuple[str, ...] = ("1",)  # dish_description prompt variants (one description per dish by default)
-    seeds: tuple[int, ...] = (0,)  # one image per seed per description
-    steps: int = 28  # FLUX.1-dev's recommended 28 denoising steps, guidance 3.5, 1024 px
-    guidance: float = 3.5
-    width: int = 1024
-    height: int = 1024
-    settings: dict = field(default_factory=dict)  # describer backend settings
-    translator_settings: dict = field(default_factory=dict)
-    generator_settings: dict = field(default_factory=dict)  # batch_size, device, dtype, max_sequence_length
-    encoder_settings: dict = field(default_factory=dict)  # batch_size, device, dtype
-    chunk_size: int = 16
-
-    @property
-    def translator_model(self) -> str:
-        return self.translator or self.describer
-
-    @property
-    def translator_backend_name(self) -> str:
-        return self.translator_backend or self.backend
 
 
 def device_and_dtype(device: str, dtype: str, gpu_default: str):

@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 
 from pipeline.backends import create_backend
-from pipeline.imagine import STEPS, ImagineSpec, describe, embed, render, similarity, translate
+from pipeline.core.run_settings import ImagineSpec
+from pipeline.imagine import STEPS, describe, embed, render, similarity, translate
 from pipeline.tiny.marker import is_tiny_random
 from warehouse.io import new_run_id, transaction
 

@@ -165,7 +165,8 @@ def _built_in_full(wh: Warehouse, folder: Path) -> Path:
 def test_a_publish_rebuilds_only_the_marts_its_changes_reach(borsch_warehouse: Path, tmp_path: Path) -> None:
     """A corpus scan changes the corpus tables only: the snapshot is copied and the corpus marts rebuilt, and the
     result is what a full rebuild gives."""
-    from pipeline.flow.steps import Options, run_pipeline
+    from pipeline.core.run_settings import Options
+    from pipeline.flow.steps import run_pipeline
 
     wh = Warehouse(borsch_warehouse)
     wh.publish(force=True)

@@ -78,6 +78,7 @@ def test_ordered_kinds_keep_registration_order_and_the_others_list_by_name() -> 
 
 def test_every_pluggable_kind_of_the_project_is_a_registry() -> None:
     from app.dashboard import VIEWS
+    from pipeline.answers.formats import IMPORT_FORMATS
     from pipeline.backends.base import BACKENDS
     from pipeline.datasets import DATASETS
     from pipeline.executors import EXECUTORS
@@ -91,6 +92,7 @@ def test_every_pluggable_kind_of_the_project_is_a_registry() -> None:
         "dataset": DATASETS,
         "task": TASKS,
         "backend": BACKENDS,
+        "answer format": IMPORT_FORMATS,
         "executor": EXECUTORS,
         "extractor": EXTRACTORS,
         "metric": METRICS,
@@ -106,3 +108,4 @@ def test_every_pluggable_kind_of_the_project_is_a_registry() -> None:
     assert next(iter(MARTS)) == "010_dishes"  # build order, not name order
     assert next(iter(VIEWS.values())).url_path == ""  # the default page first
     assert "borsch.origin_qa" in TASKS and "origin-scores" in EXPORTS
+    assert IMPORT_FORMATS["borsch"].pipeline == "import-borsch" and IMPORT_FORMATS["uacuisine"].per_file

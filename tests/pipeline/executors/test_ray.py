@@ -15,12 +15,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.answers.generate import GenerationSpec
 from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.core.errors import DataError
+from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
 from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
-from pipeline.executors import RayOptions, endpoint_settings
+from pipeline.executors import endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
     request_from_dict,
@@ -31,7 +31,7 @@ from pipeline.executors.ray_generate import (
     vllm_response,
 )
 from pipeline.flow.runconfig import load as load_run_config
-from pipeline.flow.steps import Options, run_pipeline
+from pipeline.flow.steps import run_pipeline
 from tests.helpers import copy_warehouse, query, run_cli
 from tests.local_server import LocalServer, message_text
 from warehouse.db import Warehouse

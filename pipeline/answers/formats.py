@@ -1,0 +1,76 @@
+"""`import-responses --format NAME FILE...`: one importer with a reader per answer-file format, registered in
+`IMPORT_FORMATS` (the same `Registry` form as every pluggable kind). Every format keys its answers by one
+`generation_id` (pipeline/answers/responses.py: model, item, language, variant), takes one file per transaction,
+refuses what it would lose with one line, and is imported only when asked for.
+
+Adding a format = its reader module (a function `(con, options, run_id, failures)`) + one `IMPORT_FORMATS.add` line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+
+from pipeline.core.output import say
+from pipeline.core.run_settings import Options
+from warehouse.registry import Registry
+
+Importer = Callable[[duckdb.DuckDBPyConnection, Options, str, list], None]  # con, options, run id, refused files
+
+
+@dataclass(frozen=True)
+class ImportFormat:
+    """What `--format NAME` reads, the function reading it ("module:function"), and the named pipeline it runs in
+    (pipeline/flow/steps.py PIPELINES): BORSch answers are scored at once; a UACUISINE table is also its own
+    dataset, so each table is ingested, imported and scored on its own."""
+
+    reads: str
+    importer: str
+    pipeline: str = "import"
+    per_file: bool = False
+
+    def run(self, con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+        module, name = self.importer.split(":")
+        function: Importer = getattr(importlib.import_module(module), name)
+        function(con, options, run_id, failures)
+
+
+IMPORT_FORMATS: Registry[ImportFormat] = Registry("answer format", ordered=True)
+IMPORT_FORMATS.add(
+    "worldcuisines",
+    ImportFormat(
+        "WorldCuisines prediction files (task2_oe_MODEL.jsonl, ...)", "pipeline.answers.responses:import_answers"
+    ),
+)
+IMPORT_FORMATS.add(
+    "uacuisine",
+    ImportFormat("a UACUISINE table", "pipeline.answers.formats:import_uacuisine", "import-uacuisine", per_file=True),
+)
+IMPORT_FORMATS.add(
+    "culturemix", ImportFormat("CultureMix answers (JSON lines)", "pipeline.answers.culturemix:import_answers")
+)
+for _name in ("zno", "multi30k", "vqa"):
+    IMPORT_FORMATS.add(_name, ImportFormat(f"{_name} answers (JSON lines)", "pipeline.answers.items:import_answers"))
+IMPORT_FORMATS.add(
+    "borsch",
+    ImportFormat(
+        "BORSch answers: model, lang, task, variant, dish_id, response (+ images), JSON lines or CSV",
+        "pipeline.answers.borsch:import_answers",
+        "import-borsch",
+    ),
+)
+
+
+def import_uacuisine(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
+    """A UACUISINE table holds its items and its answers (pipeline/datasets/uacuisine.py reads both)."""
+    from pipeline.datasets import uacuisine
+
+    for path in options.responses:
+        result = uacuisine.import_answers(con, path, run_id)
+        if result.skipped:
+            say("[dim]{}: already imported[/]", path.name)
+        else:
+            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
