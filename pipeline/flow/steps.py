@@ -326,6 +326,7 @@ IMAGINE_TABLES = (
     "core.image_embeddings",
     "core.image_similarities",
     "core.model_provenance",
+    "core.real_image_similarities",  # issue 35: BORSch §5's real-photo reference (intra vs inter dish)
 )
 
 

@@ -844,6 +844,20 @@ MARTS: tuple[Mart, ...] = (
             "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
         },
     ),
+    Mart(  # issue 35: BORSch §5's real-photo reference (intra vs inter dish among real photos)
+        "112_imagined_reference.sql",
+        columns={
+            "marts.imagined_reference_photos": ("dataset", "lang", "encoder", "dish_key", "dish_id", "display_name"),
+            "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
+        },
+    ),
+    Mart(  # issue 35: BORSch Fig. 8, the imagined-vs-real cosine by origin region of the dish
+        "113_imagined_regions.sql",
+        columns={
+            "marts.imagined_region_dishes": ("model", "dataset", "lang", "encoder", "region", "dish_key", "dish_id"),
+            "marts.imagined_regions": ("model", "dataset", "lang", "encoder", "region", "n_dishes", "n_images"),
+        },
+    ),
     Mart(
         "150_finetune.sql",
         columns={
