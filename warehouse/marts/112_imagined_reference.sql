@@ -21,7 +21,7 @@ SELECT dataset, lang, encoder, count(DISTINCT dish_key)::BIGINT AS n_dishes, cou
        sum(inter_cosine * n_inter) / nullif(sum(n_inter), 0) AS inter_mean,
        (sum(n_intra) // 2)::BIGINT AS n_intra_pairs, (sum(n_inter) // 2)::BIGINT AS n_inter_pairs,
        count(DISTINCT dish_key) FILTER (n_intra > 0)::BIGINT AS n_dishes_with_pairs,
-       0.52 AS paper_intra_mean, 0.07 AS paper_inter_mean  -- BORSch §5, DINOv2-giant on the dataset's photos
+       0.52::DOUBLE AS paper_intra_mean, 0.07::DOUBLE AS paper_inter_mean  -- BORSch §5, DINOv2-giant, its photos
 FROM marts.imagined_reference_photos
 GROUP BY dataset, lang, encoder
 ORDER BY dataset, lang, encoder;
