@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.answers.borsch import borsch_tasks, parse_record, read_records
+from pipeline.datasets.borsch import match_photo_names
+from tests.conftest import make_dish_photos
 from tests.helpers import query, run_cli
 
 LINES = [
@@ -87,6 +89,47 @@ def test_csv_with_a_multiline_answer_and_images(borsch_warehouse: Path, tmp_path
     assert query(
         borsch_warehouse, "SELECT line_number, dish_id, response, images FROM raw.borsch_responses ORDER BY 1"
     ) == [(3, "1", "Греция.\nТакже Кипр.", ["a.jpg", "b.jpg"]), (4, "5", None, [])]
+
+
+def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_counted(
+    borsch_warehouse: Path, tmp_path: Path
+) -> None:
+    """An imported VQA answer's `images` become its item's photos (core.item_images, as `generate` records them);
+    a name matching no known photo, and photos other than those an item already has, are counted quirks."""
+    from pipeline.imagine.embed import register_real_images
+    from warehouse.db import Warehouse
+
+    photos = make_dish_photos(tmp_path / "photos", "UK", [5])
+    with Warehouse(borsch_warehouse).writer() as con:  # as `generate --images` or `imagine --images` registers them
+        assert register_real_images(con, "borsch", "uk", ["borsch:uk:5"], photos) == 2
+    ids = {Path(path).name: image_id for image_id, path in query(
+        borsch_warehouse.with_suffix(".work.duckdb"), "SELECT image_id, local_path FROM core.images WHERE kind = 'real'"
+    )}  # fmt: skip
+    vqa = {"lang": "uk", "task": "origin_vqa", "variant": "1", "dish_id": "5", "response": "Україна"}
+    path = write_jsonl(tmp_path / "vqa.jsonl", [
+        {**vqa, "model": "m1", "images": ["data/UK/images/5/photo_1.png", "photo_0.png", "nope.jpg"]},
+        {**vqa, "model": "m2", "images": ["UK\\images\\5\\photo_0.png"]},
+        {**vqa, "model": "m3", "variant": "2", "images": ["photo_1.png", "photo_0.png"]},
+    ])  # fmt: skip
+    run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
+    assert query(
+        borsch_warehouse,
+        "SELECT image_id FROM core.item_images WHERE item_id = 'borsch.origin_vqa:uk:5' ORDER BY position",
+    ) == [(ids["photo_1.png"],), (ids["photo_0.png"],)]  # the first answer's photos, in its order
+    quirks = dict(query(borsch_warehouse, "SELECT kind, message FROM meta.ingest_reports WHERE file = 'vqa.jsonl'"))
+    assert quirks["unknown_image"].startswith("1 lines: image names matching no photo")
+    assert quirks["unknown_image"].endswith("(first on line 1: 'nope.jpg')")
+    assert quirks["images_differ"].startswith("1 lines:") and "(first on line 2)" in quirks["images_differ"]
+    assert query(borsch_warehouse, "SELECT count(*) FROM core.generations") == [(3,)]  # every answer kept
+
+
+def test_a_photo_name_is_matched_by_the_repositorys_layout() -> None:
+    photos = [("own", "/d/borsch/UK/images/5/0.jpg"), ("pair", "/d/borsch/RU/images/9/0.jpg")]
+    assert match_photo_names(("0.jpg",), photos) == (["own"], [])  # the dish's own language first
+    assert match_photo_names(("RU/images/9/0.jpg", "9/0.jpg", "UK/images/6/0.jpg"), photos) == (
+        ["pair"],
+        ["UK/images/6/0.jpg"],  # another dish's photo is not this dish's
+    )
 
 
 def test_a_bad_line_stops_the_file_and_changes_nothing(borsch_warehouse: Path, tmp_path: Path) -> None:
