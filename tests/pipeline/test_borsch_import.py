@@ -9,11 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from pipeline.answers.borsch import borsch_tasks, parse_record, read_records
 from pipeline.datasets.borsch import match_photo_names
 from tests.conftest import make_dish_photos
-from tests.helpers import query, run_cli
+from tests.helpers import REPO, query, run_cli, shown
 
 LINES = [
     {
@@ -92,7 +93,7 @@ def test_csv_with_a_multiline_answer_and_images(borsch_warehouse: Path, tmp_path
 
 
 def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_counted(
-    borsch_warehouse: Path, tmp_path: Path
+    borsch_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An imported VQA answer's `images` become its item's photos (core.item_images, as `generate` records them);
     a name matching no known photo, and photos other than those an item already has, are counted quirks."""
@@ -121,6 +122,20 @@ def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_count
     assert quirks["unknown_image"].endswith("(first on line 1: 'nope.jpg')")
     assert quirks["images_differ"].startswith("1 lines:") and "(first on line 2)" in quirks["images_differ"]
     assert query(borsch_warehouse, "SELECT count(*) FROM core.generations") == [(3,)]  # every answer kept
+    # ... and the Dish page shows them under the answers, as it does for generated answers (same warehouse: one import)
+    photos_sql = "SELECT n_answers, n_imported, count(*) FROM marts.answer_photos WHERE dish_key = ? GROUP BY ALL"
+    assert query(borsch_warehouse, photos_sql, ["borsch:uk:5"]) == [(3, 3, 2)]
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(borsch_warehouse))
+    at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=90)
+    for name, value in {"dataset": "borsch", "task": "origin_vqa", "dish": "borsch:uk:5", "alang": "all"}.items():
+        at.query_params[name] = value
+    at.run().switch_page("views/dish.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [shown(str(c.value)) for c in at.caption]
+    assert "borsch.origin_vqa:uk:5: 3 answers saw these photos (3 imported)" in captions
+    (photos_shown,) = [block for block in at.expander if block.label == "Photos shown with these answers (2)"]
+    assert len(photos_shown.get("image")) == 2  # the two linked photos, read from their files
+    assert "2 photos of this dish from a local folder; the answers below show those they saw." in captions
 
 
 def test_a_photo_name_is_matched_by_the_repositorys_layout() -> None:

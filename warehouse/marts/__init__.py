@@ -851,6 +851,10 @@ MARTS: tuple[Mart, ...] = (
             "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
         },
     ),
+    Mart(  # issue 35: the photos an image question showed, generated or imported answers alike
+        "114_answer_photos.sql",
+        columns={"marts.answer_photos": ("dish_key", "item_id", "task", "position", "image_id", "image", "url")},
+    ),
     Mart(  # issue 35: BORSch Fig. 8, the imagined-vs-real cosine by origin region of the dish
         "113_imagined_regions.sql",
         columns={
