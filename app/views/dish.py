@@ -127,7 +127,7 @@ def show_answer_photos(photos: pd.DataFrame) -> None:
                 if where:
                     columns[index % 5].image(where, width="stretch")
                 else:
-                    columns[index % 5].caption(f"photo {photo.position + 1}: file not available here")
+                    columns[index % 5].caption(f"photo {fmt.count(photo.position + 1)}: file not available here")
 
 
 def show_image(images: pd.DataFrame) -> None:

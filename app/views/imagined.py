@@ -282,7 +282,8 @@ else:
         key="imagined_table4",
     )
     st.caption(
-        f"{int(computed.sum())} of {len(cells)} cells computed; p-values and dish counts are in the table below."
+        f"{fmt.count(computed.sum())} of {fmt.count(len(cells))} cells computed; p-values and dish counts are in "
+        "the table below."
     )
     for note, empty in cells[~computed].groupby("note", sort=False):
         st.caption(
