@@ -289,6 +289,14 @@ else:
         st.caption(
             f"No value in {len(empty)} cells ({literal(', '.join(sorted(set(empty['setup']))))}): {literal(note)}."
         )
+    with st.expander("The paper's Table 4 as published (Llama-3.2 and Qwen2), to read these against"):
+        published = data.query(queries.table4_published)
+        layout = table4_layout(published.assign(encoder=published["paper_model"]))
+        fmt.dataframe(
+            layout.reset_index(names="correlation"),
+            {c: st.column_config.NumberColumn(c, format="%.2f") for c in layout.columns},
+            key="imagined_table4_published",
+        )
     with st.expander("Every cell with its p-value and dish count"):
         number = st.column_config.NumberColumn
         fmt.dataframe(

@@ -75,11 +75,15 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
         # the tiny describer's answers may all score alike: then the cell is empty and the page says why
         assert shown_value == pytest.approx(value) if value is not None else pd.isna(shown_value)
         assert value is not None or f"(QA): {note}." in text
+    # the paper's own Table 4 beside ours, as printed (Appendix J.2: Llama-3.2 RU, first row and last row)
+    published = at.dataframe[3].value.set_index("correlation")
+    assert published.shape == (18, 4) and published.loc["QA Jaccard r", "ru — Russian · Llama-3.2"] == 0.08
+    assert published.loc["VQA Overlap τ", "uk — Ukrainian · Qwen2"] == 0.13
     # Fig. 8: one bar per region of the drawn dishes' origins; a dish of three African origins counts once there
     regions = {row["region"]: row for row in vega_rows(charts[3])}
     assert regions["Outside the Post-Soviet states: Africa"]["n_dishes"] == 1
     assert regions.keys() == {r for (r,) in query(imagined_warehouse, "SELECT region FROM marts.imagined_regions")}
-    region_dishes = at.dataframe[4].value
+    region_dishes = at.dataframe[5].value
     assert len(region_dishes) == regions[at.selectbox(key="url_imagined_region").value]["n_dishes"]
     correlation = query(imagined_warehouse, "SELECT spearman FROM marts.imagined_correlations")[0][0]
     expected = "Spearman ρ not computed" if correlation is None else f"Spearman ρ = {correlation:.2f}"

@@ -851,6 +851,10 @@ MARTS: tuple[Mart, ...] = (
             "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
         },
     ),
+    Mart(  # issue 35: BORSch Table 4 as the paper prints it, beside ours (marts.imagined_table4)
+        "115_borsch_table4_published.sql",
+        columns={"marts.imagined_table4_published": ("setup", "metric", "correlation", "paper_model", "lang", "value")},
+    ),
     Mart(  # issue 35: the photos an image question showed, generated or imported answers alike
         "114_answer_photos.sql",
         columns={"marts.answer_photos": ("dish_key", "item_id", "task", "position", "image_id", "image", "url")},

@@ -117,3 +117,8 @@ def region_dishes(source: Source, dataset: str, model: str, region: str) -> pd.D
         """,
         {"dataset": dataset, "model": model, "region": region},
     )
+
+
+def table4_published(source: Source) -> pd.DataFrame:
+    """BORSch Table 4 as the paper prints it (Llama-3.2 and Qwen2, RU and UK), to read ours against."""
+    return _frame(source, "SELECT * FROM marts.imagined_table4_published")
