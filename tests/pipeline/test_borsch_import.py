@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.answers.borsch import borsch_tasks, parse_record, read_records
 from pipeline.datasets.borsch import match_photo_names
+from pipeline.flow.steps import AUDIT_ENV
 from tests.conftest import make_dish_photos
 from tests.helpers import REPO, query, run_cli, shown
 
@@ -112,6 +113,7 @@ def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_count
         {**vqa, "model": "m2", "images": ["UK\\images\\5\\photo_0.png"]},
         {**vqa, "model": "m3", "variant": "2", "images": ["photo_1.png", "photo_0.png"]},
     ])  # fmt: skip
+    monkeypatch.setenv(AUDIT_ENV, "1")  # the items and photos it links are declared writes of the answers step
     run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
     assert query(
         borsch_warehouse,
