@@ -5,7 +5,10 @@ the columns `model, lang, task, variant, dish_id, response` and an optional `ima
 language (ru or uk), `task` one of BORSch's tasks with or without the `borsch.` prefix, `variant`
 one of that task's prompt variants in that language, `dish_id` the ID in that language's file
 (RU_DATA.xlsx / UK_DATA.xlsx) and `images` the photos the model was shown (a JSON list, or in CSV
-a JSON list or names separated by `|`).
+a JSON list or names separated by `|`). The names are kept as written (raw.borsch_responses) and looked up
+among the photos the warehouse knows for the dish and its parallel pair (`RU/images/12/0.jpg`, `12/0.jpg` or
+`0.jpg`); the photos found become the item's images (core.item_images), as `generate` records them, and
+names that match none are a counted quirk with their first line.
 
 The answers land in core.generations exactly where generated ones do (one item per task, language
 and dish, created by the BORSch dataset module's `create_items`), so the score stage reads them as
