@@ -149,7 +149,8 @@ def region_chart(by_region: pd.DataFrame) -> dict:
     return {
         "data": {"values": vega.records(shown)},
         "height": 300,
-        "mark": {"type": "bar"},
+        "params": [{"name": "bar", "select": {"type": "point", "fields": ["region"]}}],
+        "mark": {"type": "bar", "cursor": "pointer"},
         "encoding": {
             "x": {"field": "region", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}},
             "xOffset": {"field": "language"},
@@ -315,9 +316,13 @@ else:
         "BORSch Fig. 8: the mean intra cosine of the generated images per prompt language and origin region of the "
         "dish (a dish of several origins counts in each). The figure does not list its regions; the Post-Soviet "
         "states are grouped as the paper groups them elsewhere (Fig. 3 and Table 2: Baltic states; Russia, Ukraine, "
-        "Belarus and Moldova; the Caucasus; Central Asia), other origins by continent (Natural Earth)."
+        "Belarus and Moldova; the Caucasus; Central Asia), other origins by continent (Natural Earth). Click a bar "
+        "for its dishes."
     )
-    vega.draw(region_chart(by_region), key="imagined_regions")
+    event = vega.draw(region_chart(by_region), key="imagined_regions", on_select="rerun", selection_mode="bar")
+    picked = (getattr(event, "selection", None) or {}).get("bar") or []
+    if picked and picked[0].get("region") in set(by_region["region"]):  # a click on a bar lists its dishes
+        st.session_state["url_imagined_region"] = picked[0]["region"]
     region = widgets.url_select(
         "Dishes of region", list(dict.fromkeys(by_region["region"])), param="imagined_region", container=st
     )
