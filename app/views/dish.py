@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Collection
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -109,11 +110,34 @@ def origins_map(gold: list[str], wrong: str | None) -> None:
     maps.origins_map(highlight_colors, height=300)
 
 
+def show_answer_photos(photos: pd.DataFrame) -> None:
+    """The photos each image question showed, under its answers (imported ones included, issue 35)."""
+    with st.expander(f"Photos shown with these answers ({photos['image_id'].nunique()})"):
+        for item_key, item in photos.groupby("item_key", sort=False):
+            first = item.iloc[0]
+            st.caption(
+                f"{literal(item_key)}: {fmt.count(first['n_answers'])} answers saw these photos "
+                f"({fmt.count(first['n_imported'])} imported)"
+            )
+            columns = st.columns(5)
+            for index, photo in enumerate(item.itertuples()):
+                where = photo.image if isinstance(photo.image, str) and Path(photo.image).is_file() else None
+                if where is None and isinstance(photo.url, str) and PHOTO_URL.fullmatch(photo.url):
+                    where = photo.url  # fetched by the browser, never by the server
+                if where:
+                    columns[index % 5].image(where, width="stretch")
+                else:
+                    columns[index % 5].caption(f"photo {fmt.count(photo.position + 1)}: file not available here")
+
+
 def show_image(images: pd.DataFrame) -> None:
     if images.empty:
         st.caption("No photo of this dish in the dataset.")
         return
-    first = images.iloc[0]
+    if images["url"].isna().all():  # photos read from a local folder (`generate --images`), with no web address
+        st.caption(f"{len(images)} photos of this dish from a local folder; the answers below show those they saw.")
+        return
+    first = images[images["url"].notna()].iloc[0]
     url, license_ = str(first["url"]), first["license"]
     license_ = "" if pd.isna(license_) else str(license_)
     st.image(url, caption=license_ or None, width="stretch")  # fetched by the browser, never by the server
@@ -237,6 +261,9 @@ def render() -> None:
     )
     st.html(answers_html(shown, spans, set(gold)))
     ui.downloads(shown.drop(columns=["generation_id"]), f"{dish_key}_answers", key="dish_answers")  # as shown
+    photos = data.query(queries.answer_photos, dish_key, filters.task, tuple(sorted(set(shown["item_id"]))))
+    if not photos.empty:
+        show_answer_photos(photos)
 
     st.subheader("Scores per prompt variant")
     scores = data.query(queries.scores, dish_key, filters)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, ui, vega, widgets
+from app import data, fmt, links, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import imagined as queries
 
@@ -38,9 +38,15 @@ def models_line(rows: pd.DataFrame, tiny: set[str]) -> str:
     return "; ".join(parts)
 
 
-def distributions(rows: pd.DataFrame) -> dict:
-    """Histograms (30 bins, overlaid) of each generated image's intra and inter cosine."""
-    series = {"intra_cosine": "intra (own dish's photos)", "inter_cosine": "inter (other dishes' photos)"}
+IMAGINED_SERIES = {"intra_cosine": "intra (own dish's photos)", "inter_cosine": "inter (other dishes' photos)"}
+REFERENCE_SERIES = {
+    "intra_cosine": "real photo vs its dish's other photos",
+    "inter_cosine": "real photo vs other dishes' photos",
+}
+
+
+def distributions(rows: pd.DataFrame, series: dict[str, str] = IMAGINED_SERIES, unit: str = "generated image") -> dict:
+    """Histograms (30 bins, overlaid) of each generated image's (or real photo's) intra and inter cosine."""
     long = rows.melt(value_vars=list(series), var_name="kind", value_name="cosine").dropna(subset=["cosine"])
     long["kind"] = long["kind"].map(series)
     return {
@@ -52,9 +58,9 @@ def distributions(rows: pd.DataFrame) -> dict:
                 "field": "cosine",
                 "type": "quantitative",
                 "bin": {"maxbins": 30},
-                "title": "cosine of [CLS] embeddings, per generated image",
+                "title": f"cosine of [CLS] embeddings, per {unit}",
             },
-            "y": {"aggregate": "count", "type": "quantitative", "title": "images", "stack": None},
+            "y": {"aggregate": "count", "type": "quantitative", "title": f"{unit}s", "stack": None},
             "color": {
                 "field": "kind",
                 "type": "nominal",
@@ -119,6 +125,49 @@ def spearman_text(row) -> str:
     )
 
 
+CORRELATION_SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+
+def table4_layout(cells: pd.DataFrame) -> pd.DataFrame:
+    """Table 4 laid out as the paper prints it (Appendix J.2): one row per "QA Jaccard r" … "VQA Overlap τ", one
+    column per prompt language (and encoder, when there are several); an empty cell stays empty."""
+    frame = cells.assign(
+        row=cells["setup"]
+        + " "
+        + cells["metric"].str.capitalize()
+        + " "
+        + cells["correlation"].map(CORRELATION_SYMBOLS),
+        column=cells["lang"].map(fmt.language) + (" · " + cells["encoder"] if cells["encoder"].nunique() > 1 else ""),
+    )
+    order = list(dict.fromkeys(frame["row"]))
+    return frame.pivot(index="row", columns="column", values="value").reindex(order).rename_axis(None, axis=1)
+
+
+def region_chart(by_region: pd.DataFrame) -> dict:
+    """Fig. 8: one bar per origin region and prompt language, the mean intra cosine of the region's images."""
+    shown = by_region.assign(language=by_region["lang"].map(fmt.language))
+    return {
+        "data": {"values": vega.records(shown)},
+        "height": 300,
+        "params": [{"name": "bar", "select": {"type": "point", "fields": ["region"]}}],
+        "mark": {"type": "bar", "cursor": "pointer"},
+        "encoding": {
+            "x": {"field": "region", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}},
+            "xOffset": {"field": "language"},
+            "y": {"field": "intra_mean", "type": "quantitative", "title": "mean intra cosine"},
+            "color": {"field": "language", "type": "nominal", "title": "prompt language", "legend": {"orient": "top"}},
+            "tooltip": [
+                {"field": "region"},
+                {"field": "language"},
+                {"field": "encoder"},
+                {"field": "intra_mean", "title": "mean intra cosine", "format": ".3f"},
+                {"field": "n_dishes", "title": "dishes"},
+                {"field": "n_images", "title": "images"},
+            ],
+        },
+    }
+
+
 def show_images(paths: list[str], captions: list[str]) -> None:
     columns = st.columns(GALLERY_COLUMNS)
     for index, (path, caption) in enumerate(zip(paths, captions, strict=True)):
@@ -135,7 +184,8 @@ st.markdown(
     "A model **describes** a dish named in Russian or Ukrainian, the description is **translated** to English "
     "and **drawn** by a text-to-image model; an image encoder's [CLS] vectors compare each drawing with the "
     "dish's **real photos** (*intra* cosine) and with the photos of the **other dishes** (*inter* cosine). "
-    "BORSch §5 reports about 0.52 and 0.07 with FLUX.1-dev and DINOv2-giant. Does a model that draws a dish "
+    "As a scale, BORSch §5 reports that two real photos of one dish average 0.52 and two of different dishes 0.07 "
+    "with DINOv2-giant; the real-photo reference below measures the same here. Does a model that draws a dish "
     "well also know where it comes from? The scatter relates intra cosine to the model's origin-QA Jaccard."
 )
 
@@ -176,6 +226,31 @@ else:
         icon=":material/info:",
     )
 
+st.markdown("**Real-photo reference** (§5)")
+reference = data.query(queries.reference, selected.dataset)
+reference = reference[reference["lang"].isin(rows["lang"]) & reference["encoder"].isin(rows["encoder"])]
+if reference.empty:
+    st.info(
+        "No real photo of these dishes was compared with another yet: the similarity step of `imagine` stores how "
+        "alike the real photos are (same dish against different dishes) once it has photos to compare.",
+        icon=":material/info:",
+    )
+else:
+    st.caption(
+        "The scale to read the cosines above by (BORSch §5): the same encoder's mean cosine between two real photos "
+        "of one dish (intra) and of two different dishes (inter), over photo pairs, beside the paper's published "
+        "values (DINOv2-giant on BORSch's photos)."
+    )
+    fmt.dataframe(
+        reference,
+        {c: st.column_config.NumberColumn(fmt.header(c), format=f"%.{fmt.SCORE_DIGITS}f")
+         for c in ("intra_mean", "inter_mean", "paper_intra_mean", "paper_inter_mean")},
+        key="imagined_reference",
+    )  # fmt: skip
+    photos = data.query(queries.reference_photos, selected.dataset)
+    photos = photos[photos["lang"].isin(reference["lang"]) & photos["encoder"].isin(reference["encoder"])]
+    vega.draw(distributions(photos, REFERENCE_SERIES, "real photo"), key="imagined_reference_distributions")
+
 st.subheader("Similarity against QA")
 dishes = per_dish(rows)
 for row in model_summary.itertuples():
@@ -189,6 +264,80 @@ if dishes["qa"].isna().all():
     )
 else:
     vega.draw(scatter(dishes, "one point per dish"), key="imagined_scatter")
+
+st.subheader("Correlations with QA and VQA (Table 4)")
+cells = data.query(queries.table4, selected.dataset, model)
+st.markdown(
+    "BORSch Table 4 (Appendix J.2): Pearson *r*, Spearman *ρ* and Kendall *τ* between a dish's mean intra cosine "
+    f"and {code(model, limit=80)}'s own origin scores on that dish (Jaccard, Dice and Overlap of its origin-QA and "
+    "origin-VQA answers), over the dishes it drew."
+)
+if cells.empty:
+    st.info("Table 4 is built at publish; republish this warehouse to see it.", icon=":material/info:")
+else:
+    computed = cells["value"].notna()
+    layout = table4_layout(cells)
+    fmt.dataframe(
+        layout.reset_index(names="correlation"),
+        {c: st.column_config.NumberColumn(c, format="%.2f") for c in layout.columns},
+        key="imagined_table4",
+    )
+    st.caption(
+        f"{fmt.count(computed.sum())} of {fmt.count(len(cells))} cells computed; p-values and dish counts are in "
+        "the table below."
+    )
+    for note, empty in cells[~computed].groupby("note", sort=False):
+        st.caption(
+            f"No value in {len(empty)} cells ({literal(', '.join(sorted(set(empty['setup']))))}): {literal(note)}."
+        )
+    with st.expander("The paper's Table 4 as published (Llama-3.2 and Qwen2), to read these against"):
+        published = data.query(queries.table4_published)
+        layout = table4_layout(published.assign(encoder=published["paper_model"]))
+        fmt.dataframe(
+            layout.reset_index(names="correlation"),
+            {c: st.column_config.NumberColumn(c, format="%.2f") for c in layout.columns},
+            key="imagined_table4_published",
+        )
+    with st.expander("Every cell with its p-value and dish count"):
+        number = st.column_config.NumberColumn
+        fmt.dataframe(
+            cells,
+            {"value": number("Value", format="%.3f"), "p_value": number("p-value", format="%.3g")},
+            key="t4_cells",
+        )
+        ui.downloads(cells, f"{selected.dataset}_imagined_table4", key="imagined_table4_rows")
+
+st.subheader("By origin region (Fig. 8)")
+by_region = data.query(queries.regions, selected.dataset, model)
+if by_region.empty:
+    st.info("No generated image was compared with its dish's real photos, so there is nothing to group by region.")
+else:
+    st.caption(
+        "BORSch Fig. 8: the mean intra cosine of the generated images per prompt language and origin region of the "
+        "dish (a dish of several origins counts in each). The figure does not list its regions; the Post-Soviet "
+        "states are grouped as the paper groups them elsewhere (Fig. 3 and Table 2: Baltic states; Russia, Ukraine, "
+        "Belarus and Moldova; the Caucasus; Central Asia), other origins by continent (Natural Earth). Click a bar "
+        "for its dishes."
+    )
+    event = vega.draw(region_chart(by_region), key="imagined_regions", on_select="rerun", selection_mode="bar")
+    picked = (getattr(event, "selection", None) or {}).get("bar") or []
+    if picked and picked[0].get("region") in set(by_region["region"]):  # a click on a bar lists its dishes
+        st.session_state["url_imagined_region"] = picked[0]["region"]
+    region = widgets.url_select(
+        "Dishes of region", list(dict.fromkeys(by_region["region"])), param="imagined_region", container=st
+    )
+    region_dishes = data.query(queries.region_dishes, selected.dataset, model, region)
+    region_dishes["gallery"] = [
+        links.page_url("imagined", {"dataset": selected.dataset, "imagined_model": model, "imagined_dish": key}, name)
+        for key, name in zip(region_dishes["dish_key"], region_dishes["display_name"], strict=True)
+    ]
+    table = links.with_dish_links(region_dishes, selected.dataset, name="display_name", column="dish")
+    fmt.dataframe(
+        table.drop(columns=["display_name"]),
+        {"dish": links.dish_column(),
+         "gallery": st.column_config.LinkColumn("Gallery", display_text=links.SHOWN, help="Its images on this page.")},
+        key="imagined_region_dishes",
+    )  # fmt: skip
 
 st.subheader("Gallery")
 labels = {r.dish_key: f"{r.display_name} ({r.lang}, id {r.dish_id})" for r in dishes.itertuples()}

@@ -5,7 +5,10 @@ the columns `model, lang, task, variant, dish_id, response` and an optional `ima
 language (ru or uk), `task` one of BORSch's tasks with or without the `borsch.` prefix, `variant`
 one of that task's prompt variants in that language, `dish_id` the ID in that language's file
 (RU_DATA.xlsx / UK_DATA.xlsx) and `images` the photos the model was shown (a JSON list, or in CSV
-a JSON list or names separated by `|`).
+a JSON list or names separated by `|`). The names are kept as written (raw.borsch_responses) and looked up
+among the photos the warehouse knows for the dish and its parallel pair (`RU/images/12/0.jpg`, `12/0.jpg` or
+`0.jpg`); the photos found become the item's images (core.item_images), as `generate` records them, and
+names that match none are a counted quirk with their first line.
 
 The answers land in core.generations exactly where generated ones do (one item per task, language
 and dish, created by the BORSch dataset module's `create_items`), so the score stage reads them as
@@ -19,6 +22,7 @@ file is one transaction; the same bytes again are a no-op.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -36,7 +40,7 @@ from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_loss
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
-from pipeline.datasets.borsch import create_items
+from pipeline.datasets.borsch import create_items, known_photos, link_item_images, match_photo_names
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.extract.choice import clean_answer
 from pipeline.tasks import TASKS, Task
@@ -45,7 +49,7 @@ from warehouse.io import insert, scalar, transaction
 FORMAT = "borsch"
 IMPORT_KIND = "borsch_responses"
 # Bumped whenever the importer reads files differently: files marked done by an older version are read again.
-IMPORTER_VERSION = 1
+IMPORTER_VERSION = 2  # 2: `images` linked to the dish's known photos (issue 35)
 COLUMNS = ("model", "lang", "task", "variant", "dish_id", "response")
 OPTIONAL_COLUMNS = ("images",)
 LANGS = ("ru", "uk")
@@ -55,6 +59,11 @@ NOTE_MESSAGES = {
     "missing_response": "no response: imported as a missing answer",
     "task_prefix": "task written without the borsch. prefix: read as borsch.<task>",
     "numeric_field": "dish_id or variant written as a number: read as text",
+    "unknown_image": "image names matching no photo the warehouse knows for the dish or its parallel pair: the answer "
+    "is kept, those names left unlinked (photos are known once `generate --images DIR` or `imagine --images DIR` "
+    "has read them)",
+    "images_differ": "images other than the photos already recorded for the item (by an earlier run or another "
+    "model): the item keeps its recorded photos",
 }
 
 
@@ -72,6 +81,7 @@ class BorschAnswer:
     raw_response: str | None
     images: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    image_ids: tuple[str, ...] = ()  # the known photos `images` name (core.images), linked to the item on import
 
     @property
     def item_id(self) -> str:
@@ -256,6 +266,8 @@ def read_file(con: duckdb.DuckDBPyConnection, path: Path, skip_bad_lines: bool, 
     first_line: dict[tuple[str, str, str, str, str], int] = {}
     notes: Counter = Counter()
     first_note_line: dict[str, int] = {}
+    first_unknown: dict[str, str] = {}
+    photos: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (lang, dish_id) -> its known photos
     for number, raw, record in read_records(path):
         if isinstance(record, dict) and model and not record.get("model"):
             record = {**record, "model": model}  # --model names the model of lines that do not
@@ -274,6 +286,14 @@ def read_file(con: duckdb.DuckDBPyConnection, path: Path, skip_bad_lines: bool, 
             else:
                 first_line[key] = number
                 parsed = BorschAnswer(number, *_fields(parsed)[1:])
+                if parsed.images:  # issue 35: the photos the answer saw, linked like generated answers' photos
+                    if (parsed.lang, parsed.dish_id) not in photos:
+                        photos[parsed.lang, parsed.dish_id] = known_photos(con, parsed.lang, parsed.dish_id)
+                    image_ids, unknown = match_photo_names(parsed.images, photos[parsed.lang, parsed.dish_id])
+                    notes_of = parsed.notes + (("unknown_image",) if unknown else ())
+                    parsed = dataclasses.replace(parsed, image_ids=tuple(image_ids), notes=notes_of)
+                    if unknown:
+                        first_unknown.setdefault("name", unknown[0])
         if isinstance(parsed, str):
             if not skip_bad_lines:
                 raise DataError(path, parsed + " (use --skip-bad-lines to import the other lines)", line=number)
@@ -286,6 +306,8 @@ def read_file(con: duckdb.DuckDBPyConnection, path: Path, skip_bad_lines: bool, 
         result.accepted.append(parsed)
     for note, count in notes.items():
         message = f"{count} lines: {NOTE_MESSAGES[note]} (first on line {first_note_line[note]})"
+        if note == "unknown_image":
+            message = message[:-1] + f": {first_unknown['name']!r})"
         result.quirks.append(Quirk(FORMAT, path.name, first_note_line[note], note, message, "info"))
     return result
 
@@ -378,6 +400,12 @@ def _store(con: duckdb.DuckDBPyConnection, result: BorschImport, sha: str, scope
                 [lang, sorted(dish_ids)],
             ).fetchall()
             create_items(con, tasks[task_id], lang, found)
+        differ = [
+            a.line_number for a in rows if a.image_ids and not link_item_images(con, a.item_id, list(a.image_ids))
+        ]
+        if differ:
+            message = f"{len(differ)} lines: {NOTE_MESSAGES['images_differ']} (first on line {differ[0]})"
+            result.quirks.append(Quirk(FORMAT, result.path.name, differ[0], "images_differ", message, "info"))
         con.execute("DELETE FROM raw.borsch_responses WHERE file_sha256 = ?", [sha])
         insert(con, "raw.borsch_responses", raw)
         for model in result.models:

@@ -21,6 +21,7 @@ from pipeline.core.errors import DataError
 from pipeline.core.text import display_name, norm_name
 from pipeline.datasets import DATASETS
 from pipeline.datasets.base import (
+    MAX_IMAGES,
     Dataset,
     ItemInput,
     ItemsRequest,
@@ -399,6 +400,62 @@ def _pair_folders(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
             out.setdefault(key, [])
             out[key] += [k for k in keys if k not in out[key]]
     return out
+
+
+def known_photos(con: duckdb.DuckDBPyConnection, lang: str, dish_id: str) -> list[tuple[str, str]]:
+    """(image_id, local path or URL) of the real photos the warehouse knows for a dish and its parallel pair (a
+    VQA prompt shows the pair's photos, §4.1), the dish's own language first, in the dataset's order: what the
+    `images` of an imported answer are looked up in."""
+    key = f"borsch:{lang}:{dish_id}"
+    keys = _pair_folders(con).get(key, [key])
+    return [
+        (image_id, where)
+        for image_id, where in con.execute(
+            """SELECT image_id, coalesce(local_path, url) FROM core.images
+               WHERE kind = 'real' AND dish_key IN (SELECT unnest(?)) AND coalesce(local_path, url) IS NOT NULL
+               ORDER BY split_part(dish_key, ':', 2) <> ?, dish_key, position NULLS LAST, image_id""",
+            [keys, lang],
+        ).fetchall()
+    ]
+
+
+def match_photo_names(names: tuple[str, ...], photos: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """(the image ids `names` point at, in order and once each; the names that match no photo). A name matches
+    a photo whose path ends with it, compared by the last parts the repository's layout has (RU/images/ID/file),
+    so `data/RU/images/12/0.jpg`, `RU/images/12/0.jpg`, `12/0.jpg` and `0.jpg` all name the same file; the first
+    photo in `photos`' order wins (the dish's own language before its pair's)."""
+    found: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        parts = [p for p in re.split(r"[\\/]+", name.strip()) if p][-4:]
+        match = next(
+            (image_id for image_id, where in photos if parts and re.split(r"[\\/]+", where)[-len(parts) :] == parts),
+            None,
+        )
+        if match is None:
+            unknown.append(name)
+        elif match not in found:
+            found.append(match)
+    return found, unknown
+
+
+def link_item_images(con: duckdb.DuckDBPyConnection, item_id: str, image_ids: list[str]) -> bool:
+    """Record the photos an imported answer was shown as its item's images (core.item_images, as `generate`
+    records them), inside the caller's transaction, when the item has none yet. Returns whether the item's
+    recorded photos are these (False: it already has others, e.g. from an earlier run or another model)."""
+    recorded = [
+        row[0]
+        for row in con.execute(
+            "SELECT image_id FROM core.item_images WHERE item_id = ? ORDER BY position", [item_id]
+        ).fetchall()
+    ]
+    if recorded:
+        return recorded == image_ids[:MAX_IMAGES]
+    con.executemany(
+        "INSERT INTO core.item_images (item_id, position, image_id) VALUES (?, ?, ?)",
+        [[item_id, position, image_id] for position, image_id in enumerate(image_ids[:MAX_IMAGES])],
+    )
+    return True
 
 
 def _image_folders(request: ItemsRequest, item: ItemInput, pairs: dict[str, list[str]]) -> list[Path]:

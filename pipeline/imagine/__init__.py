@@ -9,7 +9,8 @@ one transaction, so a killed run resumes with no duplicates):
     translate        (pipeline.imagine.translate) -> core.generations (task borsch.translate_description)
     imagine          (pipeline.imagine.render)    -> core.generated_images + PNG files by content hash
     embed            (pipeline.imagine.embed)     -> core.image_embeddings ([CLS] of generated and real images)
-    similarity       (pipeline.imagine.similarity)-> core.image_similarities (intra / inter cosine)
+    similarity       (pipeline.imagine.similarity)-> core.image_similarities (intra / inter cosine) and
+                                                     core.real_image_similarities (real photos among themselves)
 
 The Spearman correlation with QA (and its bootstrap interval) is computed at publish
 (warehouse/marts/105_imagined_correlations.py), so QA answers scored later are picked up.

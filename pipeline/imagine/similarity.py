@@ -3,8 +3,15 @@
 For a generated image g of dish d, with unit vectors (cosine = dot product of normalised [CLS]):
     intra(g) = mean cosine(g, r) over the real photos r of d
     inter(g) = mean cosine(g, r) over the real photos r of every other dish in scope
-(BORSch §5 reports about 0.52 and 0.07 with FLUX.1-dev and DINOv2-giant). The scope is the dishes
-of one run (same dataset and language), so `--limit N` compares N dishes among themselves.
+The scope is the dishes of one run (same dataset and language), so `--limit N` compares N dishes
+among themselves.
+
+The frame of reference for those (§5: with DINOv2-giant, the REAL photos of one dish average 0.52, those of
+different dishes 0.07): for each real photo r of dish d,
+    intra(r) = mean cosine(r, r') over the OTHER real photos r' of d
+    inter(r) = mean cosine(r, r') over the real photos of every other dish in scope
+stored per photo with its counts, so the marts can average over photo pairs
+(warehouse/marts/112_imagined_reference.sql).
 
 Per model, the Spearman correlation between a dish's mean intra cosine and the model's QA score
 on the dish (mean Jaccard of its origin_qa answers), with a percentile bootstrap 95% interval
@@ -59,6 +66,61 @@ def intra_inter(
             )
         )
     return out
+
+
+def real_reference(real: np.ndarray, real_dishes: list[str], chunk: int = 1024) -> list[ImageSimilarity]:
+    """Intra (own dish, itself left out) and inter mean cosine of each real photo (rows of `real`) among all of
+    them; `chunk` rows at a time, so thousands of photos never hold the whole photo x photo matrix."""
+    if len(real) == 0:
+        return []
+    unit = normalise(real)
+    dishes = np.asarray(real_dishes)
+    out = []
+    for start in range(0, len(unit), chunk):
+        cosine = unit[start : start + chunk] @ unit.T
+        for offset, row in enumerate(cosine):
+            index = start + offset
+            own = dishes == dishes[index]
+            own[index] = False  # a photo is not compared with itself
+            other = dishes != dishes[index]
+            n_intra, n_inter = int(own.sum()), int(other.sum())
+            out.append(
+                ImageSimilarity(
+                    float(row[own].mean()) if n_intra else None,
+                    float(row[other].mean()) if n_inter else None,
+                    n_intra,
+                    n_inter,
+                )
+            )
+    return out
+
+
+def run_reference(con: duckdb.DuckDBPyConnection, encoder: str, encoder_hash: str, real: list[tuple[str, str]]) -> int:
+    """The real photos' intra/inter cosine among the (image_id, dish_key) photos of one run, from stored
+    embeddings; replaces those photos' rows for this encoder (whatever its weights hash) in one transaction."""
+    vectors = dict(
+        con.execute(
+            "SELECT image_id, embedding FROM core.image_embeddings WHERE encoder = ? AND encoder_hash = ? "
+            "AND image_id IN (SELECT unnest(?))",
+            [encoder, encoder_hash, [i for i, _ in real]],
+        ).fetchall()
+    )
+    real = list(dict.fromkeys((i, d) for i, d in real if i in vectors))
+    if not real:
+        return 0
+    results = real_reference(np.array([vectors[i] for i, _ in real]), [d for _, d in real])
+    scope = len({d for _, d in real})
+    rows = [
+        [image_id, dish_key, encoder, encoder_hash, r.intra, r.inter, r.n_intra, r.n_inter, scope]
+        for (image_id, dish_key), r in zip(real, results, strict=True)
+    ]
+    with transaction(con):
+        con.execute(
+            "DELETE FROM core.real_image_similarities WHERE encoder = ? AND image_id IN (SELECT unnest(?))",
+            [encoder, [i for i, _ in real]],
+        )
+        con.executemany("INSERT INTO core.real_image_similarities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
 
 
 def run(

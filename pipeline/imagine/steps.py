@@ -30,6 +30,7 @@ class ImagineReport:
     images_per_second: float = 0.0
     embedded: int = 0
     similarities: int = 0
+    real_references: int = 0
 
 
 def image_store(warehouse_path: Path) -> Path:
@@ -114,6 +115,10 @@ def run(
                 con, spec.encoder, encoder.weights_hash, generated, [(i, d) for i, d, _ in real]
             )
             note(f"similarity: {report.similarities} generated images compared")
+            report.real_references = similarity.run_reference(
+                con, spec.encoder, encoder.weights_hash, [(i, d) for i, d, _ in real]
+            )
+            note(f"similarity: {report.real_references} real photos compared with each other (the §5 reference)")
     finally:
         for engine in {id(describer): describer, id(translator): translator}.values():
             engine.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -43,11 +44,47 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
     assert f"generator {tiny_text_to_image_model} (tiny random)" in text.replace("`", "")
     summary = at.dataframe[0].value
     assert summary[["n_dishes", "n_images", "n_dishes_with_qa"]].values.tolist() == [[4, 8, 4]]
-    histogram, _scatter = (json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart"))
+    charts = at.get("vega_lite_chart")
+    histogram, reference_histogram, _scatter, _regions = (json.loads(chart.proto.spec) for chart in charts)
     assert histogram["encoding"]["x"]["bin"] and histogram["encoding"]["y"]["aggregate"] == "count"
-    cosines = vega_rows(at.get("vega_lite_chart")[0])
+    cosines = vega_rows(charts[0])
     assert sum(row["kind"].startswith("intra") for row in cosines) == 8  # one intra cosine per generated image
-    assert len(vega_rows(at.get("vega_lite_chart")[1])) == 4  # one point per dish
+    assert len(vega_rows(charts[2])) == 4  # one point per dish
+    # §5's real-photo reference: 8 photos, each with its intra and inter cosine, beside the paper's 0.52 and 0.07
+    assert reference_histogram["encoding"]["y"]["title"] == "real photos"
+    assert sorted(row["kind"] for row in vega_rows(charts[1])).count("real photo vs its dish's other photos") == 8
+    reference = at.dataframe[1].value
+    ((intra,),) = query(imagined_warehouse, "SELECT intra_mean FROM marts.imagined_reference")
+    assert reference[["n_photos", "n_intra_pairs", "paper_intra_mean", "paper_inter_mean"]].values.tolist() == [
+        [8, 4, 0.52, 0.07]
+    ]
+    assert reference["intra_mean"].iloc[0] == pytest.approx(intra)
+    # Table 4: 18 cells laid out as the paper prints them; the VQA half empty and saying why
+    table4 = at.dataframe[2].value
+    assert table4["correlation"].tolist()[:3] == ["QA Jaccard r", "QA Jaccard ρ", "QA Jaccard τ"]
+    assert len(table4) == 18 and table4["correlation"].iloc[-1] == "VQA Overlap τ"
+    assert table4.set_index("correlation").iloc[9:].isna().all().all()
+    assert "No value in 9 cells (VQA): no VQA answers by this model on the drawn dishes." in text
+    symbols = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+    shown_qa = table4.set_index("correlation").iloc[:, 0]
+    cells = query(
+        imagined_warehouse, "SELECT metric, correlation, value, note FROM marts.imagined_table4 WHERE setup = 'QA'"
+    )
+    for metric, correlation, value, note in cells:
+        shown_value = shown_qa[f"QA {metric.capitalize()} {symbols[correlation]}"]
+        # the tiny describer's answers may all score alike: then the cell is empty and the page says why
+        assert shown_value == pytest.approx(value) if value is not None else pd.isna(shown_value)
+        assert value is not None or f"(QA): {note}." in text
+    # the paper's own Table 4 beside ours, as printed (Appendix J.2: Llama-3.2 RU, first row and last row)
+    published = at.dataframe[3].value.set_index("correlation")
+    assert published.shape == (18, 4) and published.loc["QA Jaccard r", "ru — Russian · Llama-3.2"] == 0.08
+    assert published.loc["VQA Overlap τ", "uk — Ukrainian · Qwen2"] == 0.13
+    # Fig. 8: one bar per region of the drawn dishes' origins; a dish of three African origins counts once there
+    regions = {row["region"]: row for row in vega_rows(charts[3])}
+    assert regions["Outside the Post-Soviet states: Africa"]["n_dishes"] == 1
+    assert regions.keys() == {r for (r,) in query(imagined_warehouse, "SELECT region FROM marts.imagined_regions")}
+    region_dishes = at.dataframe[5].value
+    assert len(region_dishes) == regions[at.selectbox(key="url_imagined_region").value]["n_dishes"]
     correlation = query(imagined_warehouse, "SELECT spearman FROM marts.imagined_correlations")[0][0]
     expected = "Spearman ρ not computed" if correlation is None else f"Spearman ρ = {correlation:.2f}"
     assert expected in text
@@ -74,7 +111,7 @@ def test_without_qa_answers_the_page_says_so_instead_of_inventing(
     text = page_text(at)
     assert "has no scored origin-QA answer about these dishes" in text
     assert "Spearman ρ not computed (0 dishes with a QA score" in text
-    assert len(at.get("vega_lite_chart")) == 1  # the distributions; no scatter
+    assert len(at.get("vega_lite_chart")) == 3  # the distributions, the real-photo reference, Fig. 8; no scatter
 
 
 def test_before_anything_is_imagined_the_page_says_how(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:

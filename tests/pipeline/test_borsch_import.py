@@ -9,9 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from pipeline.answers.borsch import borsch_tasks, parse_record, read_records
-from tests.helpers import query, run_cli
+from pipeline.datasets.borsch import match_photo_names
+from pipeline.flow.steps import AUDIT_ENV
+from tests.conftest import make_dish_photos
+from tests.helpers import REPO, query, run_cli, shown
 
 LINES = [
     {
@@ -87,6 +91,62 @@ def test_csv_with_a_multiline_answer_and_images(borsch_warehouse: Path, tmp_path
     assert query(
         borsch_warehouse, "SELECT line_number, dish_id, response, images FROM raw.borsch_responses ORDER BY 1"
     ) == [(3, "1", "Греция.\nТакже Кипр.", ["a.jpg", "b.jpg"]), (4, "5", None, [])]
+
+
+def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_counted(
+    borsch_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An imported VQA answer's `images` become its item's photos (core.item_images, as `generate` records them);
+    a name matching no known photo, and photos other than those an item already has, are counted quirks."""
+    from pipeline.imagine.embed import register_real_images
+    from warehouse.db import Warehouse
+
+    photos = make_dish_photos(tmp_path / "photos", "UK", [5])
+    with Warehouse(borsch_warehouse).writer() as con:  # as `generate --images` or `imagine --images` registers them
+        assert register_real_images(con, "borsch", "uk", ["borsch:uk:5"], photos) == 2
+    ids = {Path(path).name: image_id for image_id, path in query(
+        borsch_warehouse.with_suffix(".work.duckdb"), "SELECT image_id, local_path FROM core.images WHERE kind = 'real'"
+    )}  # fmt: skip
+    vqa = {"lang": "uk", "task": "origin_vqa", "variant": "1", "dish_id": "5", "response": "Україна"}
+    path = write_jsonl(tmp_path / "vqa.jsonl", [
+        {**vqa, "model": "m1", "images": ["data/UK/images/5/photo_1.png", "photo_0.png", "nope.jpg"]},
+        {**vqa, "model": "m2", "images": ["UK\\images\\5\\photo_0.png"]},
+        {**vqa, "model": "m3", "variant": "2", "images": ["photo_1.png", "photo_0.png"]},
+    ])  # fmt: skip
+    monkeypatch.setenv(AUDIT_ENV, "1")  # the items and photos it links are declared writes of the answers step
+    run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
+    assert query(
+        borsch_warehouse,
+        "SELECT image_id FROM core.item_images WHERE item_id = 'borsch.origin_vqa:uk:5' ORDER BY position",
+    ) == [(ids["photo_1.png"],), (ids["photo_0.png"],)]  # the first answer's photos, in its order
+    quirks = dict(query(borsch_warehouse, "SELECT kind, message FROM meta.ingest_reports WHERE file = 'vqa.jsonl'"))
+    assert quirks["unknown_image"].startswith("1 lines: image names matching no photo")
+    assert quirks["unknown_image"].endswith("(first on line 1: 'nope.jpg')")
+    assert quirks["images_differ"].startswith("1 lines:") and "(first on line 2)" in quirks["images_differ"]
+    assert query(borsch_warehouse, "SELECT count(*) FROM core.generations") == [(3,)]  # every answer kept
+    # ... and the Dish page shows them under the answers, as it does for generated answers (same warehouse: one import)
+    photos_sql = "SELECT n_answers, n_imported, count(*) FROM marts.answer_photos WHERE dish_key = ? GROUP BY ALL"
+    assert query(borsch_warehouse, photos_sql, ["borsch:uk:5"]) == [(3, 3, 2)]
+    monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(borsch_warehouse))
+    at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=90)
+    for name, value in {"dataset": "borsch", "task": "origin_vqa", "dish": "borsch:uk:5", "alang": "all"}.items():
+        at.query_params[name] = value
+    at.run().switch_page("views/dish.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [shown(str(c.value)) for c in at.caption]
+    assert "borsch.origin_vqa:uk:5: 3 answers saw these photos (3 imported)" in captions
+    (photos_shown,) = [block for block in at.expander if block.label == "Photos shown with these answers (2)"]
+    assert len(photos_shown.get("image")) == 2  # the two linked photos, read from their files
+    assert "2 photos of this dish from a local folder; the answers below show those they saw." in captions
+
+
+def test_a_photo_name_is_matched_by_the_repositorys_layout() -> None:
+    photos = [("own", "/d/borsch/UK/images/5/0.jpg"), ("pair", "/d/borsch/RU/images/9/0.jpg")]
+    assert match_photo_names(("0.jpg",), photos) == (["own"], [])  # the dish's own language first
+    assert match_photo_names(("RU/images/9/0.jpg", "9/0.jpg", "UK/images/6/0.jpg"), photos) == (
+        ["pair"],
+        ["UK/images/6/0.jpg"],  # another dish's photo is not this dish's
+    )
 
 
 def test_a_bad_line_stops_the_file_and_changes_nothing(borsch_warehouse: Path, tmp_path: Path) -> None:

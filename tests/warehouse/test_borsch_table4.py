@@ -37,19 +37,22 @@ def con():
 
 def test_every_cell_is_computed_as_scipy_does_or_says_why_not(con: duckdb.DuckDBPyConnection) -> None:
     borsch_table4.build(con)
-    rows = con.execute("SELECT setup, metric, correlation, n_dishes, value, note FROM marts.imagined_table4").fetchall()
+    rows = con.execute(
+        "SELECT setup, metric, correlation, n_dishes, value, note, p_value FROM marts.imagined_table4"
+    ).fetchall()
     assert len(rows) == 2 * 3 * 3  # QA/VQA x Jaccard/Dice/Overlap x Pearson/Spearman/Kendall
     dishes = sorted(COSINES)
-    for setup, metric, correlation, n, value, note in rows:
+    for setup, metric, correlation, n, value, note, p_value in rows:
         if setup == "VQA":  # one dish only
-            assert (n, value, note) == (1, None, "fewer than 3 dishes")
+            assert (n, value, note, p_value) == (1, None, "fewer than 3 dishes", None)
             continue
         column = [QA[d][("jaccard", "dice", "overlap").index(metric)] for d in dishes]
-        expected = borsch_table4.CORRELATIONS[correlation]([COSINES[d] for d in dishes], column)[0]
-        assert n == 4 and note is None and value == pytest.approx(expected)
-    assert stats.pearsonr([0.61, 0.2, 0.45, 0.33], [1.0, 0.0, 0.5, 0.5])[0] == pytest.approx(
-        dict(((s, m, c), v) for s, m, c, _, v, _ in rows)["QA", "jaccard", "pearson"]
-    )
+        expected = borsch_table4.CORRELATIONS[correlation]([COSINES[d] for d in dishes], column)
+        assert n == 4 and note is None and value == pytest.approx(expected.statistic)
+        assert 0 <= p_value <= 1 and p_value == pytest.approx(expected.pvalue)
+    pearson = stats.pearsonr([0.61, 0.2, 0.45, 0.33], [1.0, 0.0, 0.5, 0.5])
+    cells = {(s, m, c): (v, p) for s, m, c, _, v, _, p in rows}
+    assert cells["QA", "jaccard", "pearson"] == pytest.approx((pearson.statistic, pearson.pvalue))
 
 
 def test_a_model_without_answers_is_stated(con: duckdb.DuckDBPyConnection) -> None:

@@ -848,6 +848,28 @@ for _mart in (
             "marts.borsch_name_accuracy_by_origin": ("model", "lang", "country", "country_name", "n_answers"),
         },
     ),
+    Mart(  # issue 35: BORSch §5's real-photo reference (intra vs inter dish among real photos)
+        "112_imagined_reference.sql",
+        columns={
+            "marts.imagined_reference_photos": ("dataset", "lang", "encoder", "dish_key", "dish_id", "display_name"),
+            "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
+        },
+    ),
+    Mart(  # issue 35: BORSch Table 4 as the paper prints it, beside ours (marts.imagined_table4)
+        "115_borsch_table4_published.sql",
+        columns={"marts.imagined_table4_published": ("setup", "metric", "correlation", "paper_model", "lang", "value")},
+    ),
+    Mart(  # issue 35: the photos an image question showed, generated or imported answers alike
+        "114_answer_photos.sql",
+        columns={"marts.answer_photos": ("dish_key", "item_id", "task", "position", "image_id", "image", "url")},
+    ),
+    Mart(  # issue 35: BORSch Fig. 8, the imagined-vs-real cosine by origin region of the dish
+        "113_imagined_regions.sql",
+        columns={
+            "marts.imagined_region_dishes": ("model", "dataset", "lang", "encoder", "region", "dish_key", "dish_id"),
+            "marts.imagined_regions": ("model", "dataset", "lang", "encoder", "region", "n_dishes", "n_images"),
+        },
+    ),
     Mart(
         "150_finetune.sql",
         columns={

@@ -3,7 +3,8 @@ encoder: the Pearson r, Spearman rho and Kendall tau between a dish's mean DINOv
 its real photos, `intra_cosine`) and the same model's origin scores on that dish (Jaccard, Dice and Overlap, the
 paper's equations 1-3), over its QA answers (origin_qa) and its VQA answers (origin_vqa). Every correlation x
 metric x QA/VQA cell is a row; a cell without data has no value and says why (`note`): no answers by the model
-on the drawn dishes, fewer than 3 dishes, or a constant column."""
+on the drawn dishes, fewer than 3 dishes, or a constant column. `p_value` is scipy's two-sided p-value of the same
+test (the paper prints none; it is here so a reader can tell a weak correlation from noise)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ SCHEMA = {
     "n_dishes": pl.Int64,
     "value": pl.Float64,
     "note": pl.String,
+    "p_value": pl.Float64,
 }
 MIN_DISHES = 3
 
@@ -48,10 +50,10 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
             joined = group.join(scored, on="dish_key", how="inner")
             for metric in METRICS:
                 for name, correlate in CORRELATIONS.items():
-                    value, note = _cell(joined["cosine"].to_list(), joined[metric].to_list(), setup, correlate)
+                    value, p_value, note = _cell(joined["cosine"].to_list(), joined[metric].to_list(), setup, correlate)
                     rows.append(dict(zip(KEYS, key, strict=True)) | {
                         "setup": setup, "metric": metric, "correlation": name, "n_dishes": joined.height,
-                        "value": value, "note": note,
+                        "value": value, "note": note, "p_value": p_value,
                     })  # fmt: skip
     frame = pl.DataFrame(rows, schema=SCHEMA)
     con.register("_table4", frame)
@@ -59,12 +61,15 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
     con.unregister("_table4")
 
 
-def _cell(cosines: list[float], scores: list[float], setup: str, correlate) -> tuple[float | None, str | None]:
-    """One correlation, or None and why there is none."""
+def _cell(
+    cosines: list[float], scores: list[float], setup: str, correlate
+) -> tuple[float | None, float | None, str | None]:
+    """One correlation and its p-value, or None, None and why there is none."""
     if not cosines:
-        return None, f"no {setup} answers by this model on the drawn dishes"
+        return None, None, f"no {setup} answers by this model on the drawn dishes"
     if len(cosines) < MIN_DISHES:
-        return None, f"fewer than {MIN_DISHES} dishes"
+        return None, None, f"fewer than {MIN_DISHES} dishes"
     if len(set(cosines)) < 2 or len(set(scores)) < 2:
-        return None, "a constant column: no correlation is defined"
-    return float(correlate(cosines, scores)[0]), None
+        return None, None, "a constant column: no correlation is defined"
+    result = correlate(cosines, scores)
+    return float(result.statistic), float(result.pvalue), None

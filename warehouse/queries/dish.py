@@ -238,3 +238,17 @@ def wrong_countries(source: Source, dish_key: str, filters: Filters, limit: int 
         """,
         {**params, "dish_key": dish_key, "limit": limit},
     )
+
+
+def answer_photos(source: Source, dish_key: str, task: str | None, item_ids: tuple[str, ...]) -> pd.DataFrame:
+    """The photos the image questions `item_ids` of `task` showed (generated or imported answers alike)."""
+    return _frame(
+        source,
+        """
+        SELECT item_key, item_id, position, image_id, image, url, n_answers, n_imported
+        FROM marts.answer_photos
+        WHERE dish_key = $dish_key AND ($task IS NULL OR task = $task) AND list_contains($items, item_id)
+        ORDER BY item_key, position
+        """,
+        {"dish_key": dish_key, "task": task, "items": list(item_ids)},
+    )

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.imagine.similarity import intra_inter
+from pipeline.imagine.similarity import intra_inter, real_reference
 from warehouse.stats import bootstrap_spearman, ranks, spearman
 
 ROOT_HALF = math.sqrt(0.5)
@@ -27,6 +27,21 @@ def test_intra_is_the_mean_cosine_to_the_dishs_own_photos_and_inter_to_the_other
 def test_without_any_real_photo_nothing_is_compared() -> None:
     (only,) = intra_inter(np.array([[1.0, 2.0]]), ["A"], np.zeros((0, 2)), [])
     assert (only.intra, only.inter, only.n_intra, only.n_inter) == (None, None, 0, 0)
+
+
+def test_the_real_photo_reference_leaves_each_photo_out_of_its_own_dish() -> None:
+    # dish A: two photos 45 degrees apart; dish B: one photo at 90 degrees from A's first; chunks of 2 rows
+    real = np.array([[1.0, 0.0], [3.0, 3.0], [0.0, 5.0]])
+    a1, a2, b = real_reference(real, ["A", "A", "B"], chunk=2)
+    assert a1.intra == pytest.approx(ROOT_HALF) and (a1.n_intra, a1.n_inter) == (1, 1)  # not 1.0 with itself
+    assert a1.inter == pytest.approx(0.0)
+    assert a2.intra == pytest.approx(ROOT_HALF) and a2.inter == pytest.approx(ROOT_HALF)
+    assert b.intra is None and b.n_intra == 0  # B's only photo has no partner
+    assert b.inter == pytest.approx(ROOT_HALF / 2) and b.n_inter == 2
+    # weighted by partners, the per-photo means give the mean over pairs: intra {A1,A2}; inter {A1,B}, {A2,B}
+    inter_pairs = sum(r.inter * r.n_inter for r in (a1, a2, b)) / sum(r.n_inter for r in (a1, a2, b))
+    assert inter_pairs == pytest.approx((0.0 + ROOT_HALF) / 2)
+    assert real_reference(np.zeros((0, 2)), []) == []
 
 
 def test_ties_share_their_average_rank() -> None:

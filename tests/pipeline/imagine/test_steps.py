@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.conftest import imagine_config, make_dish_photos
@@ -55,6 +56,28 @@ def test_a_run_configuration_imagines_dishes_end_to_end(imagined_warehouse: Path
     assert settings == [(2, 3.5, 32, "FluxPipeline")]
     roles = query(imagined_warehouse, "SELECT role, tiny_random FROM marts.imagined_models ORDER BY role")
     assert roles == [("describer", True), ("encoder", True), ("generator", True), ("translator", True)]
+
+
+def test_the_similarity_step_measures_the_real_photos_against_each_other(imagined_warehouse: Path) -> None:
+    """BORSch §5's reference: 4 dishes x 2 photos, each photo against its dish's other photo and the 6 others."""
+    counts = query(
+        imagined_warehouse,
+        "SELECT n_intra, n_inter, scope_dishes, count(*) FROM core.real_image_similarities GROUP BY ALL",
+    )
+    assert counts == [(1, 6, 4, 8)]
+    photos = query(
+        imagined_warehouse,
+        """SELECT i.dish_key, e.embedding FROM core.images i JOIN core.image_embeddings e USING (image_id)
+           WHERE i.kind = 'real' ORDER BY i.image_id""",
+    )
+    unit = np.array([v for _, v in photos]) / np.linalg.norm([v for _, v in photos], axis=1, keepdims=True)
+    cosine, dishes = unit @ unit.T, np.array([d for d, _ in photos])
+    same = (dishes[:, None] == dishes[None, :]) & ~np.eye(len(dishes), dtype=bool)
+    other = dishes[:, None] != dishes[None, :]
+    ((intra, inter, pairs),) = query(
+        imagined_warehouse, "SELECT intra_mean, inter_mean, n_intra_pairs FROM marts.imagined_reference"
+    )
+    assert pairs == 4 and intra == pytest.approx(cosine[same].mean()) and inter == pytest.approx(cosine[other].mean())
 
 
 def test_the_export_keeps_its_contract_columns(imagined_warehouse: Path) -> None:
