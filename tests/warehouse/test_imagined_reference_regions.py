@@ -11,8 +11,7 @@ from warehouse.marts import MARTS
 
 
 def run_mart(con: duckdb.DuckDBPyConnection, file: str) -> None:
-    (mart,) = [m for m in MARTS if m.file == file]
-    con.execute(mart.source)
+    con.execute(MARTS[file.removesuffix(".sql")].source)
 
 
 @pytest.fixture
