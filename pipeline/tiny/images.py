@@ -8,7 +8,6 @@ plainly that a tiny random model produced what they show.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pipeline.tiny.language import _tokenizer
@@ -22,28 +21,12 @@ def build_text_to_image(out: Path) -> Path:
     """A tiny random FluxPipeline saved with `save_pretrained` (about 1 MB)."""
     import torch
     from diffusers import AutoencoderKL, FlowMatchEulerDiscreteScheduler, FluxPipeline, FluxTransformer2DModel
-    from transformers import CLIPTextConfig, CLIPTextModel, T5Config, T5EncoderModel
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    clip_tokenizer, t5_tokenizer = _tokenizer(False), _tokenizer(False)
-    clip_tokenizer.model_max_length, t5_tokenizer.model_max_length = 77, 128
-    vocab = len(clip_tokenizer)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(SEED)
-        clip = CLIPTextModel(
-            CLIPTextConfig(
-                vocab_size=vocab, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
-                projection_dim=32, max_position_embeddings=77, eos_token_id=clip_tokenizer.eos_token_id,
-                pad_token_id=clip_tokenizer.pad_token_id, bos_token_id=clip_tokenizer.pad_token_id,
-            )
-        )  # fmt: skip
-        t5 = T5EncoderModel(
-            T5Config(
-                vocab_size=vocab, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4, decoder_start_token_id=0,
-                pad_token_id=t5_tokenizer.pad_token_id, eos_token_id=t5_tokenizer.eos_token_id,
-            )
-        )  # fmt: skip
+        encoders = _text_encoders()
         transformer = FluxTransformer2DModel(
             patch_size=1, in_channels=16, num_layers=1, num_single_layers=1, attention_head_dim=16,
             num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32, guidance_embeds=True,
@@ -54,18 +37,33 @@ def build_text_to_image(out: Path) -> Path:
             latent_channels=4, norm_num_groups=1, use_quant_conv=False, use_post_quant_conv=False,
             shift_factor=0.0609, scaling_factor=1.5035,
         )  # fmt: skip
-    pipeline = FluxPipeline(
-        scheduler=FlowMatchEulerDiscreteScheduler(),
-        vae=vae,
-        text_encoder=clip,
-        tokenizer=clip_tokenizer,
-        text_encoder_2=t5,
-        tokenizer_2=t5_tokenizer,
-        transformer=transformer,
-    )
+    pipeline = FluxPipeline(scheduler=FlowMatchEulerDiscreteScheduler(), vae=vae, transformer=transformer, **encoders)
     pipeline.save_pretrained(out)
     write_marker(out, "text-to-image")
     return out
+
+
+def _text_encoders() -> dict:
+    """Tiny CLIP and T5 text encoders with the local tokenizer, as both FLUX pipelines take them (the caller seeds)."""
+    from transformers import CLIPTextConfig, CLIPTextModel, T5Config, T5EncoderModel
+
+    clip_tokenizer, t5_tokenizer = _tokenizer(False), _tokenizer(False)
+    clip_tokenizer.model_max_length, t5_tokenizer.model_max_length = 77, 128
+    vocab = len(clip_tokenizer)
+    clip = CLIPTextModel(
+        CLIPTextConfig(
+            vocab_size=vocab, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
+            projection_dim=32, max_position_embeddings=77, eos_token_id=clip_tokenizer.eos_token_id,
+            pad_token_id=clip_tokenizer.pad_token_id, bos_token_id=clip_tokenizer.pad_token_id,
+        )
+    )  # fmt: skip
+    t5 = T5EncoderModel(
+        T5Config(
+            vocab_size=vocab, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4, decoder_start_token_id=0,
+            pad_token_id=t5_tokenizer.pad_token_id, eos_token_id=t5_tokenizer.eos_token_id,
+        )
+    )  # fmt: skip
+    return {"text_encoder": clip, "tokenizer": clip_tokenizer, "text_encoder_2": t5, "tokenizer_2": t5_tokenizer}
 
 
 def build_image_encoder(out: Path) -> Path:
@@ -98,90 +96,32 @@ def build_image_encoder(out: Path) -> Path:
 
 
 def build_image_edit(out: Path) -> Path:
-    """A FluxKontextPipeline with tiny random weights (transformer, VAE, CLIP and T5 encoders, and
-    tokenizers made in code), saved with `save_pretrained`: the real loading and editing path,
-    offline, in about a second on a CPU. It draws noise, not photographs."""
+    """A FluxKontextPipeline with tiny random weights (transformer, VAE, and the CLIP and T5 encoders of the
+    text-to-image model), saved with `save_pretrained`: the real loading and editing path, offline, in about a
+    second on a CPU. It draws noise, not photographs."""
     import torch
     from diffusers import AutoencoderKL, FlowMatchEulerDiscreteScheduler, FluxKontextPipeline, FluxTransformer2DModel
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer, T5Config, T5EncoderModel, T5TokenizerFast
 
-    torch.manual_seed(SEED)  # seeded like the other tiny models: two builds are identical
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    vocab_dir = out / "_clip_vocab"
-    vocab_dir.mkdir(exist_ok=True)
-    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1, "!": 2}
-    for ch in letters:
-        vocab[ch] = len(vocab)
-        vocab[ch + "</w>"] = len(vocab)
-    (vocab_dir / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (vocab_dir / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
-    clip_tokenizer = CLIPTokenizer(
-        str(vocab_dir / "vocab.json"), str(vocab_dir / "merges.txt"), pad_token="!", model_max_length=77
-    )
-    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
-    pieces += [(w, -1.0) for w in letters] + [("\u2581" + w, -1.0) for w in letters]
-    unigram = Tokenizer(models.Unigram(pieces, unk_id=2))
-    unigram.pre_tokenizer = pre_tokenizers.Metaspace()
-    t5_tokenizer = T5TokenizerFast(
-        tokenizer_object=unigram,
-        eos_token="</s>",
-        unk_token="<unk>",
-        pad_token="<pad>",
-        extra_ids=0,
-        model_max_length=512,
-    )
-    pipe = FluxKontextPipeline(
-        scheduler=FlowMatchEulerDiscreteScheduler(),
-        vae=AutoencoderKL(
-            sample_size=32,
-            in_channels=3,
-            out_channels=3,
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(SEED)  # seeded like the other tiny models: two builds are identical
+        encoders = _text_encoders()
+        vae = AutoencoderKL(
+            sample_size=32, in_channels=3, out_channels=3,
             # four blocks: the image is downscaled 8 times, as by FLUX's own VAE (tokens stay few)
-            down_block_types=("DownEncoderBlock2D",) * 4,
-            up_block_types=("UpDecoderBlock2D",) * 4,
-            block_out_channels=(4, 4, 4, 4),
-            layers_per_block=1,
-            latent_channels=1,
-            norm_num_groups=1,
-            use_quant_conv=False,
-            use_post_quant_conv=False,
-            shift_factor=0.0609,
-            scaling_factor=1.5035,
-        ),
-        text_encoder=CLIPTextModel(
-            CLIPTextConfig(
-                bos_token_id=0,
-                eos_token_id=1,
-                hidden_size=32,
-                intermediate_size=37,
-                num_attention_heads=4,
-                num_hidden_layers=2,
-                pad_token_id=2,
-                vocab_size=len(vocab),
-                projection_dim=32,
-            )
-        ),
-        tokenizer=clip_tokenizer,
-        text_encoder_2=T5EncoderModel(
-            T5Config(vocab_size=len(pieces), d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4)
-        ),
-        tokenizer_2=t5_tokenizer,
-        transformer=FluxTransformer2DModel(
-            patch_size=1,
-            in_channels=4,
-            num_layers=1,
-            num_single_layers=1,
-            attention_head_dim=16,
-            num_attention_heads=2,
-            joint_attention_dim=32,
-            pooled_projection_dim=32,
-            axes_dims_rope=[4, 4, 8],
-        ),
+            down_block_types=("DownEncoderBlock2D",) * 4, up_block_types=("UpDecoderBlock2D",) * 4,
+            block_out_channels=(4, 4, 4, 4), layers_per_block=1, latent_channels=1, norm_num_groups=1,
+            use_quant_conv=False, use_post_quant_conv=False, shift_factor=0.0609, scaling_factor=1.5035,
+        )  # fmt: skip
+        transformer = FluxTransformer2DModel(
+            patch_size=1, in_channels=4, num_layers=1, num_single_layers=1, attention_head_dim=16,
+            num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32, axes_dims_rope=[4, 4, 8],
+        )  # fmt: skip
+    edit = FluxKontextPipeline(
+        scheduler=FlowMatchEulerDiscreteScheduler(), vae=vae, transformer=transformer, **encoders
     )
     target = out / "tiny-flux-kontext"
-    pipe.save_pretrained(target)
+    edit.save_pretrained(target)
     write_marker(target, "image-edit")
     return target
