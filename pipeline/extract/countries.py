@@ -53,8 +53,10 @@ from pipeline.extract.language_cues import names_language_or_people
 # Turkic endings only, one-edit near misses of bare one-word answers);
 # 5: the question's reading (origin | served), spread cues by position in the sentence, negation after a mention;
 # 6: places inside countries, older names, Natural Earth names and endonyms, continental regions, language and
-# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country).
-EXTRACTOR = "countries@6"
+# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country);
+# 7: spread countries dropped only when a country is claimed as origin: a list after a region, a people, "traditional
+# in", "typical of" or "popularized in" is the answer (list introducers take the role of the cue before them).
+EXTRACTOR = "countries@7"
 # What a question asks, declared per prompt variant in the task declarations (pipeline/tasks/*.toml `asks`):
 # `origin` (where a dish comes from) or `served` (where it is served, eaten, cooked, popular or traditional).
 READINGS = ("origin", "served")
@@ -171,7 +173,26 @@ _SPREAD = re.compile(
 _ORIGIN_CUE = re.compile(
     r"originat|origin|invented|birthplace|происх|родом|походж|походить|походять|родин[аыеуо]|батьківщин|homeland|"
     r"возникл|виникл|придума|origen|originari|origine|berasal|asal|"
-    r"起源|발상|기원|उत्पत्ति|ที่มา",
+    r"起源|발상|기원|उत्पत्ति|ที่มา|"
+    # Who made a dish popular (a WorldCuisines question, issue 38): "популяризировано в странах…, таких как…".
+    r"populari[sz]|made\s+(?:\w+\s+){0,3}?popular|популяризир|популяризов|popolarizz|dipopulerkan",
+    re.I,
+)
+# Claims short of "comes from" (issue 38): where a dish is traditional or typical. A mention after one (list
+# introducers passed over) is claimed, not spread: "a traditional dish in many Latin American countries,
+# including…", "typical of the Balkans, such as…"; but a sentence holding one is no origin sentence ("a
+# traditional pudding, popular in many countries, including…" lists where it is eaten).
+_CLAIM_CUE = re.compile(
+    r"traditional|typical|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional|"
+    r"традиционн|типичн|традиційн|типов",
+    re.I,
+)
+# Words that introduce a list ("such as", "including", "таких как"): a mention after one takes the role of the
+# cue before the list ("traditional in many countries, including A, B" is a claim; "popular in many countries,
+# including A, B" is spread); with no cue before it in its sentence, the introducer itself reads as spread.
+_LIST_INTRO = re.compile(
+    r"в\s+том\s+числе|зокрема|например|наприклад|such\s+as|including|tra\s+cui|come\s+ad\s+esempio|notamment|"
+    r"especialmente|pa[ií]ses\s+como|incluyendo|entre\s+ellos|terutama|seperti",
     re.I,
 )
 # Spread-only mentions that list several countries ("popular in many countries, such as A, B, C")
@@ -183,7 +204,9 @@ _MANY = re.compile(
 )
 # `re` matches case-insensitive alternations ~8x slower than plain ones: the cue patterns run on the
 # lower-cased answer (same length in all but a few scripts; otherwise the re.I originals run).
-_LOWER = {pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _MANY)}
+_LOWER = {
+    pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _CLAIM_CUE, _MANY)
+}
 
 
 def _lowered(text: str) -> str | None:
@@ -736,6 +759,12 @@ class _Layout:
         return spread - self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
 
     @functools.cached_property
+    def origin_sentences(self) -> set[int]:
+        """Sentences (by index) that state an origin, at any level ("происходит из Азии", "the culinary origin…
+        is Eastern European")."""
+        return self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+
+    @functools.cached_property
     def many(self) -> set[int]:
         """Spread sentences that also speak of many places."""
         if not self.spread:
@@ -818,20 +847,28 @@ class _Layout:
 
     @functools.cached_property
     def role_cues(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every spread and origin cue: start positions in order, and whether each is a spread cue."""
-        spread = [m.start() for m in _finditer(_SPREAD, self.text, self.lowered)]
+        """Every spread, list and origin cue: start positions in order, and the kind of each (`_CUE_*`). A spread
+        word inside an origin cue ("популяр" in "популяризировано", "popular" in "popularized") is the origin cue."""
+        spread = list(_finditer(_SPREAD, self.text, self.lowered))
         if not spread:
-            return _positions(()), np.zeros(0, dtype=bool)
-        origin = [m.start() for m in _finditer(_ORIGIN_CUE, self.text, self.lowered)]
-        starts = np.asarray(spread + origin, dtype=np.int64)
-        kinds = np.asarray([True] * len(spread) + [False] * len(origin), dtype=bool)
+            return _positions(()), np.zeros(0, dtype=np.int8)
+        origin = [*_finditer(_ORIGIN_CUE, self.text, self.lowered), *_finditer(_CLAIM_CUE, self.text, self.lowered)]
+        inside_origin = {index for match in origin for index in range(match.start(), match.end())}
+        spread = [match for match in spread if match.start() not in inside_origin]
+        listing = [bool(_LIST_INTRO.fullmatch(match.group())) for match in spread]
+        starts = np.asarray([m.start() for m in spread] + [m.start() for m in origin], dtype=np.int64)
+        kinds = np.asarray(
+            [_CUE_LIST if lists else _CUE_SPREAD for lists in listing] + [_CUE_ORIGIN] * len(origin), dtype=np.int8
+        )
         order = np.argsort(starts, kind="stable")
         return starts[order], kinds[order]
 
     def spread_roles(self, indices: list[int], claims: set[int] = frozenset()) -> list[bool]:
-        """Is each mention (by start) in a spread role: the nearest cue before it in its sentence is a
-        spread cue, or, with none before it, the nearest one after it is, unless the mention is a cuisine
-        claim (`claims`: "блюдо русской кухни, популярное также…")? None without a spread cue anywhere."""
+        """Is each mention (by start) in a spread role: the nearest spread or origin cue before it in its
+        sentence (list introducers passed over) is a spread cue, or only list introducers stand before it,
+        or, with no cue before it, the nearest one after it is a spread cue or a list introducer, unless the
+        mention is a cuisine claim (`claims`: "блюдо русской кухни, популярное также…")? None without a spread
+        cue anywhere."""
         starts, kinds = self.role_cues
         if not len(starts) or not indices:
             return [False] * len(indices)
@@ -842,11 +879,14 @@ class _Layout:
         result = []
         for position, mention_sentence, previous in zip(at.tolist(), sentence.tolist(), before.tolist(), strict=True):
             if previous >= 0 and cue_sentence[previous] == mention_sentence:
-                result.append(bool(kinds[previous]))
+                cue = previous
+                while kinds[cue] == _CUE_LIST and cue > 0 and cue_sentence[cue - 1] == mention_sentence:
+                    cue -= 1
+                result.append(bool(kinds[cue] != _CUE_ORIGIN))
                 continue
             following = previous + 1
             if following < len(starts) and cue_sentence[following] == mention_sentence and starts[following] > position:
-                result.append(bool(kinds[following]) and position not in claims)
+                result.append(bool(kinds[following] != _CUE_ORIGIN) and position not in claims)
                 continue
             result.append(False)
         return result
@@ -862,12 +902,25 @@ def _positions(values) -> np.ndarray:
     return np.fromiter(values, dtype=np.int64)
 
 
+# The kinds of cue that give a mention its role (`_Layout.role_cues`).
+_CUE_SPREAD, _CUE_LIST, _CUE_ORIGIN = 0, 1, 2
+
+
 def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> list[Span]:
-    """Drop countries named only where the answer talks about spread or popularity (`spread`: per
-    mention), as long as some other mention states the origin."""
+    """Drop countries named only where the answer talks about spread, popularity or variations (`spread`: per
+    mention), but only when the answer also claims a country as origin ("Деруни походять з Білорусі. Згодом
+    вони поширилися в Україні…" -> BY). A country list after a claim short of a country (a region, a people,
+    "traditional in", "typical of", "popularized in") is that claim's answer, not spread (`_ORIGIN_CUE`,
+    `_LIST_INTRO`): "from Eastern Europe, with variations in countries such as Poland, Ukraine" keeps both."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
+    if not origin and layout.origin_sentences:
+        # No country claimed as origin, but a region or a people is: the countries named in the sentences that
+        # state it are its answer ("Блюдо происходит из Азии, …, таких как Китай, Индия"), spread cues or not.
+        sentences = layout.sentences([s.start for s in spans]).tolist()
+        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in layout.origin_sentences]
     if not origin:
-        # Only spread sentences: a list of places a dish is eaten in is no origin claim; one or two
+        # Only spread sentences with no claim at all ("a popular dessert in many countries, including the UK,
+        # Ireland and Australia"): a list of places a dish is eaten in is no origin claim; one or two
         # countries answer "which country made it popular?" (a WorldCuisines question).
         if len({s.country for s in spans if s.country}) >= 3 or any(layout.about_many([s.start for s in spans])):
             return [s for s in spans if s.country is None]
