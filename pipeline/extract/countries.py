@@ -153,7 +153,11 @@ _CORRECTION = re.compile(
     r"\bin\s+reality\b|\bdespite\s+the\s+name\b",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.;!?\n]+[.;!?\n]*")
+# A sentence ends at . ; ! ? or a line break, but a line ending in a colon runs on through the bulleted list it
+# introduces ("popular in many countries, including:\n* Argentina\n* Chile"): the items take its cues.
+_SENTENCE = re.compile(
+    r"(?:[^.;!?\n:]|:(?![ \t]*\n))+(?::[ \t]*(?:\n[ \t]*(?:(?:[-*•]|\d+[.)])[^.;!?\n]*)?)+)?[.;!?\n]*"
+)
 _SPREAD = re.compile(
     r"популяр|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
     r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
@@ -161,7 +165,7 @@ _SPREAD = re.compile(
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
     r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
     r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
-    r"spread\s+to|served\s+in|eaten\s+in|enjoyed\s+in|"
+    r"spread\s+to|served\s+in|eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
@@ -891,6 +895,21 @@ class _Layout:
             result.append(False)
         return result
 
+    def origin_adjectives(self, claims: set[int]) -> set[int]:
+        """The cuisine adjectives (by start) right before an origin word, whatever cue stands before them: "имеет
+        итальянское происхождение", "of Japanese origin" claim the origin even after "Популярное блюдо…"."""
+        starts, kinds = self.role_cues
+        if not len(starts) or not claims:
+            return set()
+        origin_starts = starts[kinds == _CUE_ORIGIN]
+        at = sorted(claims)
+        following = np.searchsorted(origin_starts, at, side="right")
+        return {
+            start
+            for start, cue in zip(at, following.tolist(), strict=True)
+            if cue < len(origin_starts) and origin_starts[cue] - start <= _ADJECTIVE_BEFORE_ORIGIN
+        }
+
     def about_many(self, indices: list[int]) -> list[bool]:
         """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
         if not self.many:
@@ -902,6 +921,8 @@ def _positions(values) -> np.ndarray:
     return np.fromiter(values, dtype=np.int64)
 
 
+# How far an origin word may start after a cuisine adjective's start to be its noun ("итальянское происхождение").
+_ADJECTIVE_BEFORE_ORIGIN = 32
 # The kinds of cue that give a mention its role (`_Layout.role_cues`).
 _CUE_SPREAD, _CUE_LIST, _CUE_ORIGIN = 0, 1, 2
 
@@ -941,7 +962,10 @@ def _answers(spans: list[Span], text: str, layout: _Layout, reading: str, claims
         spans = [s for s in spans if s.start >= correction.start()]
     if reading == "served":
         return spans
-    return _origin_claims(spans, layout, layout.spread_roles([s.start for s in spans], claims))
+    roles = layout.spread_roles([s.start for s in spans], claims)
+    origin_adjectives = layout.origin_adjectives(claims)
+    roles = [spread and s.start not in origin_adjectives for s, spread in zip(spans, roles, strict=True)]
+    return _origin_claims(spans, layout, roles)
 
 
 def _located(text: str, start: int) -> bool:
