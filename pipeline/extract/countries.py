@@ -165,7 +165,8 @@ _SPREAD = re.compile(
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
     r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
     r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
-    r"spread\s+to|served\s+in|eaten\s+in|enjoyed\s+in|brought\s+to|"
+    r"spread\s+to|served\s+(?:in|as|throughout|across)|(?:often|usually|commonly|typically|widely)\s+served|"
+    r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
@@ -678,7 +679,8 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
         Span(start, end, text[start:end], entry.country, entry.region, before or behind, entry.kind)
         for (start, end, entry), before, behind in zip(found, negated, after, strict=True)
     ]
-    claims = {start for start, end, entry in found if entry.kind == "adjective" and not _located(text, start)}
+    # Cuisine adjectives and regions not located ("a dish from Eastern Europe", not "in Eastern Europe") claim.
+    claims = {start for start, _, entry in found if entry.kind in ("adjective", "region") and not _located(text, start)}
     affirmed = _answers([s for s in spans if not s.negated], text, layout, reading, claims) if layout else []
     if not any(s.country for s in affirmed):
         near = matcher_for(lang).near_miss(text)
@@ -934,11 +936,14 @@ def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> li
     "traditional in", "typical of", "popularized in") is that claim's answer, not spread (`_ORIGIN_CUE`,
     `_LIST_INTRO`): "from Eastern Europe, with variations in countries such as Poland, Ukraine" keeps both."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
-    if not origin and layout.origin_sentences:
-        # No country claimed as origin, but a region or a people is: the countries named in the sentences that
-        # state it are its answer ("Блюдо происходит из Азии, …, таких как Китай, Индия"), spread cues or not.
+    regions = [s.start for s, about_spread in zip(spans, spread, strict=True) if s.region and not about_spread]
+    if not origin and (layout.origin_sentences or regions):
+        # No country claimed as origin, but a region or a people is ("происходит из Азии", "a dish from Eastern
+        # Europe"): the countries named in the sentences that state it are its answer ("…, таких как Китай,
+        # Индия"; "with variations found in countries such as Poland"), spread cues or not.
+        claiming = layout.origin_sentences | set(layout.sentences(regions).tolist())
         sentences = layout.sentences([s.start for s in spans]).tolist()
-        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in layout.origin_sentences]
+        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in claiming]
     if not origin:
         # Only spread sentences with no claim at all ("a popular dessert in many countries, including the UK,
         # Ireland and Australia"): a list of places a dish is eaten in is no origin claim; one or two
