@@ -110,6 +110,75 @@ def test_the_issues_examples(answer: str, lang: str, reading: str, countries: st
     assert set(extract_countries(answer, lang, reading).countries) == set(countries.split())
 
 
+@pytest.mark.parametrize(
+    ("answer", "lang", "countries"),
+    [
+        # a country claimed as origin: the countries a dish spread to are dropped
+        ("Деруни походять з Білорусі. Згодом вони поширилися в Україні, Польщі та Литві.", "uk", "BY"),
+        (
+            "Empanadas originated in Latin America, in countries such as Argentina and Chile. They are also popular "
+            "in Spain and Portugal.",
+            "en",
+            "AR CL",
+        ),
+        # a region, a people or a claim short of a country: the countries listed are the answer (issue 38)
+        (
+            "A dish from Central and Eastern Europe, with variations found in countries such as Poland, Ukraine, and "
+            "Russia.",
+            "en",
+            "PL UA RU",
+        ),
+        (
+            "Hummus originated in the Middle East, specifically in the Levant region, which includes countries such as "
+            "Israel, Palestine, Lebanon, Syria, and Jordan.",
+            "en",
+            "IL PS LB SY JO",
+        ),
+        (
+            "Это блюдо, вероятно, популяризировано в странах Восточной Азии, таких как Китай, Тайвань, Япония и Южная "
+            "Корея.",
+            "ru",
+            "CN TW JP KR",
+        ),
+        (
+            "Кулинарное происхождение этого блюда - это блюдо, которое обычно готовят в странах Балкан, таких как "
+            "Сербия, Болгария и Македония.",
+            "ru",
+            "RS BG MK",
+        ),
+        ("Это блюдо типично для Балкан, например для Сербии, Болгарии и Хорватии.", "ru", "RS BG HR"),
+        (
+            "Empanadas are a traditional dish in many Latin American countries, including Argentina, Chile and Peru.",
+            "en",
+            "AR CL PE",
+        ),
+        (
+            "Ця страва походить зі Східної Європи, її готують у таких країнах, як Україна, Польща та Білорусь.",
+            "uk",
+            "UA PL BY",
+        ),
+        ("Популярное блюдо, имеющее итальянское происхождение, а готовят его в основном в США.", "ru", "IT"),
+        # negations still drop
+        ("Голубцы происходят из Восточной Европы и популярны в Польше и Украине, но не в России.", "ru", "PL UA"),
+        # no claim at all, only where a dish is eaten: no origin (a bulleted list after a colon included)
+        (
+            "This is a traditional Christmas pudding, which is a popular dessert in many countries, including the UK, "
+            "Ireland, and Australia.",
+            "en",
+            "",
+        ),
+        (
+            "Empanadas are a popular pastry in many Latin American countries, including:\n\n* Argentina\n* Chile\n"
+            "* Mexico\n\nThey are baked.",
+            "en",
+            "",
+        ),
+    ],
+)
+def test_spread_is_dropped_only_beside_a_country_claimed_as_origin(answer: str, lang: str, countries: str) -> None:
+    assert set(extract_countries(answer, lang, "origin").countries) == set(countries.split())
+
+
 def test_an_unknown_reading_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown reading 'where'"):
         extract_countries("Україна", "uk", "where")
