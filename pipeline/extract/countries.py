@@ -155,6 +155,7 @@ _CORRECTION = re.compile(
 )
 # A sentence ends at . ; ! ? or a line break, but a line ending in a colon runs on through the bulleted list it
 # introduces ("popular in many countries, including:\n* Argentina\n* Chile"): the items take its cues.
+_SENTENCE_END = re.compile(r"[.;!?\n]")
 _SENTENCE = re.compile(
     r"(?:[^.;!?\n:]|:(?![ \t]*\n))+(?::[ \t]*(?:\n[ \t]*(?:(?:[-*•]|\d+[.)])[^.;!?\n]*)?)+)?[.;!?\n]*"
 )
@@ -188,7 +189,7 @@ _ORIGIN_CUE = re.compile(
 # including…", "typical of the Balkans, such as…"; but a sentence holding one is no origin sentence ("a
 # traditional pudding, popular in many countries, including…" lists where it is eaten).
 _CLAIM_CUE = re.compile(
-    r"traditional|typical|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional|"
+    r"traditional|typical(?!ly)|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional|"
     r"традиционн|типичн|традиційн|типов",
     re.I,
 )
@@ -898,18 +899,20 @@ class _Layout:
         return result
 
     def origin_adjectives(self, claims: set[int]) -> set[int]:
-        """The cuisine adjectives (by start) right before an origin word, whatever cue stands before them: "имеет
-        итальянское происхождение", "of Japanese origin" claim the origin even after "Популярное блюдо…"."""
-        starts, kinds = self.role_cues
-        if not len(starts) or not claims:
+        """The cuisine adjectives (by start) right before an origin word in their sentence, whatever cue stands
+        before them: "имеет итальянское происхождение", "of Japanese origin" claim the origin even after
+        "Популярное блюдо…". None without a spread cue anywhere (then nothing is spread)."""
+        if not claims or not len(self.role_cues[0]):
             return set()
-        origin_starts = starts[kinds == _CUE_ORIGIN]
+        origin_starts = _positions(m.start() for m in _finditer(_ORIGIN_CUE, self.text, self.lowered))
         at = sorted(claims)
-        following = np.searchsorted(origin_starts, at, side="right")
+        following = np.searchsorted(origin_starts, at, side="right").tolist()
         return {
             start
-            for start, cue in zip(at, following.tolist(), strict=True)
-            if cue < len(origin_starts) and origin_starts[cue] - start <= _ADJECTIVE_BEFORE_ORIGIN
+            for start, cue in zip(at, following, strict=True)
+            if cue < len(origin_starts)
+            and origin_starts[cue] - start <= _ADJECTIVE_BEFORE_ORIGIN
+            and _SENTENCE_END.search(self.text, start, int(origin_starts[cue])) is None
         }
 
     def about_many(self, indices: list[int]) -> list[bool]:
