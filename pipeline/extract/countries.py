@@ -9,8 +9,11 @@ text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
 - a mention preceded by a negation cue in its own clause ("не из России, а из Украины",
   "not from Italy") is dropped unless the country is also named without one;
 - a mention that a correction overrides ("many think it's Chinese, but actually it's Japanese")
-  is dropped, and so are countries named only in sentences about where a dish spread to or is
-  popular ("now popular in the US and Germany"), when another sentence states the origin;
+  is dropped, and so are countries named only where the answer says a dish spread to, is popular
+  or has variations ("now popular in the US and Germany"), but only when it claims a country as
+  origin: the countries listed after a region, a people or a claim short of a country ("from Eastern
+  Europe, with variations in countries such as Poland", "traditional in many Latin American
+  countries, including…") are its answer;
 - what the question asked decides which mentions answer it (`reading`, declared per prompt variant
   with the task's prompts): an `origin` question keeps the countries claimed as origin (a mention
   after a spread cue in its sentence, "поширилися в Україні", is spread, a cuisine adjective is a
@@ -704,7 +707,15 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
 # France", "Georgia, USA", "Punjab, India"): the country that follows says which place is meant.
 _PLACE_IN_COUNTRY = re.compile(r"\s*(?:,|\bin\b|\ben\b|\bdi\b|\bв\b|\bу\b|\bà\b|\bof\b)?\s*(?:the\s+)?", re.I)
 _PLACE_KINDS = frozenset({"place", "subnational", "historic"})
-_PLACE_LIKE_NAMES = frozenset({"macedonia", "georgia", "македония", "македонія", "грузия"})
+# Country names that are also a place inside another country, with that country: "Macedonia, Greece" is the Greek
+# region and "Georgia, USA" the state, but "Армения, Грузия, Азербайджан" lists three countries.
+_PLACE_LIKE_NAMES = {
+    "macedonia": frozenset({"GR"}),
+    "македония": frozenset({"GR"}),
+    "македонія": frozenset({"GR"}),
+    "georgia": frozenset({"US"}),
+    "грузия": frozenset({"US"}),
+}
 
 
 def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
@@ -712,7 +723,9 @@ def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -
     kept = []
     for index, (start, end, entry) in enumerate(found):
         following = found[index + 1] if index + 1 < len(found) else None
-        placeish = entry.kind in _PLACE_KINDS or entry.surface in _PLACE_LIKE_NAMES
+        placeish = entry.kind in _PLACE_KINDS or (
+            following is not None and following[2].country in _PLACE_LIKE_NAMES.get(entry.surface, ())
+        )
         if (
             placeish
             and following is not None
