@@ -953,13 +953,17 @@ def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> li
     `_LIST_INTRO`): "from Eastern Europe, with variations in countries such as Poland, Ukraine" keeps both."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
     regions = [s.start for s, about_spread in zip(spans, spread, strict=True) if s.region and not about_spread]
-    if not origin and (layout.origin_sentences or regions):
-        # No country claimed as origin, but a region or a people is ("происходит из Азии", "a dish from Eastern
-        # Europe"): the countries named in the sentences that state it are its answer ("…, таких как Китай,
-        # Индия"; "with variations found in countries such as Poland"), spread cues or not.
-        claiming = layout.origin_sentences | set(layout.sentences(regions).tolist())
+    if not origin and regions:
+        # No country claimed as origin, but a region is ("a dish from Eastern Europe", "Блюдо происходит из
+        # Скандинавии. Его готовят в Швеции…"): every country the answer names is its answer, spread cues or not.
+        origin = [s for s in spans if s.country]
+    elif not origin and layout.origin_sentences:
+        # No country and no region claimed, but an origin is stated ("происходит из Азии", "from the Crimean
+        # Tatars"): the countries named in the sentences that state it are its answer ("…, таких как Китай,
+        # Индия"), spread cues or not; elsewhere an origin word may be about something else ("mutton originates
+        # from the shoulder").
         sentences = layout.sentences([s.start for s in spans]).tolist()
-        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in claiming]
+        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in layout.origin_sentences]
     if not origin:
         # Only spread sentences with no claim at all ("a popular dessert in many countries, including the UK,
         # Ireland and Australia"): a list of places a dish is eaten in is no origin claim; one or two

@@ -7,7 +7,12 @@ languages, in the styles models answer in (origin plus spread, spread only, cuis
 negations, "not sure but…", bare lists), labelled with the countries that answer the question asked.
 `dev` answers were written while the rules were built; `heldout` answers were written after, and the
 rules were not changed for them. Measured on this commit (countries@4 on main read every variant as an
-origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30."""
+origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30.
+Issue 38 (countries@7) added 30 held-out answers h031-h060 (region and people origins, "not sure but…", lists
+after a region), written and labelled before they were run: 26/30 of them right at first (54/60 held-out).
+Three of the four misses (h031, h036, h056: a region claimed in one sentence, its countries listed in the next)
+then led to one rule, as the issue states it (a region claimed and no country: every country named is the
+answer); they are no longer strictly held out. Now: dev 62/62, heldout 57/60."""
 
 from __future__ import annotations
 
@@ -36,7 +41,7 @@ CATEGORIES = {
     "region_origin",
 }
 # Floors of the share of answers whose set is exactly right; raise them when the extractor improves.
-FLOOR = {"dev": 0.95, "heldout": 0.9}
+FLOOR = {"dev": 1.0, "heldout": 0.95}
 
 
 def rows() -> list[dict[str, str]]:
