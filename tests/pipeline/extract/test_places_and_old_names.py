@@ -48,6 +48,10 @@ def test_a_place_names_the_country_that_holds_it(text: str, lang: str, expected:
         ("Kashmir", "en", ()),
         (" La Marche en France", "fr", ("FR",)),  # a place followed by the country it is read to lie in
         ("Mexico City, Mexico", "en", ("MX",)),
+        ("Georgia, USA", "en", ("US",)),
+        # a country named like a place is the place only before the country that holds it, not in a list
+        ("**Страны:** Армения, Грузия, Азербайджан.", "ru", ("AM", "GE", "AZ")),
+        ("Macedonia, Bulgaria and Serbia", "en", ("MK", "BG", "RS")),
     ],
 )
 def test_ambiguous_places_are_resolved_by_context_or_left_out(text: str, lang: str, expected: tuple) -> None:
