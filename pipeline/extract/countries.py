@@ -873,13 +873,11 @@ class _Layout:
         if not spread:
             return _positions(()), np.zeros(0, dtype=np.int8)
         origin = [*_finditer(_ORIGIN_CUE, self.text, self.lowered), *_finditer(_CLAIM_CUE, self.text, self.lowered)]
-        inside_origin = {index for match in origin for index in range(match.start(), match.end())}
-        spread = [match for match in spread if match.start() not in inside_origin]
-        listing = [bool(_LIST_INTRO.fullmatch(match.group())) for match in spread]
+        if origin:
+            bounds = [match.span() for match in origin]
+            spread = [match for match in spread if not any(start <= match.start() < end for start, end in bounds)]
         starts = np.asarray([m.start() for m in spread] + [m.start() for m in origin], dtype=np.int64)
-        kinds = np.asarray(
-            [_CUE_LIST if lists else _CUE_SPREAD for lists in listing] + [_CUE_ORIGIN] * len(origin), dtype=np.int8
-        )
+        kinds = np.asarray([_cue_kind(m.group()) for m in spread] + [_CUE_ORIGIN] * len(origin), dtype=np.int8)
         order = np.argsort(starts, kind="stable")
         return starts[order], kinds[order]
 
@@ -939,6 +937,12 @@ def _positions(values) -> np.ndarray:
     return np.fromiter(values, dtype=np.int64)
 
 
+@functools.lru_cache(maxsize=4096)
+def _cue_kind(cue: str) -> int:
+    """A spread cue's kind, by its text: a list introducer or a spread word."""
+    return _CUE_LIST if _LIST_INTRO.fullmatch(cue) else _CUE_SPREAD
+
+
 # How far an origin word may start after a cuisine adjective's start to be its noun ("итальянское происхождение").
 _ADJECTIVE_BEFORE_ORIGIN = 32
 # The kinds of cue that give a mention its role (`_Layout.role_cues`).
@@ -988,6 +992,8 @@ def _answers(spans: list[Span], text: str, layout: _Layout, reading: str, claims
     if reading == "served":
         return spans
     roles = layout.spread_roles([s.start for s in spans], claims)
+    if not any(roles):
+        return spans  # every mention is a claim
     origin_adjectives = layout.origin_adjectives(claims)
     roles = [spread and s.start not in origin_adjectives for s, spread in zip(spans, roles, strict=True)]
     return _origin_claims(spans, layout, roles)
