@@ -874,8 +874,15 @@ class _Layout:
             return _positions(()), np.zeros(0, dtype=np.int8)
         origin = [*_finditer(_ORIGIN_CUE, self.text, self.lowered), *_finditer(_CLAIM_CUE, self.text, self.lowered)]
         if origin:
-            bounds = [match.span() for match in origin]
-            spread = [match for match in spread if not any(start <= match.start() < end for start, end in bounds)]
+            # A spread cue inside an origin cue: the origin cues by start, each with the furthest end reached so far
+            # (the two patterns' matches may overlap), one binary search per spread cue, for all at once.
+            origin.sort(key=lambda match: match.start())
+            origin_starts = _positions(match.start() for match in origin)
+            reach = np.maximum.accumulate(_positions(match.end() for match in origin))
+            at = _positions(match.start() for match in spread)
+            last = np.searchsorted(origin_starts, at, side="right") - 1
+            inside = (last >= 0) & (reach[np.maximum(last, 0)] > at)
+            spread = [match for match, covered in zip(spread, inside.tolist(), strict=True) if not covered]
         starts = np.asarray([m.start() for m in spread] + [m.start() for m in origin], dtype=np.int64)
         kinds = np.asarray([_cue_kind(m.group()) for m in spread] + [_CUE_ORIGIN] * len(origin), dtype=np.int8)
         order = np.argsort(starts, kind="stable")
@@ -894,13 +901,16 @@ class _Layout:
         sentence = self.sentences(indices)
         cue_sentence = self.sentences(starts.tolist())
         before = np.searchsorted(starts, at, side="left") - 1
+        # For each cue, the kind of the nearest cue at or before it in its sentence that is no list introducer (a
+        # list introducer where only list introducers stand before it): one pass, not a walk back per mention.
+        decisive = kinds.tolist()
+        for index in range(1, len(decisive)):
+            if decisive[index] == _CUE_LIST and cue_sentence[index - 1] == cue_sentence[index]:
+                decisive[index] = decisive[index - 1]
         result = []
         for position, mention_sentence, previous in zip(at.tolist(), sentence.tolist(), before.tolist(), strict=True):
             if previous >= 0 and cue_sentence[previous] == mention_sentence:
-                cue = previous
-                while kinds[cue] == _CUE_LIST and cue > 0 and cue_sentence[cue - 1] == mention_sentence:
-                    cue -= 1
-                result.append(bool(kinds[cue] != _CUE_ORIGIN))
+                result.append(decisive[previous] != _CUE_ORIGIN)
                 continue
             following = previous + 1
             if following < len(starts) and cue_sentence[following] == mention_sentence and starts[following] > position:
