@@ -776,13 +776,18 @@ class _Layout:
         if not cues:
             return set()
         spread = self._sentences_of(cues)
-        return spread - self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+        return spread - self._sentences_of(self.origin_cues)
+
+    @functools.cached_property
+    def origin_cues(self) -> list[re.Match]:
+        """Every origin word (`_ORIGIN_CUE`), found once for the rules that ask."""
+        return list(_finditer(_ORIGIN_CUE, self.text, self.lowered))
 
     @functools.cached_property
     def origin_sentences(self) -> set[int]:
         """Sentences (by index) that state an origin, at any level ("происходит из Азии", "the culinary origin…
         is Eastern European")."""
-        return self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+        return self._sentences_of(self.origin_cues)
 
     @functools.cached_property
     def many(self) -> set[int]:
@@ -872,7 +877,7 @@ class _Layout:
         spread = list(_finditer(_SPREAD, self.text, self.lowered))
         if not spread:
             return _positions(()), np.zeros(0, dtype=np.int8)
-        origin = [*_finditer(_ORIGIN_CUE, self.text, self.lowered), *_finditer(_CLAIM_CUE, self.text, self.lowered)]
+        origin = [*self.origin_cues, *_finditer(_CLAIM_CUE, self.text, self.lowered)]
         if origin:
             # A spread cue inside an origin cue: the origin cues by start, each with the furthest end reached so far
             # (the two patterns' matches may overlap), one binary search per spread cue, for all at once.
@@ -925,7 +930,7 @@ class _Layout:
         "Популярное блюдо…". None without a spread cue anywhere (then nothing is spread)."""
         if not claims or not len(self.role_cues[0]):
             return set()
-        origin_starts = _positions(m.start() for m in _finditer(_ORIGIN_CUE, self.text, self.lowered))
+        origin_starts = _positions(m.start() for m in self.origin_cues)
         at = sorted(claims)
         following = np.searchsorted(origin_starts, at, side="right").tolist()
         return {
