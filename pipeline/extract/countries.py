@@ -169,7 +169,8 @@ _SPREAD = re.compile(
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
     r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
     r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
-    r"spread\s+to|served\s+(?:in|as|throughout|across)|(?:often|usually|commonly|typically|widely)\s+served|"
+    r"spread\s+to|served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
+    r"typically\s+served|widely\s+served|"
     r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
@@ -724,7 +725,9 @@ def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -
     for index, (start, end, entry) in enumerate(found):
         following = found[index + 1] if index + 1 < len(found) else None
         placeish = entry.kind in _PLACE_KINDS or (
-            following is not None and following[2].country in _PLACE_LIKE_NAMES.get(entry.surface, ())
+            entry.surface in _PLACE_LIKE_NAMES
+            and following is not None
+            and following[2].country in _PLACE_LIKE_NAMES[entry.surface]
         )
         if (
             placeish
