@@ -320,6 +320,12 @@ REGIONS: dict[str, dict[str, str]] = {
         "Югославия": "Yugoslavia",
         "Средиземноморье": "Mediterranean",
         "Латинская Америка": "Latin America",
+        # Parts of continents, claimed as origins by themselves ("происходит из Восточной Европы"; issue 38).
+        "Восточная Европа": "Eastern Europe",
+        "Центральная Европа": "Central Europe",
+        "Восточная Азия": "East Asia",
+        "Юго-Восточная Азия": "Southeast Asia",
+        "Южная Азия": "South Asia",
     },
     "uk": {
         "Центральна Азія": "Central Asia",
@@ -334,6 +340,11 @@ REGIONS: dict[str, dict[str, str]] = {
         "Югославія": "Yugoslavia",
         "Середземномор'я": "Mediterranean",
         "Латинська Америка": "Latin America",
+        "Східна Європа": "Eastern Europe",
+        "Центральна Європа": "Central Europe",
+        "Східна Азія": "East Asia",
+        "Південно-Східна Азія": "Southeast Asia",
+        "Південна Азія": "South Asia",
     },
     "en": {
         "Central Asia": "Central Asia",
@@ -346,6 +357,11 @@ REGIONS: dict[str, dict[str, str]] = {
         "Yugoslavia": "Yugoslavia",
         "Mediterranean": "Mediterranean",
         "Latin America": "Latin America",
+        "Eastern Europe": "Eastern Europe",
+        "Central Europe": "Central Europe",
+        "East Asia": "East Asia",
+        "Southeast Asia": "Southeast Asia",
+        "South Asia": "South Asia",
     },
 }
 
@@ -363,6 +379,10 @@ REGION_ADJECTIVES: dict[str, dict[str, str]] = {
         "югославский": "Yugoslavia",
         "средиземноморский": "Mediterranean",
         "латиноамериканский": "Latin America",
+        "восточноевропейский": "Eastern Europe",
+        "центральноевропейский": "Central Europe",
+        "восточноазиатский": "East Asia",
+        "южноазиатский": "South Asia",
     },
     "uk": {
         "кавказький": "Caucasus",
@@ -375,6 +395,10 @@ REGION_ADJECTIVES: dict[str, dict[str, str]] = {
         "югославський": "Yugoslavia",
         "середземноморський": "Mediterranean",
         "латиноамериканський": "Latin America",
+        "східноєвропейський": "Eastern Europe",
+        "центральноєвропейський": "Central Europe",
+        "східноазійський": "East Asia",
+        "південноазійський": "South Asia",
     },
     "en": {
         "Soviet": "Soviet Union",
@@ -386,6 +410,11 @@ REGION_ADJECTIVES: dict[str, dict[str, str]] = {
         "Yugoslavian": "Yugoslavia",
         "Mediterranean": "Mediterranean",
         "Latin American": "Latin America",
+        "Eastern European": "Eastern Europe",
+        "Central European": "Central Europe",
+        "East Asian": "East Asia",
+        "Southeast Asian": "Southeast Asia",
+        "South Asian": "South Asia",
     },
 }
 

@@ -9,8 +9,11 @@ text, suffixes allowed after Korean, Azerbaijani and Indic names). Then:
 - a mention preceded by a negation cue in its own clause ("не из России, а из Украины",
   "not from Italy") is dropped unless the country is also named without one;
 - a mention that a correction overrides ("many think it's Chinese, but actually it's Japanese")
-  is dropped, and so are countries named only in sentences about where a dish spread to or is
-  popular ("now popular in the US and Germany"), when another sentence states the origin;
+  is dropped, and so are countries named only where the answer says a dish spread to, is popular
+  or has variations ("now popular in the US and Germany"), but only when it claims a country as
+  origin: the countries listed after a region, a people or a claim short of a country ("from Eastern
+  Europe, with variations in countries such as Poland", "traditional in many Latin American
+  countries, including…") are its answer;
 - what the question asked decides which mentions answer it (`reading`, declared per prompt variant
   with the task's prompts): an `origin` question keeps the countries claimed as origin (a mention
   after a spread cue in its sentence, "поширилися в Україні", is spread, a cuisine adjective is a
@@ -53,8 +56,10 @@ from pipeline.extract.language_cues import names_language_or_people
 # Turkic endings only, one-edit near misses of bare one-word answers);
 # 5: the question's reading (origin | served), spread cues by position in the sentence, negation after a mention;
 # 6: places inside countries, older names, Natural Earth names and endonyms, continental regions, language and
-# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country).
-EXTRACTOR = "countries@6"
+# people cues, Latin-script names bounded on the right in suffixing languages, a place before its country);
+# 7: spread countries dropped only when a country is claimed as origin: a list after a region, a people, "traditional
+# in", "typical of" or "popularized in" is the answer (list introducers take the role of the cue before them).
+EXTRACTOR = "countries@7"
 # What a question asks, declared per prompt variant in the task declarations (pipeline/tasks/*.toml `asks`):
 # `origin` (where a dish comes from) or `served` (where it is served, eaten, cooked, popular or traditional).
 READINGS = ("origin", "served")
@@ -151,7 +156,12 @@ _CORRECTION = re.compile(
     r"\bin\s+reality\b|\bdespite\s+the\s+name\b",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.;!?\n]+[.;!?\n]*")
+# A sentence ends at . ; ! ? or a line break, but a line ending in a colon runs on through the bulleted list it
+# introduces ("popular in many countries, including:\n* Argentina\n* Chile"): the items take its cues.
+_SENTENCE_END = re.compile(r"[.;!?\n]")
+_SENTENCE = re.compile(
+    r"(?:[^.;!?\n:]|:(?![ \t]*\n))+(?::[ \t]*(?:\n[ \t]*(?:(?:[-*•]|\d+[.)])[^.;!?\n]*)?)+)?[.;!?\n]*"
+)
 _SPREAD = re.compile(
     r"популяр|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
     r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
@@ -159,7 +169,9 @@ _SPREAD = re.compile(
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
     r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
     r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
-    r"spread\s+to|served\s+in|eaten\s+in|enjoyed\s+in|"
+    r"spread\s+to|served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
+    r"typically\s+served|widely\s+served|"
+    r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
@@ -171,7 +183,26 @@ _SPREAD = re.compile(
 _ORIGIN_CUE = re.compile(
     r"originat|origin|invented|birthplace|происх|родом|походж|походить|походять|родин[аыеуо]|батьківщин|homeland|"
     r"возникл|виникл|придума|origen|originari|origine|berasal|asal|"
-    r"起源|발상|기원|उत्पत्ति|ที่มา",
+    r"起源|발상|기원|उत्पत्ति|ที่มา|"
+    # Who made a dish popular (a WorldCuisines question, issue 38): "популяризировано в странах…, таких как…".
+    r"populari[sz]|made\s+(?:\w+\s+){0,3}?popular|популяризир|популяризов|popolarizz|dipopulerkan",
+    re.I,
+)
+# Claims short of "comes from" (issue 38): where a dish is traditional or typical. A mention after one (list
+# introducers passed over) is claimed, not spread: "a traditional dish in many Latin American countries,
+# including…", "typical of the Balkans, such as…"; but a sentence holding one is no origin sentence ("a
+# traditional pudding, popular in many countries, including…" lists where it is eaten).
+_CLAIM_CUE = re.compile(
+    r"traditional|typical(?!ly)|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional|"
+    r"традиционн|типичн|традиційн|типов",
+    re.I,
+)
+# Words that introduce a list ("such as", "including", "таких как"): a mention after one takes the role of the
+# cue before the list ("traditional in many countries, including A, B" is a claim; "popular in many countries,
+# including A, B" is spread); with no cue before it in its sentence, the introducer itself reads as spread.
+_LIST_INTRO = re.compile(
+    r"в\s+том\s+числе|зокрема|например|наприклад|such\s+as|including|tra\s+cui|come\s+ad\s+esempio|notamment|"
+    r"especialmente|pa[ií]ses\s+como|incluyendo|entre\s+ellos|terutama|seperti",
     re.I,
 )
 # Spread-only mentions that list several countries ("popular in many countries, such as A, B, C")
@@ -183,7 +214,9 @@ _MANY = re.compile(
 )
 # `re` matches case-insensitive alternations ~8x slower than plain ones: the cue patterns run on the
 # lower-cased answer (same length in all but a few scripts; otherwise the re.I originals run).
-_LOWER = {pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _MANY)}
+_LOWER = {
+    pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _CLAIM_CUE, _MANY)
+}
 
 
 def _lowered(text: str) -> str | None:
@@ -651,7 +684,8 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
         Span(start, end, text[start:end], entry.country, entry.region, before or behind, entry.kind)
         for (start, end, entry), before, behind in zip(found, negated, after, strict=True)
     ]
-    claims = {start for start, end, entry in found if entry.kind == "adjective" and not _located(text, start)}
+    # Cuisine adjectives and regions not located ("a dish from Eastern Europe", not "in Eastern Europe") claim.
+    claims = {start for start, _, entry in found if entry.kind in ("adjective", "region") and not _located(text, start)}
     affirmed = _answers([s for s in spans if not s.negated], text, layout, reading, claims) if layout else []
     if not any(s.country for s in affirmed):
         near = matcher_for(lang).near_miss(text)
@@ -674,7 +708,15 @@ def _extract(text: str, lang: str, reading: str = "origin") -> Extraction:
 # France", "Georgia, USA", "Punjab, India"): the country that follows says which place is meant.
 _PLACE_IN_COUNTRY = re.compile(r"\s*(?:,|\bin\b|\ben\b|\bdi\b|\bв\b|\bу\b|\bà\b|\bof\b)?\s*(?:the\s+)?", re.I)
 _PLACE_KINDS = frozenset({"place", "subnational", "historic"})
-_PLACE_LIKE_NAMES = frozenset({"macedonia", "georgia", "македония", "македонія", "грузия"})
+# Country names that are also a place inside another country, with that country: "Macedonia, Greece" is the Greek
+# region and "Georgia, USA" the state, but "Армения, Грузия, Азербайджан" lists three countries.
+_PLACE_LIKE_NAMES = {
+    "macedonia": frozenset({"GR"}),
+    "македония": frozenset({"GR"}),
+    "македонія": frozenset({"GR"}),
+    "georgia": frozenset({"US"}),
+    "грузия": frozenset({"US"}),
+}
 
 
 def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
@@ -682,7 +724,11 @@ def _places_in_named_countries(text: str, found: list[tuple[int, int, Entry]]) -
     kept = []
     for index, (start, end, entry) in enumerate(found):
         following = found[index + 1] if index + 1 < len(found) else None
-        placeish = entry.kind in _PLACE_KINDS or entry.surface in _PLACE_LIKE_NAMES
+        placeish = entry.kind in _PLACE_KINDS or (
+            entry.surface in _PLACE_LIKE_NAMES
+            and following is not None
+            and following[2].country in _PLACE_LIKE_NAMES[entry.surface]
+        )
         if (
             placeish
             and following is not None
@@ -733,7 +779,18 @@ class _Layout:
         if not cues:
             return set()
         spread = self._sentences_of(cues)
-        return spread - self._sentences_of(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+        return spread - self._sentences_of(self.origin_cues)
+
+    @functools.cached_property
+    def origin_cues(self) -> list[re.Match]:
+        """Every origin word (`_ORIGIN_CUE`), found once for the rules that ask."""
+        return list(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+
+    @functools.cached_property
+    def origin_sentences(self) -> set[int]:
+        """Sentences (by index) that state an origin, at any level ("происходит из Азии", "the culinary origin…
+        is Eastern European")."""
+        return self._sentences_of(self.origin_cues)
 
     @functools.cached_property
     def many(self) -> set[int]:
@@ -818,20 +875,33 @@ class _Layout:
 
     @functools.cached_property
     def role_cues(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every spread and origin cue: start positions in order, and whether each is a spread cue."""
-        spread = [m.start() for m in _finditer(_SPREAD, self.text, self.lowered)]
+        """Every spread, list and origin cue: start positions in order, and the kind of each (`_CUE_*`). A spread
+        word inside an origin cue ("популяр" in "популяризировано", "popular" in "popularized") is the origin cue."""
+        spread = list(_finditer(_SPREAD, self.text, self.lowered))
         if not spread:
-            return _positions(()), np.zeros(0, dtype=bool)
-        origin = [m.start() for m in _finditer(_ORIGIN_CUE, self.text, self.lowered)]
-        starts = np.asarray(spread + origin, dtype=np.int64)
-        kinds = np.asarray([True] * len(spread) + [False] * len(origin), dtype=bool)
+            return _positions(()), np.zeros(0, dtype=np.int8)
+        origin = [*self.origin_cues, *_finditer(_CLAIM_CUE, self.text, self.lowered)]
+        if origin:
+            # A spread cue inside an origin cue: the origin cues by start, each with the furthest end reached so far
+            # (the two patterns' matches may overlap), one binary search per spread cue, for all at once.
+            origin.sort(key=lambda match: match.start())
+            origin_starts = _positions(match.start() for match in origin)
+            reach = np.maximum.accumulate(_positions(match.end() for match in origin))
+            at = _positions(match.start() for match in spread)
+            last = np.searchsorted(origin_starts, at, side="right") - 1
+            inside = (last >= 0) & (reach[np.maximum(last, 0)] > at)
+            spread = [match for match, covered in zip(spread, inside.tolist(), strict=True) if not covered]
+        starts = np.asarray([m.start() for m in spread] + [m.start() for m in origin], dtype=np.int64)
+        kinds = np.asarray([_cue_kind(m.group()) for m in spread] + [_CUE_ORIGIN] * len(origin), dtype=np.int8)
         order = np.argsort(starts, kind="stable")
         return starts[order], kinds[order]
 
     def spread_roles(self, indices: list[int], claims: set[int] = frozenset()) -> list[bool]:
-        """Is each mention (by start) in a spread role: the nearest cue before it in its sentence is a
-        spread cue, or, with none before it, the nearest one after it is, unless the mention is a cuisine
-        claim (`claims`: "блюдо русской кухни, популярное также…")? None without a spread cue anywhere."""
+        """Is each mention (by start) in a spread role: the nearest spread or origin cue before it in its
+        sentence (list introducers passed over) is a spread cue, or only list introducers stand before it,
+        or, with no cue before it, the nearest one after it is a spread cue or a list introducer, unless the
+        mention is a cuisine claim (`claims`: "блюдо русской кухни, популярное также…")? None without a spread
+        cue anywhere."""
         starts, kinds = self.role_cues
         if not len(starts) or not indices:
             return [False] * len(indices)
@@ -839,17 +909,40 @@ class _Layout:
         sentence = self.sentences(indices)
         cue_sentence = self.sentences(starts.tolist())
         before = np.searchsorted(starts, at, side="left") - 1
+        # For each cue, the kind of the nearest cue at or before it in its sentence that is no list introducer (a
+        # list introducer where only list introducers stand before it): one pass, not a walk back per mention.
+        decisive = kinds.tolist()
+        for index in range(1, len(decisive)):
+            if decisive[index] == _CUE_LIST and cue_sentence[index - 1] == cue_sentence[index]:
+                decisive[index] = decisive[index - 1]
         result = []
         for position, mention_sentence, previous in zip(at.tolist(), sentence.tolist(), before.tolist(), strict=True):
             if previous >= 0 and cue_sentence[previous] == mention_sentence:
-                result.append(bool(kinds[previous]))
+                result.append(decisive[previous] != _CUE_ORIGIN)
                 continue
             following = previous + 1
             if following < len(starts) and cue_sentence[following] == mention_sentence and starts[following] > position:
-                result.append(bool(kinds[following]) and position not in claims)
+                result.append(bool(kinds[following] != _CUE_ORIGIN) and position not in claims)
                 continue
             result.append(False)
         return result
+
+    def origin_adjectives(self, claims: set[int]) -> set[int]:
+        """The cuisine adjectives (by start) right before an origin word in their sentence, whatever cue stands
+        before them: "имеет итальянское происхождение", "of Japanese origin" claim the origin even after
+        "Популярное блюдо…". None without a spread cue anywhere (then nothing is spread)."""
+        if not claims or not len(self.role_cues[0]):
+            return set()
+        origin_starts = _positions(m.start() for m in self.origin_cues)
+        at = sorted(claims)
+        following = np.searchsorted(origin_starts, at, side="right").tolist()
+        return {
+            start
+            for start, cue in zip(at, following, strict=True)
+            if cue < len(origin_starts)
+            and origin_starts[cue] - start <= _ADJECTIVE_BEFORE_ORIGIN
+            and _SENTENCE_END.search(self.text, start, int(origin_starts[cue])) is None
+        }
 
     def about_many(self, indices: list[int]) -> list[bool]:
         """Is it a spread sentence about many places ("popular in many countries, such as…")?"""
@@ -862,12 +955,40 @@ def _positions(values) -> np.ndarray:
     return np.fromiter(values, dtype=np.int64)
 
 
+@functools.lru_cache(maxsize=4096)
+def _cue_kind(cue: str) -> int:
+    """A spread cue's kind, by its text: a list introducer or a spread word."""
+    return _CUE_LIST if _LIST_INTRO.fullmatch(cue) else _CUE_SPREAD
+
+
+# How far an origin word may start after a cuisine adjective's start to be its noun ("итальянское происхождение").
+_ADJECTIVE_BEFORE_ORIGIN = 32
+# The kinds of cue that give a mention its role (`_Layout.role_cues`).
+_CUE_SPREAD, _CUE_LIST, _CUE_ORIGIN = 0, 1, 2
+
+
 def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> list[Span]:
-    """Drop countries named only where the answer talks about spread or popularity (`spread`: per
-    mention), as long as some other mention states the origin."""
+    """Drop countries named only where the answer talks about spread, popularity or variations (`spread`: per
+    mention), but only when the answer also claims a country as origin ("Деруни походять з Білорусі. Згодом
+    вони поширилися в Україні…" -> BY). A country list after a claim short of a country (a region, a people,
+    "traditional in", "typical of", "popularized in") is that claim's answer, not spread (`_ORIGIN_CUE`,
+    `_LIST_INTRO`): "from Eastern Europe, with variations in countries such as Poland, Ukraine" keeps both."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
+    regions = [s.start for s, about_spread in zip(spans, spread, strict=True) if s.region and not about_spread]
+    if not origin and regions:
+        # No country claimed as origin, but a region is ("a dish from Eastern Europe", "Блюдо происходит из
+        # Скандинавии. Его готовят в Швеции…"): every country the answer names is its answer, spread cues or not.
+        origin = [s for s in spans if s.country]
+    elif not origin and layout.origin_sentences:
+        # No country and no region claimed, but an origin is stated ("происходит из Азии", "from the Crimean
+        # Tatars"): the countries named in the sentences that state it are its answer ("…, таких как Китай,
+        # Индия"), spread cues or not; elsewhere an origin word may be about something else ("mutton originates
+        # from the shoulder").
+        sentences = layout.sentences([s.start for s in spans]).tolist()
+        origin = [s for s, at in zip(spans, sentences, strict=True) if s.country and at in layout.origin_sentences]
     if not origin:
-        # Only spread sentences: a list of places a dish is eaten in is no origin claim; one or two
+        # Only spread sentences with no claim at all ("a popular dessert in many countries, including the UK,
+        # Ireland and Australia"): a list of places a dish is eaten in is no origin claim; one or two
         # countries answer "which country made it popular?" (a WorldCuisines question).
         if len({s.country for s in spans if s.country}) >= 3 or any(layout.about_many([s.start for s in spans])):
             return [s for s in spans if s.country is None]
@@ -888,7 +1009,12 @@ def _answers(spans: list[Span], text: str, layout: _Layout, reading: str, claims
         spans = [s for s in spans if s.start >= correction.start()]
     if reading == "served":
         return spans
-    return _origin_claims(spans, layout, layout.spread_roles([s.start for s in spans], claims))
+    roles = layout.spread_roles([s.start for s in spans], claims)
+    if not any(roles):
+        return spans  # every mention is a claim
+    origin_adjectives = layout.origin_adjectives(claims)
+    roles = [spread and s.start not in origin_adjectives for s, spread in zip(spans, roles, strict=True)]
+    return _origin_claims(spans, layout, roles)
 
 
 def _located(text: str, start: int) -> bool:

@@ -155,7 +155,7 @@ def test_dataset_names_resolve_through_the_same_gazetteer() -> None:
 
 
 def test_extractor_version_is_bumped_so_stored_extractions_are_redone() -> None:
-    assert EXTRACTOR == "countries@6"
+    assert EXTRACTOR == "countries@7"
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,12 @@ languages, in the styles models answer in (origin plus spread, spread only, cuis
 negations, "not sure but…", bare lists), labelled with the countries that answer the question asked.
 `dev` answers were written while the rules were built; `heldout` answers were written after, and the
 rules were not changed for them. Measured on this commit (countries@4 on main read every variant as an
-origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30."""
+origin question): dev 42/62 -> 62/62, heldout 19/30 -> 28/30.
+Issue 38 (countries@7) added 30 held-out answers h031-h060 (region and people origins, "not sure but…", lists
+after a region), written and labelled before they were run: 26/30 of them right at first (54/60 held-out).
+Three of the four misses (h031, h036, h056: a region claimed in one sentence, its countries listed in the next)
+then led to one rule, as the issue states it (a region claimed and no country: every country named is the
+answer); they are no longer strictly held out. Now: dev 62/62, heldout 57/60."""
 
 from __future__ import annotations
 
@@ -26,9 +31,17 @@ from tests.helpers import REPO
 
 GOLD = REPO / "tests" / "data" / "borsch_question_gold.tsv"
 ORIGIN_TASKS = ("origin_qa", "origin_vqa", "origin_vqa_with_name")
-CATEGORIES = {"origin_plus_spread", "spread_only", "cuisine_adjective", "negation", "not_sure", "plain_list"}
+CATEGORIES = {
+    "origin_plus_spread",
+    "spread_only",
+    "cuisine_adjective",
+    "negation",
+    "not_sure",
+    "plain_list",
+    "region_origin",
+}
 # Floors of the share of answers whose set is exactly right; raise them when the extractor improves.
-FLOOR = {"dev": 0.95, "heldout": 0.9}
+FLOOR = {"dev": 1.0, "heldout": 0.95}
 
 
 def rows() -> list[dict[str, str]]:
@@ -108,6 +121,75 @@ def test_the_declaration_follows_the_wording_of_each_variant() -> None:
 )
 def test_the_issues_examples(answer: str, lang: str, reading: str, countries: str) -> None:
     assert set(extract_countries(answer, lang, reading).countries) == set(countries.split())
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "countries"),
+    [
+        # a country claimed as origin: the countries a dish spread to are dropped
+        ("Деруни походять з Білорусі. Згодом вони поширилися в Україні, Польщі та Литві.", "uk", "BY"),
+        (
+            "Empanadas originated in Latin America, in countries such as Argentina and Chile. They are also popular "
+            "in Spain and Portugal.",
+            "en",
+            "AR CL",
+        ),
+        # a region, a people or a claim short of a country: the countries listed are the answer (issue 38)
+        (
+            "A dish from Central and Eastern Europe, with variations found in countries such as Poland, Ukraine, and "
+            "Russia.",
+            "en",
+            "PL UA RU",
+        ),
+        (
+            "Hummus originated in the Middle East, specifically in the Levant region, which includes countries such as "
+            "Israel, Palestine, Lebanon, Syria, and Jordan.",
+            "en",
+            "IL PS LB SY JO",
+        ),
+        (
+            "Это блюдо, вероятно, популяризировано в странах Восточной Азии, таких как Китай, Тайвань, Япония и Южная "
+            "Корея.",
+            "ru",
+            "CN TW JP KR",
+        ),
+        (
+            "Кулинарное происхождение этого блюда - это блюдо, которое обычно готовят в странах Балкан, таких как "
+            "Сербия, Болгария и Македония.",
+            "ru",
+            "RS BG MK",
+        ),
+        ("Это блюдо типично для Балкан, например для Сербии, Болгарии и Хорватии.", "ru", "RS BG HR"),
+        (
+            "Empanadas are a traditional dish in many Latin American countries, including Argentina, Chile and Peru.",
+            "en",
+            "AR CL PE",
+        ),
+        (
+            "Ця страва походить зі Східної Європи, її готують у таких країнах, як Україна, Польща та Білорусь.",
+            "uk",
+            "UA PL BY",
+        ),
+        ("Популярное блюдо, имеющее итальянское происхождение, а готовят его в основном в США.", "ru", "IT"),
+        # negations still drop
+        ("Голубцы происходят из Восточной Европы и популярны в Польше и Украине, но не в России.", "ru", "PL UA"),
+        # no claim at all, only where a dish is eaten: no origin (a bulleted list after a colon included)
+        (
+            "This is a traditional Christmas pudding, which is a popular dessert in many countries, including the UK, "
+            "Ireland, and Australia.",
+            "en",
+            "",
+        ),
+        (
+            "Empanadas are a popular pastry in many Latin American countries, including:\n\n* Argentina\n* Chile\n"
+            "* Mexico\n\nThey are baked.",
+            "en",
+            "",
+        ),
+    ],
+)
+def test_spread_is_dropped_only_beside_a_country_claimed_as_origin(answer: str, lang: str, countries: str) -> None:
+    assert set(extract_countries(answer, lang, "origin").countries) == set(countries.split())
 
 
 def test_an_unknown_reading_is_refused() -> None:
