@@ -63,9 +63,10 @@ def countries(text: str, lang: str) -> list[str]:
         ("A Swiss cheese omelette, which originated in Switzerland.", "en", ["CH"]),
         # A language is not a country.
         ("Please translate it into English: the dish is Georgian.", "en", ["GE"]),
-        # Lists of where a dish is eaten are not origin, in other languages too.
-        ("È consumato in molti paesi, tra cui Giappone, Cina e Corea.", "it", []),
-        ("Es popular en países como Taiwán, China, Singapur y Japón.", "es", []),
+        # Where a dish is eaten is spread beside a stated origin, and the answer itself when the answer states none
+        # (issue 38 counts a popularity sentence dropped whole, when it alone names countries, as a miss).
+        ("È consumato in molti paesi, tra cui Giappone, Cina e Corea.", "it", ["JP", "CN", "KR"]),
+        ("Es popular en países como Taiwán, China, Singapur y Japón.", "es", ["TW", "CN", "SG", "JP"]),
         ("È nato in Italia. È consumato in molti paesi, tra cui Giappone e Cina.", "it", ["IT"]),
         ("This type of food is popular in China.", "en", ["CN"]),
         # Russian names of several words or with a hyphen, in every case.
