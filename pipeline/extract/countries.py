@@ -173,6 +173,8 @@ _SPREAD = re.compile(
     r"typically\s+served|widely\s+served|"
     r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
+    # similar dishes elsewhere, and dishes not to be confused with it, are not where it is from
+    r"похож\w*\s+блюд|схож\w*\s+страв|similar\s+dish|не\s+путать|не\s+плутати|not\s+to\s+be\s+confused|"
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
     r"especialmente|países\s+como|paises\s+como|incluyendo|entre\s+ellos|populer|terutama|seperti|"
