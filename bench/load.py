@@ -3,13 +3,19 @@ through every page of the dashboard (app/dashboard.py VIEWS) on one `streamlit r
 `python -m pipeline publish --force` rebuilds and renames a new snapshot in a loop.
 
     .venv/bin/python bench/load.py --warehouse /work/demo/warehouse.duckdb [--users 20] [--duration 180]
+        [--think 1] [--load-assets]
 
 The warehouse is copied first (snapshot and working database, tests.helpers.copy_warehouse) into
 `--work` (default: a temporary folder), so the source is never written. Each user is a browser context
 of its own (its own Streamlit session) that opens the first page with `?dataset=worldcuisines`, then
 clicks each page's sidebar link in turn, starting at a different page than its neighbour, until the
-time is up. A page counts as drawn when its title has changed to the new page's and Streamlit reports
-the script run finished.
+time is up, reading each drawn page `--think` seconds (default 1) before the next click. A page counts as drawn
+when its title has changed to the new page's and Streamlit reports the script run finished.
+
+All users share one Chromium (a context each). To leave the two cores to the server, each browser is made cheap
+without changing what is checked: the checks poll every 100 ms instead of on every animation frame, motion is
+reduced (Streamlit's running animations), and fonts, images and media, which no check reads, are not fetched
+(`--load-assets` fetches them).
 
 An error is any of: an exception box on the page (Streamlit's traceback), the app's "no published
 warehouse" or "could not read the published warehouse" message (a reader that saw the snapshot
@@ -56,6 +62,11 @@ ALERT = "[data-testid='stAlert']"
 NAV_LINK = "[data-testid='stSidebarNavLink']"
 NAV_MORE = "[data-testid='stSidebarNavViewButton']"
 FIRST_QUERY = "?dataset=worldcuisines"
+POLL_MS = 100
+# What a reader's browser fetches that no check looks at: the pages' fonts, pictures and media (dish photos point to
+# Wikimedia, unreachable here anyway). Blocked by default (--load-assets fetches them): each of twenty browser contexts
+# downloading and decoding them cost CPU the server needed. The pages' charts, tables and text are drawn as before.
+BLOCKED_RESOURCES = frozenset({"font", "image", "media"})
 # what the app says when a reader finds no snapshot, or one it cannot read (app/ui.py, app/dashboard.py)
 SNAPSHOT_MESSAGES = {
     "not_published": re.compile(r"No published warehouse", re.I),
@@ -102,6 +113,9 @@ async def drawn(page, title: str, previous: str | None, timeout_ms: int) -> None
                         return h && h.innerText.trim() !== '' && h.innerText.trim() !== old; }""",
         arg=[previous or ""],
         timeout=timeout_ms,
+        # every POLL_MS, not on every animation frame (Playwright's default): twenty pages each evaluating the
+        # check sixty times a second kept the renderers busy on two cores; a draw is seen POLL_MS late at most
+        polling=POLL_MS,
     )
     await page.wait_for_selector(FINISHED, state="attached", timeout=timeout_ms)
 
@@ -121,13 +135,33 @@ async def page_problem(page, js_errors: list[str]) -> tuple[str, str] | None:
     return None
 
 
+async def skip_asset(route) -> None:
+    """Abort a request no check needs (BLOCKED_RESOURCES), let every other one through."""
+    if route.request.resource_type in BLOCKED_RESOURCES:
+        await route.abort()
+    else:
+        await route.continue_()
+
+
 async def reader(
-    browser, url: str, user: int, titles: list[str], deadline: float, timeout_ms: int, arrives_s: float
+    browser,
+    url: str,
+    user: int,
+    titles: list[str],
+    deadline: float,
+    timeout_ms: int,
+    arrives_s: float,
+    think_s: float = 0.0,
+    load_assets: bool = False,
 ) -> list[Visit]:
-    """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`."""
+    """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`, reading each
+    drawn page for `think_s` before the next click (not counted in the page's seconds)."""
     await asyncio.sleep(arrives_s)
-    context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    # reduced motion: Streamlit's running-man and skeleton animations are not redrawn sixty times a second per tab
+    context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, reduced_motion="reduce")
     context.set_default_timeout(timeout_ms)
+    if not load_assets:
+        await context.route("**/*", skip_asset)
     page = await context.new_page()
     js_errors: list[str] = []
     page.on("pageerror", lambda error: js_errors.append(str(error)))
@@ -145,7 +179,8 @@ async def reader(
             visits.append(Visit(user, first.title, time.perf_counter() - start, "not_drawn", str(exc)[:300]))
             return visits
         position = 1
-        while time.monotonic() < deadline:
+        while time.monotonic() + think_s < deadline:
+            await asyncio.sleep(think_s)
             title = order[position % len(order)]
             position += 1
             previous = (await page.locator(TITLE).first.inner_text()).strip()
@@ -167,7 +202,9 @@ async def reader(
     return visits
 
 
-async def readers(url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float) -> list[Visit]:
+async def readers(
+    url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float, think_s: float = 0.0, load_assets=False
+) -> list[Visit]:
     from playwright.async_api import async_playwright
 
     titles = page_titles()
@@ -177,7 +214,9 @@ async def readers(url: str, users: int, duration_s: float, timeout_ms: int, ramp
             deadline = time.monotonic() + duration_s
             results = await asyncio.gather(
                 *(
-                    reader(browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users)
+                    reader(
+                        browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users, think_s, load_assets
+                    )
                     for user in range(users)
                 )
             )
@@ -253,6 +292,8 @@ def report(
         "users": args.users,
         "duration_s": args.duration,
         "ramp_s": args.ramp,
+        "think_s": args.think,
+        "assets_loaded": args.load_assets,
         "pages": len(page_titles()),
         "visits": len(visits),
         "errors": len(errors) + len(publishes.failed),
@@ -270,7 +311,8 @@ def report(
         "server_cpu_s": round(cpu[-1] - cpu[0], 1) if len(cpu) == 2 else None,
     }
     print(
-        f"users {args.users} (arriving over {args.ramp:g} s), {args.duration:g} s, {summary['pages']} pages, "
+        f"users {args.users} (arriving over {args.ramp:g} s, reading each page {args.think:g} s, assets "
+        f"{'loaded' if args.load_assets else 'blocked'}), {args.duration:g} s, {summary['pages']} pages, "
         f"{len(visits)} page visits"
     )
     print(f"errors: {summary['errors']} (pages: {dict(kinds) or 'none'}; publishes failed: {len(publishes.failed)})")
@@ -293,6 +335,12 @@ def main() -> None:
     parser.add_argument("--page-timeout", type=float, default=120.0, help="seconds a page may take to draw")
     parser.add_argument("--ramp", type=float, default=0.0, help="seconds over which the users arrive, evenly")
     parser.add_argument("--publish-pause", type=float, default=0.0, help="seconds between publishes")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="seconds each user reads a drawn page before the next click"
+    )
+    parser.add_argument(
+        "--load-assets", action="store_true", help="also fetch fonts, images and media (blocked by default)"
+    )
     parser.add_argument("--no-publish", action="store_true", help="readers only (a baseline)")
     parser.add_argument("--work", type=Path, help="where the copy goes (default: a temporary folder)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -310,7 +358,17 @@ def main() -> None:
         for thread in threads:
             thread.start()
         try:
-            visits = asyncio.run(readers(url, args.users, args.duration, int(args.page_timeout * 1000), args.ramp))
+            visits = asyncio.run(
+                readers(
+                    url,
+                    args.users,
+                    args.duration,
+                    int(args.page_timeout * 1000),
+                    args.ramp,
+                    args.think,
+                    args.load_assets,
+                )
+            )
         finally:
             stop.set()
             for thread in threads:
