@@ -23,8 +23,9 @@ missing or half-written), a JavaScript error in the page, a page not drawn withi
 or a publish that failed. Goal: 0 errors with publishes running (issue 39).
 
 Prints: users, visits, errors by kind (with the first few messages), p50/p95/max page seconds,
-publishes done and their seconds, and the server's memory (resident set, the server process and its
-children: peak and at the end). `--json FILE` writes the same figures.
+publishes done and their seconds, the server's memory (resident set, the server process and its
+children: peak and at the end) and CPU seconds, and the browsers' CPU seconds (every Chromium process, in all and
+per page visit: what the bench itself costs the machine). `--json FILE` writes the same figures.
 """
 
 from __future__ import annotations
@@ -265,13 +266,26 @@ def server_cpu_s(root: psutil.Process) -> float:
     return 0.0
 
 
-def memory_sampler(stop: threading.Event, samples: list[int], cpu: list[float]) -> None:
-    """Every second: the server's resident memory; at the start and the end its CPU seconds."""
+def sample_browsers(seen: dict[tuple[int, float], float]) -> None:
+    """The CPU seconds so far of each Chromium process this bench started (renderers included), by (pid, start)."""
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "chrom" in process.name().lower():
+                times = process.cpu_times()
+                seen[process.pid, process.create_time()] = times.user + times.system
+
+
+def memory_sampler(
+    stop: threading.Event, samples: list[int], cpu: list[float], browsers: dict[tuple[int, float], float]
+) -> None:
+    """Every second: the server's resident memory and the browsers' CPU seconds (a renderer that ends between two
+    samples loses its last second); at the start and the end the server's CPU seconds."""
     server = streamlit_server()
     cpu.append(server_cpu_s(server))
     while not stop.wait(1.0):
         with contextlib.suppress(psutil.Error):
             samples.append(server_memory(server))
+        sample_browsers(browsers)
     cpu.append(server_cpu_s(server))
 
 
@@ -283,7 +297,12 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def report(
-    visits: list[Visit], publishes: Publishes, memory: list[int], cpu: list[float], args: argparse.Namespace
+    visits: list[Visit],
+    publishes: Publishes,
+    memory: list[int],
+    cpu: list[float],
+    args: argparse.Namespace,
+    browser_cpu_s: float = 0.0,
 ) -> dict:
     errors = [visit for visit in visits if visit.error]
     drawn_s = [visit.seconds for visit in visits if not visit.error]
@@ -309,6 +328,8 @@ def report(
         "server_rss_mb_peak": round(max(memory) / 2**20) if memory else None,
         "server_rss_mb_end": round(memory[-1] / 2**20) if memory else None,
         "server_cpu_s": round(cpu[-1] - cpu[0], 1) if len(cpu) == 2 else None,
+        "browser_cpu_s": round(browser_cpu_s, 1),
+        "browser_cpu_s_per_visit": round(browser_cpu_s / len(visits), 2) if visits else None,
     }
     print(
         f"users {args.users} (arriving over {args.ramp:g} s, reading each page {args.think:g} s, assets "
@@ -324,6 +345,10 @@ def report(
     print(f"publishes done while reading: {summary['publishes']} ({', '.join(map(str, summary['publish_s']))} s)")
     peak, end = summary["server_rss_mb_peak"], summary["server_rss_mb_end"]
     print(f"server memory (RSS, with children): peak {peak} MB, end {end} MB; server CPU {summary['server_cpu_s']} s")
+    print(
+        f"browsers' CPU (Chromium, every renderer): {summary['browser_cpu_s']} s, "
+        f"{summary['browser_cpu_s_per_visit']} s per page visit"
+    )
     return summary
 
 
@@ -351,8 +376,8 @@ def main() -> None:
         warehouse = copy_warehouse(args.warehouse.resolve(), work / "warehouse.duckdb")
         env = {"DISH_ATLAS_WAREHOUSE": str(warehouse), "DISH_ATLAS_PROBES": str(work / "probes.duckdb")}
         url = stack.enter_context(serve("app/main.py", env))
-        stop, publishes, memory, cpu = threading.Event(), Publishes(), [], []
-        threads = [threading.Thread(target=memory_sampler, args=(stop, memory, cpu), daemon=True)]
+        stop, publishes, memory, cpu, browsers = threading.Event(), Publishes(), [], [], {}
+        threads = [threading.Thread(target=memory_sampler, args=(stop, memory, cpu, browsers), daemon=True)]
         if not args.no_publish:
             threads.append(threading.Thread(target=publish_loop, args=(warehouse, stop, publishes, args.publish_pause)))
         for thread in threads:
@@ -373,7 +398,7 @@ def main() -> None:
             stop.set()
             for thread in threads:
                 thread.join()
-        summary = report(visits, publishes, memory, cpu, args)
+        summary = report(visits, publishes, memory, cpu, args, sum(browsers.values()))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     sys.exit(1 if summary["errors"] else 0)
