@@ -3,7 +3,7 @@ through every page of the dashboard (app/dashboard.py VIEWS) on one `streamlit r
 `python -m pipeline publish --force` rebuilds and renames a new snapshot in a loop.
 
     .venv/bin/python bench/load.py --warehouse /work/demo/warehouse.duckdb [--users 20] [--duration 180]
-        [--think 1] [--load-assets]
+        [--think 1]
 
 The warehouse is copied first (snapshot and working database, tests.helpers.copy_warehouse) into
 `--work` (default: a temporary folder), so the source is never written. Each user is a browser context
@@ -12,10 +12,12 @@ clicks each page's sidebar link in turn, starting at a different page than its n
 time is up, reading each drawn page `--think` seconds (default 1) before the next click. A page counts as drawn
 when its title has changed to the new page's and Streamlit reports the script run finished.
 
-All users share one Chromium (a context each). To leave the two cores to the server, each browser is made cheap
-without changing what is checked: the checks poll every 100 ms instead of on every animation frame, motion is
-reduced (Streamlit's running animations), and fonts, images and media, which no check reads, are not fetched
-(`--load-assets` fetches them).
+All users share one Chromium (a context each). To leave the two cores to the server, each browser is made cheaper
+without changing what is checked: the checks poll every 100 ms instead of on every animation frame, and motion is
+reduced (Streamlit's running animations): 1.04 CPU-s per page visit instead of 1.20 at 3 users (bench/README.md).
+Blocking fonts and images through a request route was tried and cost more than it saved (1.19 CPU-s per visit):
+every request then crosses to Playwright and back. `--think` lowers what the browsers take per second (a user
+reading a page), not what a visit costs.
 
 An error is any of: an exception box on the page (Streamlit's traceback), the app's "no published
 warehouse" or "could not read the published warehouse" message (a reader that saw the snapshot
@@ -64,10 +66,6 @@ NAV_LINK = "[data-testid='stSidebarNavLink']"
 NAV_MORE = "[data-testid='stSidebarNavViewButton']"
 FIRST_QUERY = "?dataset=worldcuisines"
 POLL_MS = 100
-# What a reader's browser fetches that no check looks at: the pages' fonts, pictures and media (dish photos point to
-# Wikimedia, unreachable here anyway). Blocked by default (--load-assets fetches them): each of twenty browser contexts
-# downloading and decoding them cost CPU the server needed. The pages' charts, tables and text are drawn as before.
-BLOCKED_RESOURCES = frozenset({"font", "image", "media"})
 # what the app says when a reader finds no snapshot, or one it cannot read (app/ui.py, app/dashboard.py)
 SNAPSHOT_MESSAGES = {
     "not_published": re.compile(r"No published warehouse", re.I),
@@ -136,14 +134,6 @@ async def page_problem(page, js_errors: list[str]) -> tuple[str, str] | None:
     return None
 
 
-async def skip_asset(route) -> None:
-    """Abort a request no check needs (BLOCKED_RESOURCES), let every other one through."""
-    if route.request.resource_type in BLOCKED_RESOURCES:
-        await route.abort()
-    else:
-        await route.continue_()
-
-
 async def reader(
     browser,
     url: str,
@@ -153,7 +143,6 @@ async def reader(
     timeout_ms: int,
     arrives_s: float,
     think_s: float = 0.0,
-    load_assets: bool = False,
 ) -> list[Visit]:
     """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`, reading each
     drawn page for `think_s` before the next click (not counted in the page's seconds)."""
@@ -161,8 +150,6 @@ async def reader(
     # reduced motion: Streamlit's running-man and skeleton animations are not redrawn sixty times a second per tab
     context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, reduced_motion="reduce")
     context.set_default_timeout(timeout_ms)
-    if not load_assets:
-        await context.route("**/*", skip_asset)
     page = await context.new_page()
     js_errors: list[str] = []
     page.on("pageerror", lambda error: js_errors.append(str(error)))
@@ -204,7 +191,7 @@ async def reader(
 
 
 async def readers(
-    url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float, think_s: float = 0.0, load_assets=False
+    url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float, think_s: float = 0.0
 ) -> list[Visit]:
     from playwright.async_api import async_playwright
 
@@ -215,9 +202,7 @@ async def readers(
             deadline = time.monotonic() + duration_s
             results = await asyncio.gather(
                 *(
-                    reader(
-                        browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users, think_s, load_assets
-                    )
+                    reader(browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users, think_s)
                     for user in range(users)
                 )
             )
@@ -312,7 +297,6 @@ def report(
         "duration_s": args.duration,
         "ramp_s": args.ramp,
         "think_s": args.think,
-        "assets_loaded": args.load_assets,
         "pages": len(page_titles()),
         "visits": len(visits),
         "errors": len(errors) + len(publishes.failed),
@@ -332,8 +316,8 @@ def report(
         "browser_cpu_s_per_visit": round(browser_cpu_s / len(visits), 2) if visits else None,
     }
     print(
-        f"users {args.users} (arriving over {args.ramp:g} s, reading each page {args.think:g} s, assets "
-        f"{'loaded' if args.load_assets else 'blocked'}), {args.duration:g} s, {summary['pages']} pages, "
+        f"users {args.users} (arriving over {args.ramp:g} s, reading each page {args.think:g} s), "
+        f"{args.duration:g} s, {summary['pages']} pages, "
         f"{len(visits)} page visits"
     )
     print(f"errors: {summary['errors']} (pages: {dict(kinds) or 'none'}; publishes failed: {len(publishes.failed)})")
@@ -363,9 +347,6 @@ def main() -> None:
     parser.add_argument(
         "--think", type=float, default=1.0, help="seconds each user reads a drawn page before the next click"
     )
-    parser.add_argument(
-        "--load-assets", action="store_true", help="also fetch fonts, images and media (blocked by default)"
-    )
     parser.add_argument("--no-publish", action="store_true", help="readers only (a baseline)")
     parser.add_argument("--work", type=Path, help="where the copy goes (default: a temporary folder)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -391,7 +372,6 @@ def main() -> None:
                     int(args.page_timeout * 1000),
                     args.ramp,
                     args.think,
-                    args.load_assets,
                 )
             )
         finally:
