@@ -3,13 +3,21 @@ through every page of the dashboard (app/dashboard.py VIEWS) on one `streamlit r
 `python -m pipeline publish --force` rebuilds and renames a new snapshot in a loop.
 
     .venv/bin/python bench/load.py --warehouse /work/demo/warehouse.duckdb [--users 20] [--duration 180]
+        [--think 1]
 
 The warehouse is copied first (snapshot and working database, tests.helpers.copy_warehouse) into
 `--work` (default: a temporary folder), so the source is never written. Each user is a browser context
 of its own (its own Streamlit session) that opens the first page with `?dataset=worldcuisines`, then
 clicks each page's sidebar link in turn, starting at a different page than its neighbour, until the
-time is up. A page counts as drawn when its title has changed to the new page's and Streamlit reports
-the script run finished.
+time is up, reading each drawn page `--think` seconds (default 1) before the next click. A page counts as drawn
+when its title has changed to the new page's and Streamlit reports the script run finished.
+
+All users share one Chromium (a context each). To leave the two cores to the server, each browser is made cheaper
+without changing what is checked: the checks poll every 100 ms instead of on every animation frame, and motion is
+reduced (Streamlit's running animations): 1.04 CPU-s per page visit instead of 1.20 at 3 users (bench/README.md).
+Blocking fonts and images through a request route was tried and cost more than it saved (1.19 CPU-s per visit):
+every request then crosses to Playwright and back. `--think` lowers what the browsers take per second (a user
+reading a page), not what a visit costs.
 
 An error is any of: an exception box on the page (Streamlit's traceback), the app's "no published
 warehouse" or "could not read the published warehouse" message (a reader that saw the snapshot
@@ -17,8 +25,9 @@ missing or half-written), a JavaScript error in the page, a page not drawn withi
 or a publish that failed. Goal: 0 errors with publishes running (issue 39).
 
 Prints: users, visits, errors by kind (with the first few messages), p50/p95/max page seconds,
-publishes done and their seconds, and the server's memory (resident set, the server process and its
-children: peak and at the end). `--json FILE` writes the same figures.
+publishes done and their seconds, the server's memory (resident set, the server process and its
+children: peak and at the end) and CPU seconds, and the browsers' CPU seconds (every Chromium process, in all and
+per page visit: what the bench itself costs the machine). `--json FILE` writes the same figures.
 """
 
 from __future__ import annotations
@@ -56,6 +65,7 @@ ALERT = "[data-testid='stAlert']"
 NAV_LINK = "[data-testid='stSidebarNavLink']"
 NAV_MORE = "[data-testid='stSidebarNavViewButton']"
 FIRST_QUERY = "?dataset=worldcuisines"
+POLL_MS = 100
 # what the app says when a reader finds no snapshot, or one it cannot read (app/ui.py, app/dashboard.py)
 SNAPSHOT_MESSAGES = {
     "not_published": re.compile(r"No published warehouse", re.I),
@@ -102,6 +112,9 @@ async def drawn(page, title: str, previous: str | None, timeout_ms: int) -> None
                         return h && h.innerText.trim() !== '' && h.innerText.trim() !== old; }""",
         arg=[previous or ""],
         timeout=timeout_ms,
+        # every POLL_MS, not on every animation frame (Playwright's default): twenty pages each evaluating the
+        # check sixty times a second kept the renderers busy on two cores; a draw is seen POLL_MS late at most
+        polling=POLL_MS,
     )
     await page.wait_for_selector(FINISHED, state="attached", timeout=timeout_ms)
 
@@ -122,11 +135,20 @@ async def page_problem(page, js_errors: list[str]) -> tuple[str, str] | None:
 
 
 async def reader(
-    browser, url: str, user: int, titles: list[str], deadline: float, timeout_ms: int, arrives_s: float
+    browser,
+    url: str,
+    user: int,
+    titles: list[str],
+    deadline: float,
+    timeout_ms: int,
+    arrives_s: float,
+    think_s: float = 0.0,
 ) -> list[Visit]:
-    """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`."""
+    """One user, arriving `arrives_s` after the first, clicking through every page until `deadline`, reading each
+    drawn page for `think_s` before the next click (not counted in the page's seconds)."""
     await asyncio.sleep(arrives_s)
-    context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    # reduced motion: Streamlit's running-man and skeleton animations are not redrawn sixty times a second per tab
+    context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, reduced_motion="reduce")
     context.set_default_timeout(timeout_ms)
     page = await context.new_page()
     js_errors: list[str] = []
@@ -145,7 +167,8 @@ async def reader(
             visits.append(Visit(user, first.title, time.perf_counter() - start, "not_drawn", str(exc)[:300]))
             return visits
         position = 1
-        while time.monotonic() < deadline:
+        while time.monotonic() + think_s < deadline:
+            await asyncio.sleep(think_s)
             title = order[position % len(order)]
             position += 1
             previous = (await page.locator(TITLE).first.inner_text()).strip()
@@ -167,7 +190,9 @@ async def reader(
     return visits
 
 
-async def readers(url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float) -> list[Visit]:
+async def readers(
+    url: str, users: int, duration_s: float, timeout_ms: int, ramp_s: float, think_s: float = 0.0
+) -> list[Visit]:
     from playwright.async_api import async_playwright
 
     titles = page_titles()
@@ -177,7 +202,7 @@ async def readers(url: str, users: int, duration_s: float, timeout_ms: int, ramp
             deadline = time.monotonic() + duration_s
             results = await asyncio.gather(
                 *(
-                    reader(browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users)
+                    reader(browser, url, user, titles, deadline, timeout_ms, ramp_s * user / users, think_s)
                     for user in range(users)
                 )
             )
@@ -226,13 +251,26 @@ def server_cpu_s(root: psutil.Process) -> float:
     return 0.0
 
 
-def memory_sampler(stop: threading.Event, samples: list[int], cpu: list[float]) -> None:
-    """Every second: the server's resident memory; at the start and the end its CPU seconds."""
+def sample_browsers(seen: dict[tuple[int, float], float]) -> None:
+    """The CPU seconds so far of each Chromium process this bench started (renderers included), by (pid, start)."""
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "chrom" in process.name().lower():
+                times = process.cpu_times()
+                seen[process.pid, process.create_time()] = times.user + times.system
+
+
+def memory_sampler(
+    stop: threading.Event, samples: list[int], cpu: list[float], browsers: dict[tuple[int, float], float]
+) -> None:
+    """Every second: the server's resident memory and the browsers' CPU seconds (a renderer that ends between two
+    samples loses its last second); at the start and the end the server's CPU seconds."""
     server = streamlit_server()
     cpu.append(server_cpu_s(server))
     while not stop.wait(1.0):
         with contextlib.suppress(psutil.Error):
             samples.append(server_memory(server))
+        sample_browsers(browsers)
     cpu.append(server_cpu_s(server))
 
 
@@ -244,7 +282,12 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def report(
-    visits: list[Visit], publishes: Publishes, memory: list[int], cpu: list[float], args: argparse.Namespace
+    visits: list[Visit],
+    publishes: Publishes,
+    memory: list[int],
+    cpu: list[float],
+    args: argparse.Namespace,
+    browser_cpu_s: float = 0.0,
 ) -> dict:
     errors = [visit for visit in visits if visit.error]
     drawn_s = [visit.seconds for visit in visits if not visit.error]
@@ -253,6 +296,7 @@ def report(
         "users": args.users,
         "duration_s": args.duration,
         "ramp_s": args.ramp,
+        "think_s": args.think,
         "pages": len(page_titles()),
         "visits": len(visits),
         "errors": len(errors) + len(publishes.failed),
@@ -268,9 +312,12 @@ def report(
         "server_rss_mb_peak": round(max(memory) / 2**20) if memory else None,
         "server_rss_mb_end": round(memory[-1] / 2**20) if memory else None,
         "server_cpu_s": round(cpu[-1] - cpu[0], 1) if len(cpu) == 2 else None,
+        "browser_cpu_s": round(browser_cpu_s, 1),
+        "browser_cpu_s_per_visit": round(browser_cpu_s / len(visits), 2) if visits else None,
     }
     print(
-        f"users {args.users} (arriving over {args.ramp:g} s), {args.duration:g} s, {summary['pages']} pages, "
+        f"users {args.users} (arriving over {args.ramp:g} s, reading each page {args.think:g} s), "
+        f"{args.duration:g} s, {summary['pages']} pages, "
         f"{len(visits)} page visits"
     )
     print(f"errors: {summary['errors']} (pages: {dict(kinds) or 'none'}; publishes failed: {len(publishes.failed)})")
@@ -282,6 +329,10 @@ def report(
     print(f"publishes done while reading: {summary['publishes']} ({', '.join(map(str, summary['publish_s']))} s)")
     peak, end = summary["server_rss_mb_peak"], summary["server_rss_mb_end"]
     print(f"server memory (RSS, with children): peak {peak} MB, end {end} MB; server CPU {summary['server_cpu_s']} s")
+    print(
+        f"browsers' CPU (Chromium, every renderer): {summary['browser_cpu_s']} s, "
+        f"{summary['browser_cpu_s_per_visit']} s per page visit"
+    )
     return summary
 
 
@@ -293,6 +344,9 @@ def main() -> None:
     parser.add_argument("--page-timeout", type=float, default=120.0, help="seconds a page may take to draw")
     parser.add_argument("--ramp", type=float, default=0.0, help="seconds over which the users arrive, evenly")
     parser.add_argument("--publish-pause", type=float, default=0.0, help="seconds between publishes")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="seconds each user reads a drawn page before the next click"
+    )
     parser.add_argument("--no-publish", action="store_true", help="readers only (a baseline)")
     parser.add_argument("--work", type=Path, help="where the copy goes (default: a temporary folder)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -303,19 +357,28 @@ def main() -> None:
         warehouse = copy_warehouse(args.warehouse.resolve(), work / "warehouse.duckdb")
         env = {"DISH_ATLAS_WAREHOUSE": str(warehouse), "DISH_ATLAS_PROBES": str(work / "probes.duckdb")}
         url = stack.enter_context(serve("app/main.py", env))
-        stop, publishes, memory, cpu = threading.Event(), Publishes(), [], []
-        threads = [threading.Thread(target=memory_sampler, args=(stop, memory, cpu), daemon=True)]
+        stop, publishes, memory, cpu, browsers = threading.Event(), Publishes(), [], [], {}
+        threads = [threading.Thread(target=memory_sampler, args=(stop, memory, cpu, browsers), daemon=True)]
         if not args.no_publish:
             threads.append(threading.Thread(target=publish_loop, args=(warehouse, stop, publishes, args.publish_pause)))
         for thread in threads:
             thread.start()
         try:
-            visits = asyncio.run(readers(url, args.users, args.duration, int(args.page_timeout * 1000), args.ramp))
+            visits = asyncio.run(
+                readers(
+                    url,
+                    args.users,
+                    args.duration,
+                    int(args.page_timeout * 1000),
+                    args.ramp,
+                    args.think,
+                )
+            )
         finally:
             stop.set()
             for thread in threads:
                 thread.join()
-        summary = report(visits, publishes, memory, cpu, args)
+        summary = report(visits, publishes, memory, cpu, args, sum(browsers.values()))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     sys.exit(1 if summary["errors"] else 0)

@@ -439,11 +439,25 @@ def corpus_scan(
             help="--executor ray: folder for per-shard counts, shared by all nodes (default: beside the warehouse)."
         ),
     ] = None,
+    skip_corrupt_shards: Annotated[
+        bool,
+        typer.Option(
+            help="Record a shard that cannot be read as corrupt, count it and scan the others "
+            "(default: stop on it, warehouse unchanged)."
+        ),
+    ] = False,
 ) -> None:
     """Count dish mentions, their co-occurrence with true and other countries, and RU/UK name use."""
 
     ray = RayOptions(ray_address, ray_workers, ray_work)
-    options = Options(corpus_lang=lang, corpus_source=source, text_field=text_field, executor=executor.value, ray=ray)
+    options = Options(
+        corpus_lang=lang,
+        corpus_source=source,
+        text_field=text_field,
+        executor=executor.value,
+        ray=ray,
+        skip_corrupt_shards=skip_corrupt_shards,
+    )
     _pipeline(ctx, "corpus", options)
 
 

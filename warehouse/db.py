@@ -131,6 +131,12 @@ _DAMAGE_MARKERS = ("corrupt database file", "not a valid duckdb database", "does
 _QUOTED_PATH = re.compile(r'file "([^"]+)"')
 
 
+class UndoesSession(Exception):
+    """An error raised out of a writer session that undoes the session's commits (`_Session.discard`): the working
+    database is left byte for byte as the command found it, as after a full disk, rather than as the steps left it
+    (a refused corpus shard: the shards before it and the corpus's own record are not kept)."""
+
+
 class WarehouseDamaged(WarehouseError):
     """A database file whose bytes DuckDB cannot read back: checksum mismatch, not a database."""
 
@@ -360,6 +366,10 @@ class Warehouse:
                     migrate(con)
                     yield con
                     con.execute("CHECKPOINT")
+                except UndoesSession:
+                    if session is not None:
+                        session.discard(con)
+                    raise
                 except duckdb.Error as exc:
                     needed = session.wal_size() if session is not None else None
                     failure = storage_failure(exc, self.working_path, needed)

@@ -108,6 +108,7 @@ class Options:
     corpus_lang: str | None = None  # corpus: language and source (None source: UA-GEC)
     corpus_source: str | None = None
     text_field: str = "text"
+    skip_corrupt_shards: bool = False  # corpus: record an unreadable shard as corrupt and go on (default: refuse it)
     uagec: bool = False  # corpus: scan UA-GEC (the Ukrainian corpus the ua-gec package ships)
     uagec_dest: Path | None = None
     generations: tuple[GenerationSpec, ...] = ()  # generate

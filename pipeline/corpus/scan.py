@@ -19,6 +19,7 @@ import hashlib
 import itertools
 import os
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -29,7 +30,7 @@ import duckdb
 import numpy as np
 import xxhash
 
-from pipeline.core.errors import CorpusError
+from pipeline.core.errors import CorpusError, DataError
 from pipeline.corpus.compiled import Folder
 from pipeline.corpus.matching import MAX_SAMPLES, Counts, SampleContext, count_batch, fold_column
 from pipeline.corpus.patterns import (
@@ -42,6 +43,7 @@ from pipeline.corpus.patterns import (
     patterns_from_inputs,
 )
 from pipeline.corpus.readers import CorruptShard, iter_documents, shard_format
+from warehouse.db import UndoesSession
 from warehouse.io import insert, transaction
 
 
@@ -80,6 +82,24 @@ class ScanSummary:
             self.n_bytes += size
         else:
             self.corrupt.append((shard, result.reason or ""))
+
+
+class CorruptShardRefused(DataError, UndoesSession):
+    """A shard that cannot be read, in a scan that does not skip such shards (the default): the command stops on one
+    line naming it, and its whole writer session is undone, so the warehouse and its snapshot stay as they were (a
+    hostile shard, a gzip bomb or a 1 GB line, changes nothing unless the user asks for it to be recorded)."""
+
+
+SKIP_HINT = "fix or remove it, or pass --skip-corrupt-shards to record it as corrupt and scan the other shards"
+_LINE_REASON = re.compile(r"^line (\d+): (.*)$", re.DOTALL)
+
+
+def refuse_corrupt(shard: str, reason: str | None) -> CorruptShardRefused:
+    """The error for an unreadable shard; a reason naming a line ("line 7: ...") becomes the error's line."""
+    found = _LINE_REASON.match(reason or "")
+    if found:
+        return CorruptShardRefused(shard, f"{found.group(2)} — {SKIP_HINT}", int(found.group(1)))
+    return CorruptShardRefused(shard, f"{reason or 'unreadable'} — {SKIP_HINT}")
 
 
 def corpus_id_for(lang: str, source: str, text_field: str = "text") -> str:
@@ -321,8 +341,13 @@ def scan_corpus(
     run_id: str = "",
     on_progress: Callable[[Progress], None] | None = None,
     workers: int | None = None,
+    skip_corrupt_shards: bool = False,
 ) -> ScanSummary:
     """Scan every shard of `source` not yet scanned with the current patterns; see the module docstring.
+
+    A shard that cannot be read stops the scan with `CorruptShardRefused` (the command then leaves the warehouse as
+    it was); with `skip_corrupt_shards` it is recorded as corrupt in core.corpus_shards, counted in the summary and
+    skipped, and the other shards are scanned.
 
     Shards are hashed and scanned by `workers` threads (default: one per core the process may use, at most one per
     shard): hashing, reading, folding and matching release the interpreter lock, so two cores scan nearly twice the
@@ -373,6 +398,8 @@ def scan_corpus(
                     summary.shards_skipped += 1
                     progress.skipped(size)
                     continue
+                if result.status != "ok" and not skip_corrupt_shards:
+                    raise refuse_corrupt(shard, result.reason)
                 with transaction(con):
                     samples = within_budget(plan, result.samples, kept)
                     write_shard(con, plan, shard, checksum, size, result, run_id, samples)

@@ -35,6 +35,7 @@ from pipeline.corpus.scan import (
     checksum_file,
     finish_scan,
     plan_scan,
+    refuse_corrupt,
     scan_shard,
     within_budget,
     write_shard,
@@ -160,6 +161,7 @@ def scan_corpus_on_ray(
     options: RayOptions,
     work_dir: Path,
     on_progress: Callable[[Progress], None] | None = None,
+    skip_corrupt_shards: bool = False,
 ) -> ScanSummary:
     plan = plan_scan(con, lang, source, text_field)
     summary = ScanSummary(plan.corpus_id, lang, plan.source, shards_total=len(plan.shards))
@@ -196,6 +198,8 @@ def scan_corpus_on_ray(
             path, size = row["path"], sizes[row["path"]]
             samples = pq.read_table(row["samples"]).to_pylist()
             result = ShardResult(int(row["n_docs"]), row["status"], row["reason"] or None, [], [], samples)
+            if result.status != "ok" and not skip_corrupt_shards:  # as the local scan (pipeline/corpus/scan.py)
+                raise refuse_corrupt(path, result.reason)
             with transaction(con):
                 write_shard(
                     con,

@@ -552,12 +552,23 @@ def _scan(ctx: Context, lang: str, source: str, text_field: str) -> None:
                 options=ctx.options.ray,
                 work_dir=work.expanduser(),
                 on_progress=advance,
+                skip_corrupt_shards=ctx.options.skip_corrupt_shards,
             )
         else:
-            summary = scan_corpus(ctx.con, lang, source, text_field, run_id=new_run_id(), on_progress=advance)
+            summary = scan_corpus(
+                ctx.con,
+                lang,
+                source,
+                text_field,
+                run_id=new_run_id(),
+                on_progress=advance,
+                skip_corrupt_shards=ctx.options.skip_corrupt_shards,
+            )
     console.print(
         f"{summary.shards_scanned} shards scanned, {summary.shards_total - summary.shards_scanned} skipped "
         f"(unchanged), {summary.n_docs:,} documents, {summary.mb_per_s:,.1f} MB/s"
     )
     for path, reason in summary.corrupt:
         say("[yellow]corrupt shard skipped:[/] {}: {}", path, reason)
+    if summary.corrupt:
+        say("{} corrupt shards skipped and recorded (--skip-corrupt-shards)", len(summary.corrupt))

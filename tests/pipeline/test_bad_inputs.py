@@ -128,10 +128,9 @@ CASES = [
         ("[bold]nope", "unknown format"),
     ),
     Case(
-        "truncated gzip shard (a counted skip)",
+        "truncated gzip shard (refused; --skip-corrupt-shards makes it a counted skip)",
         lambda f, d: ["corpus", "scan", "--lang", "en", "--source", truncated_gzip(f)],
-        ("corrupt shard skipped", "shard.jsonl.gz"),
-        code=0,
+        ("shard.jsonl.gz", "--skip-corrupt-shards"),
     ),
     Case(
         "corpus source that matches nothing",

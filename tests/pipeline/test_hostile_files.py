@@ -1,7 +1,8 @@
 """Hostile files through the real CLI (bench/faults.py writes them): each stops with one `error:` line naming the
-file (and line), within a memory limit, and leaves both databases as they were. Corpus shards keep the scan's own
-rule (a shard that cannot be read is reported on one line, recorded as corrupt and skipped; the other shards are
-scanned): there the only change allowed is that record."""
+file (and line), within a memory limit, and leaves both databases as they were. A corpus shard too, by default (the
+snapshot and the working database byte for byte); with `--skip-corrupt-shards` the scan keeps its old rule (a shard
+that cannot be read is reported on one line, recorded as corrupt and skipped; the other shards are scanned), and there
+the only change allowed is that record."""
 
 from __future__ import annotations
 
@@ -77,7 +78,13 @@ def test_a_hostile_file_is_one_error_line_and_changes_nothing(
     assert _state(warehouse) == before
 
 
-def test_hostile_corpus_shards_are_each_one_line_and_only_recorded_as_corrupt(
+def _bytes(warehouse: Path) -> tuple[str, str]:
+    """The sha-256 of the snapshot and of the working database (and no WAL beside either)."""
+    assert not list(warehouse.parent.glob("*.wal"))
+    return tuple(hashlib.sha256(p.read_bytes()).hexdigest() for p in (warehouse, warehouse.with_suffix(".work.duckdb")))
+
+
+def test_hostile_corpus_shards_are_refused_or_with_the_flag_each_one_line_and_only_recorded_as_corrupt(
     cases: dict[str, HostileCase], start: tuple[Path, tuple], tmp_path: Path
 ) -> None:
     shards = {
@@ -98,10 +105,29 @@ def test_hostile_corpus_shards_are_each_one_line_and_only_recorded_as_corrupt(
     warm = copy_warehouse(start[0], tmp_path / "warm" / "w.duckdb")
     scan = ("corpus", "scan", "--lang", "ru", "--source", str(ordinary))
     assert cli_process.run(cli_arguments(warm, *scan), cwd=REPO, env=cli_environment(), timeout=600).returncode == 0
+
+    # the default: the first hostile shard in shard order (the gzip bomb) stops the scan on one line; nothing changed
+    strict = copy_warehouse(start[0], tmp_path / "strict" / "w.duckdb")
+    before = _bytes(strict)
+    refused = cli_process.run(
+        cli_arguments(strict, "corpus", "scan", "--lang", "ru", "--source", str(folder)),
+        cwd=REPO,
+        env=cli_environment(),
+        timeout=120,
+        memory_limit=MEMORY_LIMIT,
+    )
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    bomb = cases["gzip bomb shard"].path
+    assert len(errors) == 1 and errors[0].startswith(f"error: {bomb}: "), refused.stderr
+    assert "decompression bomb" in errors[0] and "--skip-corrupt-shards" in errors[0]
+    assert "corrupt shard skipped" not in refused.stderr and _bytes(strict) == before
+
     warehouse, (_, snapshot_before, _), result = _run(
-        start, tmp_path, ("corpus", "scan", "--lang", "ru", "--source", str(folder))
+        start, tmp_path, ("corpus", "scan", "--lang", "ru", "--source", str(folder), "--skip-corrupt-shards")
     )
     assert result.returncode == 0, result.stderr
+    assert f"{len(shards)} corrupt shards skipped and recorded" in result.stderr
     reported = re.findall(r"^corrupt shard skipped: (\S+): (.*)$", result.stderr, flags=re.MULTILINE)
     by_path = dict(reported)
     assert len(reported) == len(shards)

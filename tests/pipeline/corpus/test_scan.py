@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.corpus.matching import MAX_SAMPLES
-from pipeline.corpus.scan import scan_corpus
+from pipeline.corpus.scan import CorruptShardRefused, scan_corpus
 from pipeline.corpus.uagec import export_uagec
 from warehouse.db import build_marts, migrate
 
@@ -129,7 +129,10 @@ def test_corrupt_shards_are_reported_and_skipped(con, tmp_path: Path) -> None:
     (corpus / "bad-gzip.jsonl.gz").write_bytes(b"\x1f\x8b\x08\x00 definitely not gzip")
     (corpus / "bad-json.jsonl").write_text('{"text": "борщ"}\n{"text": "борщ\n', encoding="utf-8")
     (corpus / "bad.parquet").write_bytes(b"PAR1 not really parquet")
-    summary = scan_corpus(con, "uk", str(corpus), run_id="t")
+    with pytest.raises(CorruptShardRefused, match="--skip-corrupt-shards") as refused:  # the default
+        scan_corpus(con, "uk", str(corpus), run_id="t")
+    assert Path(refused.value.file).name == "bad-gzip.jsonl.gz"  # the first in shard order
+    summary = scan_corpus(con, "uk", str(corpus), run_id="t", skip_corrupt_shards=True)
     assert summary.shards_scanned == 1
     assert sorted(Path(path).name for path, _ in summary.corrupt) == [
         "bad-gzip.jsonl.gz",
@@ -208,8 +211,12 @@ def test_case_sensitive_countries_and_countries_inside_dish_names(con, tmp_path:
 def test_a_bad_json_line_is_named_in_the_reason(con, tmp_path: Path) -> None:
     shard = tmp_path / "bad.jsonl"
     shard.write_text('{"text": "борщ"}\n{"text": "борщ"\n{"text": "борщ"}\n', encoding="utf-8")
-    summary = scan_corpus(con, "uk", str(shard), run_id="t")
+    summary = scan_corpus(con, "uk", str(shard), run_id="t", skip_corrupt_shards=True)
     assert summary.corrupt and summary.corrupt[0][1].startswith("line 2: invalid JSON")
+    with pytest.raises(CorruptShardRefused) as refused:  # the default names the line too
+        scan_corpus(con, "uk", str(shard), run_id="t")
+    assert (refused.value.file, refused.value.line) == (str(shard), 2)
+    assert refused.value.reason.startswith("invalid JSON")
 
 
 def test_compiled_patterns_are_cached_and_give_the_same_counts(con, tmp_path: Path, monkeypatch) -> None:

@@ -19,7 +19,7 @@ from pipeline.backends import BackendError, Message, Request
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.core.errors import DataError
 from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
-from pipeline.corpus.scan import checksum_file, plan_scan, scan_corpus
+from pipeline.corpus.scan import CorruptShardRefused, checksum_file, plan_scan, scan_corpus
 from pipeline.executors import endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
@@ -233,8 +233,10 @@ def test_shards_scanned_on_ray_give_the_local_rows_and_a_rerun_skips_done_shards
     work = tmp_path / "ray-work"
     options = RayOptions(workers=2)
 
-    scanned = scan_corpus(local, "uk", str(corpus), run_id="r")
-    summary = scan_corpus_on_ray(on_ray, "uk", str(corpus), "text", run_id="r", options=options, work_dir=work)
+    scanned = scan_corpus(local, "uk", str(corpus), run_id="r", skip_corrupt_shards=True)
+    summary = scan_corpus_on_ray(
+        on_ray, "uk", str(corpus), "text", run_id="r", options=options, work_dir=work, skip_corrupt_shards=True
+    )
     assert (summary.shards_scanned, summary.n_docs, [Path(p).name for p, _ in summary.corrupt]) == (
         5,
         20,
@@ -244,10 +246,14 @@ def test_shards_scanned_on_ray_give_the_local_rows_and_a_rerun_skips_done_shards
     assert query_samples(on_ray) == 6 and list(work.iterdir()) == []  # 3 per dish; each shard's files removed
 
     write_shards(corpus, range(7, 8))
-    scan_corpus(local, "uk", str(corpus), run_id="r")
-    again = scan_corpus_on_ray(on_ray, "uk", str(corpus), "text", run_id="r", options=options, work_dir=work)
+    scan_corpus(local, "uk", str(corpus), run_id="r", skip_corrupt_shards=True)
+    again = scan_corpus_on_ray(
+        on_ray, "uk", str(corpus), "text", run_id="r", options=options, work_dir=work, skip_corrupt_shards=True
+    )
     assert (again.shards_scanned, again.shards_skipped, len(again.corrupt)) == (1, 5, 1)
     assert corpus_rows(on_ray) == corpus_rows(local) and scanned.corpus_id == again.corpus_id
+    with pytest.raises(CorruptShardRefused, match=r"part-6\.jsonl\.gz"):  # the default, as the local scan's
+        scan_corpus_on_ray(on_ray, "uk", str(corpus), "text", run_id="r", options=options, work_dir=work)
 
 
 def query_samples(con: duckdb.DuckDBPyConnection) -> int:
