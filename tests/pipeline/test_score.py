@@ -169,11 +169,14 @@ def test_a_task_whose_answer_kind_cannot_be_scored_stops_score_naming_it(
     from pipeline.score import stage as scoring
     from warehouse.db import Warehouse
     from warehouse.io import insert
+    from warehouse.registry import Registry
 
     choice = replace(
         tasks.get_task("worldcuisines.origin_vqa"), task_id="worldcuisines.choice_vqa", answer_kind="choice"
     )
-    monkeypatch.setattr(scoring, "registry", lambda: {choice.task_id: choice})
+    only_choice = Registry("task")
+    only_choice.add(choice.task_id, choice)
+    monkeypatch.setattr(scoring, "TASKS", only_choice)
     monkeypatch.setattr(scoring, "GOLD_SQL", {k: v for k, v in scoring.GOLD_SQL.items() if k != "choice"})
     with Warehouse(tmp_path / "w.duckdb").writer() as con:
         insert(con, "core.tasks", [choice.row()])
