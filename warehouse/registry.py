@@ -115,5 +115,12 @@ class Registry(Generic[T], Mapping[str, T]):
         return len(self.names())
 
 
+def load_function(target: str) -> Callable:
+    """The function a registration names as "module:function", imported now: what registries declare by name is
+    imported only when it is used (Ray, torch and the readers' libraries stay out of `import pipeline`)."""
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def _describe(thing: object) -> str:
     return getattr(thing, "__qualname__", None) or type(thing).__name__

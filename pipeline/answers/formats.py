@@ -8,7 +8,6 @@ Adding a format = its reader module (a function `(con, options, run_id, failures
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,7 +15,7 @@ import duckdb
 
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
-from warehouse.registry import Registry
+from warehouse.registry import Registry, load_function
 
 Importer = Callable[[duckdb.DuckDBPyConnection, Options, str, list], None]  # con, options, run id, refused files
 
@@ -33,8 +32,7 @@ class ImportFormat:
     per_file: bool = False
 
     def run(self, con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
-        module, name = self.importer.split(":")
-        function: Importer = getattr(importlib.import_module(module), name)
+        function: Importer = load_function(self.importer)
         function(con, options, run_id, failures)
 
 

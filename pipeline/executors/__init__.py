@@ -11,11 +11,10 @@ Ray is imported only here, when `--executor ray` is asked for.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from warehouse.registry import Registry
+from warehouse.registry import Registry, load_function
 
 
 @dataclass(frozen=True)
@@ -30,10 +29,7 @@ class Executor:
 
     def function(self, part: str) -> Callable | None:
         target = getattr(self, part)
-        if target is None:
-            return None
-        module, name = target.split(":")
-        return getattr(importlib.import_module(module), name)
+        return None if target is None else load_function(target)
 
 
 EXECUTORS: Registry[Executor] = Registry("executor", ordered=True)
