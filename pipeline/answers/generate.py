@@ -274,7 +274,7 @@ def _write_chunk(
     missing = set(by_key) - {r.key for r in responses}
     failures += [(by_key[key], "the backend returned no answer") for key in sorted(missing)]
     with transaction(con):
-        insert(con, "core.generations", pl.DataFrame(rows, schema=_GENERATION_SCHEMA))
+        insert(con, "core.generations", pl.DataFrame(rows, schema=GENERATION_SCHEMA))
         for planned, reason in failures:
             record_failure(con, run_id, task, planned.item_id, planned.lang, planned.variant, "model", reason)
     summary.generated += len(rows)
@@ -326,7 +326,9 @@ def _chunks(rows: list, size: int) -> Iterator[list]:
         yield rows[start : start + size]
 
 
-_GENERATION_SCHEMA = {
+# core.generations as the generate stage writes it (imported answers fill a subset of it:
+# responses.IMPORTED_GENERATION_SCHEMA)
+GENERATION_SCHEMA = {
     "generation_id": pl.String,
     "run_id": pl.String,
     "model_id": pl.String,

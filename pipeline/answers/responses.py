@@ -30,6 +30,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.generate import GENERATION_SCHEMA
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import progress_bar, say
@@ -305,15 +306,18 @@ def done_scope(model: str, task_id: str) -> str:
 
 # The core.generations columns an imported answer fills (no messages, tokens or latency: it was not generated here).
 IMPORTED_GENERATION_SCHEMA = {
-    "generation_id": pl.String,
-    "run_id": pl.String,
-    "model_id": pl.String,
-    "item_id": pl.String,
-    "lang": pl.String,
-    "variant": pl.String,
-    "response": pl.String,
-    "origin": pl.String,
-    "created_at": pl.Datetime("us"),
+    column: GENERATION_SCHEMA[column]
+    for column in (
+        "generation_id",
+        "run_id",
+        "model_id",
+        "item_id",
+        "lang",
+        "variant",
+        "response",
+        "origin",
+        "created_at",
+    )
 }
 
 
