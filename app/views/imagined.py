@@ -146,15 +146,15 @@ def table4_layout(cells: pd.DataFrame) -> pd.DataFrame:
 def region_chart(by_region: pd.DataFrame) -> dict:
     """Fig. 8: one bar per origin region and prompt language, the mean intra cosine of the region's images."""
     shown = by_region.assign(language=by_region["lang"].map(fmt.language))
+    # Horizontal bars: the regions' long names read along their bars instead of eating the plot's height.
     return {
         "data": {"values": vega.records(shown)},
-        "height": 300,
         "params": [{"name": "bar", "select": {"type": "point", "fields": ["region"]}}],
         "mark": {"type": "bar", "cursor": "pointer"},
         "encoding": {
-            "x": {"field": "region", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}},
-            "xOffset": {"field": "language"},
-            "y": {"field": "intra_mean", "type": "quantitative", "title": "mean intra cosine"},
+            "y": {"field": "region", "type": "nominal", "sort": None, "title": None, "axis": {"labelLimit": 0}},
+            "yOffset": {"field": "language"},
+            "x": {"field": "intra_mean", "type": "quantitative", "title": "mean intra cosine"},
             "color": {"field": "language", "type": "nominal", "title": "prompt language", "legend": {"orient": "top"}},
             "tooltip": [
                 {"field": "region"},
