@@ -235,8 +235,8 @@ def render() -> None:
         return
     metrics = st.columns(4)
     metrics[0].metric("Answers", f"{len(answers):,}", border=True)
-    metrics[1].metric("Mean Jaccard", f"{answers['jaccard'].mean():.2f}", border=True)
-    metrics[2].metric("Accuracy", f"{answers['accuracy'].mean():.2f}", border=True)
+    metrics[1].metric("Mean Jaccard", fmt.score(answers["jaccard"].mean()), border=True)  # "–" when none is scored
+    metrics[2].metric("Accuracy", fmt.score(answers["accuracy"].mean()), border=True)
     metrics[3].metric(
         "No-country share", f"{answers['no_country'].mean():.0%}", border=True, help=ui.NO_COUNTRY,
     )  # fmt: skip
