@@ -8,14 +8,16 @@ does that once per pytest worker (tests/cli_server.py) and forks a process per c
 `pipeline/__main__.py` as `python -m` does (its own environment, working folder, arguments, standard output and
 error in files, exit status, atexit handlers), so each test still sees a separate process with the command's real
 behaviour. No state the pipeline builds is made in the server, so nothing crosses from one test to the next. `run`
-can kill a command after a given time (its whole process group: the fault sweep, bench/faults.py); tests that must
-act on a running command in other ways (a signal at a chosen step, locks it holds) start a real interpreter with
-`tests.helpers.cli_command` instead.
+can kill a command after a given time (its whole process group: the fault sweep, bench/faults.py); `started` hands
+over a running command, whose error output the test reads as it comes, to kill it (SIGKILL, its whole process group)
+at a chosen line; tests that must act on a running command in other ways (another signal, locks it holds) start a
+real interpreter with `tests.helpers.cli_command` instead.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import multiprocessing
 import os
@@ -26,7 +28,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import types
+from collections.abc import Iterator
 from pathlib import Path
 
 _context: multiprocessing.context.ForkServerContext | None = None
@@ -169,3 +173,58 @@ def run(
             stdout.read_bytes() if binary else stdout.read_text(errors="replace"),
             stderr.read_text(errors="replace"),
         )
+
+
+class Running:
+    """A command started by `started`: its error output line by line as it writes it, and a SIGKILL."""
+
+    def __init__(self, process: multiprocessing.Process, stderr: Path) -> None:
+        self.process, self._stderr = process, stderr
+
+    def lines(self, timeout: float = 300) -> Iterator[str]:
+        """Each complete line of the command's standard error as it appears, until it exits (then the rest)."""
+        deadline = time.monotonic() + timeout
+        with open(self._stderr, encoding="utf-8", errors="replace") as handle:
+            pending = ""
+            while True:
+                running = self.process.is_alive()
+                pending += handle.read()
+                *complete, pending = pending.split("\n")
+                yield from (line + "\n" for line in complete)
+                if not running:
+                    if pending:
+                        yield pending
+                    return
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired("pipeline", timeout)
+                time.sleep(0.02)
+
+    def kill(self) -> int | None:
+        """SIGKILL to the command's process group (as a user's kill of the command and its children); its exit
+        status (-9, or the status it had already exited with)."""
+        if self.process.exitcode is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:  # killed before it made its group
+                self.process.kill()
+        self.process.join(60)
+        return self.process.exitcode
+
+
+@contextlib.contextmanager
+def started(args: list[str], *, cwd: Path, env: dict[str, str]) -> Iterator[Running]:
+    """`python -m pipeline ARGS` running (forked as by `run`, standard input empty, standard output discarded); killed
+    when the block ends if it is still running."""
+    with tempfile.TemporaryDirectory(prefix="cli-") as folder:
+        stdin, stderr = Path(folder) / "stdin", Path(folder) / "stderr"
+        stdin.write_bytes(b"")
+        stderr.touch()
+        process = _fork_server().Process(
+            target=_main, args=(args, env, str(cwd), str(stdin), os.devnull, str(stderr), None, None)
+        )
+        _start(process)
+        running = Running(process, stderr)
+        try:
+            yield running
+        finally:
+            running.kill()

@@ -43,6 +43,14 @@ def run_cli(warehouse: Path, *args: str, check: bool = True) -> subprocess.Compl
     return result
 
 
+def started_cli(warehouse: Path, *args: str, env: dict[str, str] | None = None):
+    """`python -m pipeline --warehouse W ARGS` running (tests/cli_process.py `started`): read its error output as it
+    comes with `.lines()`, SIGKILL it with `.kill()`."""
+    from tests import cli_process
+
+    return cli_process.started(cli_arguments(warehouse, *args), cwd=REPO, env=env or cli_environment())
+
+
 def query(path: Path, sql: str, params: list | None = None) -> list[tuple]:
     con = duckdb.connect(str(path), read_only=True)
     try:

@@ -96,12 +96,24 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None)
     from warehouse.marts import MARTS
 
     changed = None if changed is None else set(changed)
+    ran = []
     for mart in MARTS.values():
         try:
-            ran = mart.run(con, changed)
+            if mart.run(con, changed):
+                ran.append(mart)
         except duckdb.Error as exc:
+            _check_contracts(con, ran)  # a mart reading a column an earlier one broke: the break is the cause
             raise WarehouseError(f"marts/{mart.file}: {exc}") from exc
-        broken = mart.broken_contracts(con) if ran else []
+    _check_contracts(con, ran)
+
+
+def _check_contracts(con: duckdb.DuckDBPyConnection, marts: list) -> None:
+    """Stop at the first of `marts` (in build order) whose tables break their column contract."""
+    from warehouse.marts import table_columns
+
+    found = table_columns(con)
+    for mart in marts:
+        broken = mart.broken_contracts(con, found)
         if broken:
             raise WarehouseError(f"marts/{mart.file}: column contract broken: " + "; ".join(broken))
 

@@ -4,10 +4,7 @@ pipeline, recipes and content hashes recorded, cached, and resumed after SIGKILL
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,7 +14,7 @@ from PIL import Image, ImageDraw
 from pipeline.compose.culturemix import PANEL, fit, plain_object, side_by_side, stack
 from pipeline.datasets.culturemix_real import red_box
 from pipeline.tiny.marker import is_tiny_random
-from tests.helpers import REPO, copy_warehouse, query, run_cli
+from tests.helpers import copy_warehouse, query, run_cli, started_cli
 
 BACKGROUNDS = {
     "Mexico1": (200, 60, 40),
@@ -154,18 +151,11 @@ def test_a_killed_compose_resumes_to_the_same_result(ingested_template, tmp_path
     args = ["compose", "culturemix", "--backgrounds", str(backgrounds), "--limit", "5"]
     run_cli(clean, *args, "--out", str(tmp_path / "clean-out"))
     out = tmp_path / "killed-out"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--warehouse", str(killed), *args, "--out", str(out)],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while len(list(out.glob("*/*.png"))) < 40 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert process.poll() is None, "compose finished before it could be killed"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    with started_cli(killed, *args, "--out", str(out)) as command:
+        deadline = time.monotonic() + 120
+        while len(list(out.glob("*/*.png"))) < 40 and command.process.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert command.kill() == -signal.SIGKILL, "compose finished before it could be killed"
     partial = _composed_after_kill(killed)
     assert 0 < len(partial) < len(_composed(clean))
     resumed = run_cli(killed, *args, "--out", str(out))

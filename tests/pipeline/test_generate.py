@@ -4,10 +4,7 @@ publish; the cache; missing images; and a run killed with SIGKILL that resumes w
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -18,7 +15,7 @@ from pipeline.answers.generate import ItemInput, cache_key, render
 from pipeline.backends import Message, ModelIdentity
 from pipeline.backends.replay import record_answers
 from pipeline.tasks import get_task, with_prompt_set, with_prompt_table
-from tests.helpers import REPO, query, run_cli
+from tests.helpers import query, run_cli, started_cli
 
 
 def test_prompts_are_rendered_from_the_task_declaration() -> None:
@@ -226,45 +223,15 @@ def test_dish_name_answers_are_scored_by_name_match(
 
 
 def test_a_killed_run_resumes_without_duplicates(borsch_warehouse: Path, tiny_text_model: Path) -> None:
-    args = [
-        sys.executable,
-        "-m",
-        "pipeline",
-        "--warehouse",
-        str(borsch_warehouse),
-        "generate",
-        "--task",
-        "borsch.origin_qa",
-        "--lang",
-        "uk",
-        "--backend",
-        "transformers",
-        "--model",
-        str(tiny_text_model),
-        "--limit",
-        "30",
-        "--max-tokens",
-        "6",
-        "--chunk-size",
-        "10",
-    ]
-    process = subprocess.Popen(
-        args,
-        cwd=REPO,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    for line in process.stderr:
-        if line.startswith("committed 20/"):
-            break
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
+    args = ["generate", "--task", "borsch.origin_qa", "--lang", "uk", "--backend", "transformers",
+            "--model", str(tiny_text_model), "--limit", "30", "--max-tokens", "6", "--chunk-size", "10"]  # fmt: skip
+    with started_cli(borsch_warehouse, *args) as command:
+        assert any(line.startswith("committed 20/") for line in command.lines())
+        assert command.kill() == -signal.SIGKILL
     work = borsch_warehouse.with_name("warehouse.work.duckdb")
     partial = query(work, "SELECT count(*) FROM core.generations")[0][0]
     assert 20 <= partial < 150 and partial % 10 == 0  # whole chunks only
-    subprocess.run(args, cwd=REPO, check=True, capture_output=True)
+    run_cli(borsch_warehouse, *args)
     assert query(
         work, "SELECT count(*), count(DISTINCT generation_id), count(DISTINCT (item_id, variant)) FROM core.generations"
     ) == [(150, 150, 150)]

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pipeline.answers.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
 from pipeline.datasets.worldcuisines import predictions
-from tests.helpers import REPO, query, run_cli
+from tests.helpers import query, run_cli, started_cli
 
 
 def test_all_real_prediction_files_are_imported(real_warehouse: Path) -> None:
@@ -217,20 +214,10 @@ def test_import_before_ingest_says_what_to_run(warehouse: Path, tmp_path: Path) 
 def test_killing_an_import_midway_leaves_no_partial_file(wc_warehouse: Path, data_dir: Path) -> None:
     files = sorted((data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"))[:4]  # 15,000 answers each
     published_before = wc_warehouse.read_bytes()
-    env = {**os.environ, "COLUMNS": "200"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--warehouse", str(wc_warehouse), "import-responses", *map(str, files)],
-        cwd=REPO,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    for line in process.stderr:
-        if "imported" in line:  # the first file is committed; the second is in flight
-            break
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
+    with started_cli(wc_warehouse, "import-responses", *map(str, files)) as command:
+        # the first file is committed; the second is in flight
+        assert any("imported" in line for line in command.lines())
+        assert command.kill() == -signal.SIGKILL
     assert wc_warehouse.read_bytes() == published_before
     work = wc_warehouse.with_name("warehouse.work.duckdb")
     per_model = dict(query(work, "SELECT model_id, count(*) FROM core.generations GROUP BY ALL"))

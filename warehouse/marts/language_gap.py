@@ -24,6 +24,7 @@ the language) and `gained` (the reverse), with both answers side by side.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 import zlib
 from collections import Counter
@@ -69,24 +70,24 @@ def row_rng(*keys: str) -> np.random.Generator:
     return np.random.default_rng([SEED, zlib.crc32("\x1f".join(keys).encode("utf-8"))])
 
 
+@functools.cache
+def _script_word(char: str) -> str:
+    """The first word of a letter's Unicode name (its script), "" for other characters; looked up once per character:
+    the names of every letter of 50 prompts per language were most of this mart's time on a small warehouse."""
+    if not char.isalpha():
+        return ""
+    word = unicodedata.name(char, "").split(" ", 1)[0]
+    if word == "CJK":
+        return "HAN"
+    return "KANA" if word in ("HIRAGANA", "KATAKANA") else word
+
+
 def script_of(texts: list[str]) -> str:
     """The Unicode script the letters of `texts` are mostly written in ("Latin", "Cyrillic", "Han", ...); Japanese
     kana count as "Kana". Empty when the texts hold no letters."""
     counts: Counter[str] = Counter()
     for text in texts:
-        for char in text:
-            if not char.isalpha():
-                continue
-            name = unicodedata.name(char, "")
-            word = name.split(" ", 1)[0]
-            if word == "CJK":
-                word = "HAN"
-            elif word in ("HIRAGANA", "KATAKANA"):
-                word = "KANA"
-            elif word == "HANGUL":
-                word = "HANGUL"
-            if word:
-                counts[word] += 1
+        counts.update(filter(None, map(_script_word, text)))
     if not counts:
         return ""
     # Latin letters creep into prompts of every language (English instructions, dish names, options): a

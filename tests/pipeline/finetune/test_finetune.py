@@ -4,7 +4,6 @@ last checkpoint, and the tuned model evaluated like any other, before and after,
 
 from __future__ import annotations
 
-import signal
 import subprocess
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from pipeline.backends.base import Message
 from pipeline.finetune.data import Example, arrange, split_groups
 from pipeline.finetune.recipes import RECIPES
-from tests.helpers import REPO, cli_command, cli_environment, copy_warehouse, query, run_cli
+from tests.helpers import REPO, cli_environment, copy_warehouse, query, run_cli, started_cli
 
 
 def example(item: str, stage: str | None, group: str, country: str) -> Example:
@@ -76,17 +75,13 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, ingested_template, tiny_text
     out = root / "tuned"
     args = ["finetune", "--model", str(tiny_text_model), "--task", "borsch.origin_qa", "--lang", "ru", "--out",
             str(out), "--limit", "12", "--epochs", "2,10", "--save-steps", "2", "--seed", "1"]  # fmt: skip
-    process = subprocess.Popen(
-        cli_command(warehouse, *args), cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-        env={**cli_environment(), "OMP_NUM_THREADS": "1"},
-    )  # fmt: skip
     seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith("checkpoint 4 saved"):
-            break
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
+    with started_cli(warehouse, *args, env={**cli_environment(), "OMP_NUM_THREADS": "1"}) as command:
+        for line in command.lines():
+            seen.append(line)
+            if line.startswith("checkpoint 4 saved"):
+                break
+        command.kill()
     killed = {
         "status": query(warehouse.with_name("warehouse.work.duckdb"), "SELECT status FROM core.finetune_runs"),
         "checkpoints": sorted(p.name for p in (out / "checkpoints").iterdir()),

@@ -6,17 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.conftest import imagine_config, make_dish_photos
-from tests.helpers import REPO, query, run_cli
+from tests.helpers import query, run_cli, started_cli
 
 CONTRACT = [
     "model", "dataset", "dish_id", "description", "translation", "image", "generator", "seed", "encoder",
@@ -97,18 +94,13 @@ def test_a_killed_run_resumes_without_duplicates(
     config = imagine_config(
         tmp_path / "run.toml", tiny_text_model, tiny_text_to_image_model, tiny_image_encoder, photos
     )
-    args = [sys.executable, "-m", "pipeline", "--warehouse", str(warehouse), "run", str(config)]
-    env = {**os.environ, "COLUMNS": "200"}
-    process = subprocess.Popen(args, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
-    for line in process.stderr:
-        if line.startswith("drew 2/"):
-            break
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
+    with started_cli(warehouse, "run", str(config)) as command:
+        assert any(line.startswith("drew 2/") for line in command.lines())
+        assert command.kill() == -signal.SIGKILL
     work = warehouse.with_name("warehouse.work.duckdb")
     drawn = query(work, "SELECT count(*) FROM core.generated_images")[0][0]
     assert 2 <= drawn < 8 and drawn % 2 == 0  # whole batches only
-    subprocess.run(args, cwd=REPO, check=True, capture_output=True, env=env)
+    run_cli(warehouse, "run", str(config))
     assert query(
         work, "SELECT count(*), count(DISTINCT render_id), count(DISTINCT (dish_key, seed)) FROM core.generated_images"
     ) == [(8, 8, 8)]
