@@ -1,6 +1,6 @@
 """Derived files cached on disk: data a command would otherwise rebuild on every start (each language's gazetteer
-entries and country matcher, the corpus scanner's compiled patterns, the country outlines of a new warehouse) from
-the extractor's code and library data.
+entries and country matcher, the corpus scanner's compiled patterns, the country outlines of a new warehouse, the
+countries each benchmark gold string names) from the extractor's code and library data.
 
 A file is named by a digest of everything it is computed from — `inputs_digest`: the code of `pipeline.extract`
 and the text fold, the versions of the libraries whose data shape the names, and what the caller adds — so a
@@ -59,6 +59,17 @@ def source_digest() -> str:
     digest = hashlib.sha256()
     for path in [*sorted(sources), package / "core" / "text.py"]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def extractor_digest() -> str:
+    """The code of every module of `pipeline.extract` (the gazetteer's readers too) and of the text fold: what an
+    extraction's result depends on besides the library data (`library_versions`)."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in [*sorted((package / "extract").rglob("*.py")), package / "core" / "text.py"]:
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

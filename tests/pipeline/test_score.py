@@ -325,3 +325,44 @@ def test_each_stored_row_is_what_its_answer_gives_alone(sampled_work: Path, tmp_
     assert {key: len(rows) for key, rows in stored.items()} == {key: len(rows) for key, rows in expected.items()}
     for key, rows in stored.items():  # compared as text: exact floats, and NaN equal to NaN
         assert sorted(map(repr, rows)) == sorted(map(repr, expected[key])), key
+
+
+def test_gold_readings_are_kept_in_the_derived_cache_for_the_next_warehouse(
+    worldcuisines_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first `score` of a new WorldCuisines warehouse reads its 18,000 gold strings in 30 languages; the readings
+    depend only on the strings and the extractor's code, so the next warehouse finds them in the cache."""
+    from pipeline.core import derived
+    from pipeline.extract import get_extractor
+    from pipeline.score.stage import check_gold_texts
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    second = tmp_path / "second" / "warehouse.duckdb"
+    shutil.copytree(worldcuisines_warehouse.parent, second.parent)
+    checks = "SELECT item_id, lang, extractor, countries, status FROM core.gold_text_checks ORDER BY item_id, lang"
+    work = worldcuisines_warehouse.with_name("warehouse.work.duckdb")
+    with duckdb.connect(str(work)) as con:
+        assert check_gold_texts(con) == 18000
+        first = con.execute(checks).fetchall()
+    cached = sorted((tmp_path / "cache" / "dish-atlas" / "cache" / "gold-readings").glob("*.pickle"))
+    assert len(cached) == len({lang for _, lang, *_ in first}) == 30
+
+    def no_extraction(*_):  # every reading must come from the cache now
+        raise AssertionError("read a gold string again")
+
+    name, _ = get_extractor("countries")
+    monkeypatch.setattr("pipeline.score.stage.get_extractor", lambda _: (name, no_extraction))
+    with duckdb.connect(str(second.with_name("warehouse.work.duckdb"))) as con:
+        assert check_gold_texts(con) == 18000
+        assert con.execute(checks).fetchall() == first
+    # A damaged file is read again (and rewritten); another extractor code never reads these files.
+    cached[0].write_bytes(b"not a pickle")
+    monkeypatch.setattr("pipeline.score.stage.get_extractor", lambda _: get_extractor("countries"))
+    with duckdb.connect(str(second.with_name("warehouse.work.duckdb"))) as con:
+        assert check_gold_texts(con, rescore=True) == 18000
+        assert con.execute(checks).fetchall() == first
+    assert derived.load(cached[0]) is not None
+    names_of = {p.stem.rsplit("@", 1)[1] for p in cached}
+    assert derived.inputs_digest("gold-readings", name, derived.extractor_digest())[:32] in names_of
+    monkeypatch.setattr(derived, "extractor_digest", lambda: "another extractor")
+    assert derived.inputs_digest("gold-readings", name, derived.extractor_digest())[:32] not in names_of
