@@ -27,7 +27,7 @@ import streamlit as st
 
 from pipeline.core.settings import default_warehouse
 from warehouse import queries
-from warehouse.db import NotPublished
+from warehouse.db import NotPublished, connect
 
 # (path, mtime_ns, inode, size) of the published snapshot file.
 Snapshot = tuple[str, int, int, int]
@@ -100,7 +100,7 @@ def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckD
     wanted = (path, mtime_ns, inode, size)
     if _identity(path) != wanted:  # replaced since it was named: that file cannot be opened by its path any more
         raise SnapshotChanged(path)
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")  # DISH_ATLAS_DUCKDB_THREADS applies to the dashboard's queries too
     try:
         con.execute(f"ATTACH ? AS {CATALOG} (READ_ONLY)", [path]).fetchall()
     except duckdb.Error:

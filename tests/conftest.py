@@ -14,6 +14,9 @@ from hypothesis import settings
 # machine, two threads made each batch of the tiny vision model 10-40x slower (5-18 s instead of 0.45 s). Set
 # before anything imports torch; every process the tests start (CLI commands, builds, servers) inherits it.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# DuckDB likewise: a thread per core in each process shared the two cores with the other worker and the demo build,
+# and made a small warehouse's publish cost a quarter more CPU (warehouse/db.py THREADS_ENV).
+os.environ.setdefault("DISH_ATLAS_DUCKDB_THREADS", "1")
 
 from tests import shared_builds
 from tests.helpers import REPO, copy_warehouse, run_cli

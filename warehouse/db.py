@@ -38,6 +38,37 @@ class WarehouseError(RuntimeError):
     """A warehouse that cannot be opened, is locked, or fails its integrity checks."""
 
 
+# DISH_ATLAS_DUCKDB_THREADS=N: DuckDB's worker threads per connection (unset: one per core, DuckDB's default). Where
+# several commands share the cores (the test suite's workers, a batch of commands), one thread each does the same work
+# with less CPU: a small warehouse's statements are too small to share, and publishing one cost a quarter more CPU
+# with two threads than with one.
+THREADS_ENV = "DISH_ATLAS_DUCKDB_THREADS"
+
+
+def duckdb_threads() -> int | None:
+    """The thread count DISH_ATLAS_DUCKDB_THREADS sets, or None when it is unset."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise WarehouseError(f"{THREADS_ENV}={value!r}: expected a whole number of threads, 1 or more")
+    return int(value)
+
+
+def connect(database: str = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """`duckdb.connect`, with DISH_ATLAS_DUCKDB_THREADS applied (a setting of the database instance, not its
+    configuration: another connection to the same file in this process may still open it)."""
+    threads = duckdb_threads()  # a bad value stops the command before it opens anything
+    con = duckdb.connect(database, read_only=read_only)
+    if threads is not None:
+        try:
+            con.execute(f"SET threads = {threads}")
+        except BaseException:
+            con.close()
+            raise
+    return con
+
+
 class WarehouseLocked(WarehouseError):
     pass
 
@@ -415,7 +446,7 @@ class Warehouse:
                     "run an ingest command or `python -m pipeline demo` first"
                 )
             self._checkpoint_working()
-            probe = duckdb.connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
+            probe = connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
             try:
                 digests = self._working_digests(probe)
                 fingerprint = self._working_fingerprint(digests)
@@ -434,7 +465,7 @@ class Warehouse:
             tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
             try:
                 shutil.copyfile(base, tmp)
-                con = duckdb.connect(str(tmp))
+                con = connect(str(tmp))
                 try:
                     if changed is None:
                         migrate(con)
@@ -498,7 +529,7 @@ class Warehouse:
             damaged_copy = None
             try:
                 shutil.copyfile(self.path, tmp)
-                con = duckdb.connect(str(tmp))
+                con = connect(str(tmp))
                 try:
                     migrate(con)
                     con.execute("CHECKPOINT")
@@ -556,7 +587,7 @@ class Warehouse:
         if self.working_path.exists() and self.working_path.stat().st_size == 0 and not wal.exists():
             self.working_path.unlink()  # created by a command killed before DuckDB wrote its header
         try:
-            return duckdb.connect(str(self.working_path))
+            return connect(str(self.working_path))
         except duckdb.Error as exc:
             raise storage_failure(exc, self.working_path) or exc from exc
 
@@ -623,7 +654,7 @@ class Warehouse:
         """Row counts of the working database's tables, as far as they can be read."""
         if not self.working_path.exists():
             return {}, []
-        con = duckdb.connect(":memory:")
+        con = connect(":memory:")
         try:
             try:
                 con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)]).fetchall()
@@ -646,7 +677,7 @@ class Warehouse:
             raise NotPublished(
                 f"no published warehouse at {self.path}: run `make demo` or `python -m pipeline demo` first"
             )
-        return duckdb.connect(str(self.path), read_only=True)
+        return connect(str(self.path), read_only=True)
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
@@ -737,7 +768,7 @@ def table_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
 
 
 def _file_counts(path: Path) -> dict[str, int]:
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     try:
         _attach(con, path, "db")
         return {f"{schema}.{table}": rows for schema, table, rows, *_ in _table_digests(con, "db", path)}
@@ -746,7 +777,7 @@ def _file_counts(path: Path) -> dict[str, int]:
 
 
 def _published_at(path: Path) -> str | None:
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     try:
         con.execute("ATTACH ? AS pub (READ_ONLY)", [str(path)]).fetchall()
         value = scalar(con, "SELECT max(published_at) FROM pub.marts.fingerprint")

@@ -233,11 +233,22 @@ def test_compiled_patterns_are_cached_and_give_the_same_counts(con, tmp_path: Pa
     assert names(con, first.corpus_id) == names(con, second.corpus_id)
 
 
-def test_a_damaged_pattern_cache_is_rebuilt(con, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def compiled_uk(borsch_work: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The Ukrainian patterns of the BORSch template compiled once into a cache folder (compiling costs ~3 CPU-s):
+    tests copy the folder before they change or damage it."""
     from pipeline.corpus.patterns import build_patterns
 
-    cache = tmp_path / "patterns"
-    fresh = build_patterns(con, "uk", cache_dir=cache)
+    cache = tmp_path_factory.mktemp("compiled") / "patterns"
+    with duckdb.connect(str(borsch_work), read_only=True) as connection:
+        return build_patterns(connection, "uk", cache_dir=cache), cache
+
+
+def test_a_damaged_pattern_cache_is_rebuilt(con, tmp_path: Path, compiled_uk) -> None:
+    from pipeline.corpus.patterns import build_patterns
+
+    fresh, template = compiled_uk
+    cache = shutil.copytree(template, tmp_path / "patterns")
     (path,) = cache.glob("uk@*.pickle")
     path.write_bytes(b"not a pickle")
     rebuilt = build_patterns(con, "uk", cache_dir=cache)
@@ -245,12 +256,13 @@ def test_a_damaged_pattern_cache_is_rebuilt(con, tmp_path: Path) -> None:
     assert len(rebuilt.literals.length) == len(fresh.literals.length)
 
 
-def test_a_changed_warehouse_misses_the_cache(con, tmp_path: Path) -> None:
+def test_a_changed_warehouse_misses_the_cache(con, tmp_path: Path, compiled_uk) -> None:
     """The cache key covers the rows read: a new dish name means a new pattern set, never a stale one."""
     from pipeline.corpus.patterns import build_patterns
 
-    cache = tmp_path / "patterns"
+    cache = shutil.copytree(compiled_uk[1], tmp_path / "patterns")
     before = build_patterns(con, "uk", cache_dir=cache)
+    assert before.fingerprint == compiled_uk[0].fingerprint  # read from the copied cache
     key = dish(con, "БОРЩ")
     con.execute(
         "INSERT INTO core.dish_names SELECT * REPLACE ('зелений борщик' AS name, 'зелений борщик' AS norm_name) "
