@@ -47,8 +47,9 @@ def work(warehouse: Path) -> Path:
     return warehouse.with_name("warehouse.work.duckdb")
 
 
-def generate(warehouse: Path, spec: GenerationSpec, executor: str = "local") -> None:
-    run_pipeline("generate", Warehouse(warehouse), Options(generations=(spec,), executor=executor, ray=RayOptions()))
+def generate(warehouse: Path, spec: GenerationSpec, executor: str = "local", workers: int | None = None) -> None:
+    options = Options(generations=(spec,), executor=executor, ray=RayOptions(workers=workers))
+    run_pipeline("generate", Warehouse(warehouse), options)
 
 
 def last_run(warehouse: Path) -> tuple:
@@ -90,7 +91,7 @@ def test_a_model_that_fails_on_a_worker_fails_the_command_with_its_own_message(
     shutil.copyfile(tiny_text_model / "config.json", broken / "config.json")  # the driver reads only the config
     spec = GenerationSpec("borsch.origin_qa", "ru", "transformers", str(broken), limit=1)
     with pytest.raises(BackendError, match=r"^cannot load model") as failed:
-        generate(borsch_warehouse, spec, "ray")
+        generate(borsch_warehouse, spec, "ray", workers=1)  # one actor fails as two would: each loads the model
     assert "Traceback" not in str(failed.value) and "ray::" not in str(failed.value)
     assert query(work(borsch_warehouse), "SELECT count(*) FROM core.generations") == [(0,)]
 
@@ -276,7 +277,9 @@ def test_a_shard_a_killed_job_scanned_but_never_merged_is_merged_from_its_files(
     assert Path(left["marker"]).is_file()  # what the worker wrote before the job died
 
     scan_corpus(local, "uk", str(corpus), run_id="r")
-    summary = scan_corpus_on_ray(on_ray, "uk", str(corpus), "text", run_id="r", options=RayOptions(), work_dir=work)
+    summary = scan_corpus_on_ray(
+        on_ray, "uk", str(corpus), "text", run_id="r", options=RayOptions(workers=1), work_dir=work
+    )
     assert summary.shards_scanned == 2 and list(work.iterdir()) == []
     assert corpus_rows(on_ray) == corpus_rows(local)
 
