@@ -9,14 +9,14 @@ import pytest
 
 from tests.app.conftest import open_page
 from tests.helpers import vega_rows
-from tests.warehouse.test_language_gap import build_gap_warehouse
+from tests.warehouse.test_language_gap import shared_gap_warehouse
 
 PAGE = "views/language_gap.py"
 
 
 @pytest.fixture(scope="module")
-def small_gap_warehouse(tmp_path_factory: pytest.TempPathFactory, ingested_template) -> Path:
-    return build_gap_warehouse(tmp_path_factory.mktemp("gap-app"), ingested_template("worldcuisines"))
+def small_gap_warehouse(ingested_template) -> Path:
+    return shared_gap_warehouse(ingested_template)
 
 
 def test_the_page_shows_the_hand_computed_gaps_and_the_items_behind_them(

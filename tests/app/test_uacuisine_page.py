@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import open_page
-from tests.pipeline.test_uacuisine_paper import build_table4_warehouse, build_tiny_bert
+from tests.pipeline.test_uacuisine_paper import shared_table4_warehouse
 
 PAGE = "views/uacuisine.py"
 
 
 @pytest.fixture(scope="module")
-def table4_warehouse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    scorer = build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
-    return build_table4_warehouse(tmp_path_factory.mktemp("uacuisine-page"), scorer), scorer
+def table4_warehouse() -> tuple[Path, Path]:
+    return shared_table4_warehouse()
 
 
 def test_the_page_shows_table4_and_names_the_bertscore_model(

@@ -13,6 +13,7 @@ import pytest
 
 from pipeline.score import metrics, uacuisine_paper
 from pipeline.score import uacuisine as uacuisine_metrics
+from tests import shared_builds
 from tests.helpers import query, run_cli
 
 GOLD_INGREDIENTS = "буряк, капуста, картопля, морква"
@@ -69,8 +70,9 @@ def build_tiny_bert(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+def tiny_bert() -> Path:
+    """The scorer the shared Table 4 warehouse was scored with."""
+    return shared_table4_warehouse()[1]
 
 
 RECIPE = "зварити буряк, додати капуста, посолити"
@@ -106,9 +108,21 @@ def build_table4_warehouse(folder: Path, scorer: Path) -> Path:
     return warehouse
 
 
+def shared_table4_warehouse() -> tuple[Path, Path]:
+    """`build_table4_warehouse` with a tiny BERT scorer, made once per test session and read by this module and the
+    UACUISINE page's (none writes to it): the warehouse and the scorer's folder."""
+
+    def build(folder: Path) -> Path:
+        (folder / "tiny-bert").mkdir()
+        return build_table4_warehouse(folder, build_tiny_bert(folder / "tiny-bert"))
+
+    warehouse = shared_builds.made("uacuisine-table4", build)
+    return warehouse, warehouse.parent.parent / "tiny-bert"
+
+
 @pytest.fixture(scope="module")
-def table4_warehouse(tmp_path_factory: pytest.TempPathFactory, tiny_bert: Path) -> Path:
-    return build_table4_warehouse(tmp_path_factory.mktemp("uacuisine"), tiny_bert)
+def table4_warehouse() -> Path:
+    return shared_table4_warehouse()[0]
 
 
 def test_table4_by_hand(table4_warehouse: Path, tiny_bert: Path) -> None:

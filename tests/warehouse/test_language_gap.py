@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from tests import shared_builds
 from tests.helpers import copy_warehouse, query, run_cli
 from warehouse.marts import language_gap
 
@@ -66,10 +67,15 @@ def build_gap_warehouse(folder: Path, ingested: Path) -> Path:
     return warehouse
 
 
+def shared_gap_warehouse(ingested_template) -> Path:
+    """`build_gap_warehouse` made once per test session and read by this module and the page's (none writes to it)."""
+    return shared_builds.made("gap", lambda folder: build_gap_warehouse(folder, ingested_template("worldcuisines")))
+
+
 @pytest.fixture(scope="module")
-def gap_warehouse(tmp_path_factory: pytest.TempPathFactory, ingested_template) -> Path:
+def gap_warehouse(ingested_template) -> Path:
     """Real WorldCuisines items, the answers above, imported, scored and published."""
-    return build_gap_warehouse(tmp_path_factory.mktemp("gap"), ingested_template("worldcuisines"))
+    return shared_gap_warehouse(ingested_template)
 
 
 def exported(warehouse: Path, *options: str) -> pl.DataFrame:
