@@ -52,7 +52,7 @@ def detect_answer_languages(
             schema=_SCHEMA,
         )
         # Only answers detected before have a row to replace: a first detection (the demo's 468,360 answers) skips
-        # the DELETE, whose scan of the growing table per chunk cost a tenth of the step.
+        # the DELETE, which scanned the growing table once per chunk to remove nothing.
         replaced = [row[0] for row in chunk if row[3]]
         with transaction(con):
             if replaced:
