@@ -289,7 +289,8 @@ def test_the_command_joins_a_running_cluster(local_ray: str, borsch_warehouse: P
     on_ray = copy_warehouse(borsch_warehouse, tmp_path / "ray" / "warehouse.duckdb")
     args = ("corpus", "scan", "--lang", "uk", "--source", str(corpus))
     run_cli(borsch_warehouse, *args)
-    result = run_cli(on_ray, *args, "--executor", "ray", "--ray-address", local_ray, "--ray-work", str(tmp_path / "w"))
+    ray = ("--executor", "ray", "--ray-address", local_ray, "--ray-workers", "1", "--ray-work", str(tmp_path / "w"))
+    result = run_cli(on_ray, *args, *ray)  # one scanner: the command joining the cluster is what is tested here
     assert "3 shards scanned, 0 skipped (unchanged), 12 documents" in " ".join(result.stderr.split())
     rows = [corpus_rows(duckdb.connect(str(w), read_only=True)) for w in (borsch_warehouse, on_ray)]
     assert rows[0] == rows[1] and rows[0]["core.corpus_samples"] and list((tmp_path / "w").iterdir()) == []
