@@ -144,7 +144,7 @@ def _check_contracts(con: duckdb.DuckDBPyConnection, marts: list) -> None:
 
     found = table_columns(con)
     for mart in marts:
-        broken = mart.broken_contracts(con, found)
+        broken = mart.broken_contracts(found)
         if broken:
             raise WarehouseError(f"marts/{mart.file}: column contract broken: " + "; ".join(broken))
 

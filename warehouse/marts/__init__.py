@@ -84,10 +84,9 @@ class Mart:
             tainted = tainted or (needed and not creates)
         return ran
 
-    def broken_contracts(self, con: duckdb.DuckDBPyConnection, found: dict[str, list[str]] | None = None) -> list[str]:
+    def broken_contracts(self, found: dict[str, list[str]]) -> list[str]:
         """'marts.T: expected columns … first, found …' for each table whose columns break its contract. `found`:
         every table's columns in order (`table_columns`), read once for all the marts of a publish."""
-        found = table_columns(con) if found is None else found
         problems = []
         for table, expected in self.columns.items():
             columns = found.get(table, [])
