@@ -36,7 +36,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import
+from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
@@ -490,8 +490,4 @@ def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str
             say("[dim]{}: already imported[/]", path.name)
             continue
         say("imported {}: {} answers of {}", path.name, len(result.accepted), ", ".join(result.models))
-        if result.rejected:
-            say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
-        for quirk in result.quirks:
-            if quirk.severity != "rejected":
-                say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
+        say_losses(result)

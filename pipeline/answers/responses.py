@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 import polars as pl
@@ -565,9 +566,24 @@ def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str
                     result.task_id,
                     f"{rate:,.0f}",
                 )
-                if result.rejected:
-                    say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
-                for quirk in result.quirks:
-                    if quirk.severity != "rejected":
-                        say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
+                say_losses(result)
             progress.advance(bar)
+
+
+class ImportReport(Protocol):
+    """What an importer's result reports (FileImport here, BorschImport in borsch.py)."""
+
+    rejected: list
+    quirks: list[Quirk]
+
+    def loss_summary(self) -> str: ...
+
+
+def say_losses(result: ImportReport) -> None:
+    """An imported file's rejected lines (with what they lose) and its other quirks, one line each: the report every
+    answer importer prints under its `imported …` line (WorldCuisines files here, BORSch files in borsch.py)."""
+    if result.rejected:
+        say("  [yellow]{} lines rejected[/], lost: {}", len(result.rejected), result.loss_summary())
+    for quirk in result.quirks:
+        if quirk.severity != "rejected":
+            say("  [dim]{}[/]: {}", quirk.kind, quirk.message)
