@@ -157,11 +157,7 @@ def run(
         _start(process)
         if kill_after is not None:
             process.join(kill_after)
-            if process.exitcode is None:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:  # killed before it made its group
-                    process.kill()
+            _kill_group(process)
         process.join(timeout)
         if process.exitcode is None:
             process.kill()
@@ -173,6 +169,15 @@ def run(
             stdout.read_bytes() if binary else stdout.read_text(errors="replace"),
             stderr.read_text(errors="replace"),
         )
+
+
+def _kill_group(process: multiprocessing.Process) -> None:
+    """SIGKILL to a command still running, its whole process group (a kill of the command and its children)."""
+    if process.exitcode is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:  # killed before it made its group
+            process.kill()
 
 
 class Running:
@@ -202,11 +207,7 @@ class Running:
     def kill(self) -> int | None:
         """SIGKILL to the command's process group (as a user's kill of the command and its children); its exit
         status (-9, or the status it had already exited with)."""
-        if self.process.exitcode is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:  # killed before it made its group
-                self.process.kill()
+        _kill_group(self.process)
         self.process.join(60)
         return self.process.exitcode
 
