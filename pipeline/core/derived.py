@@ -64,11 +64,12 @@ def source_digest() -> str:
 
 @functools.cache
 def extractor_digest() -> str:
-    """The code of every module of `pipeline.extract` (the gazetteer's readers too) and of the text fold: what an
-    extraction's result depends on besides the library data (`library_versions`)."""
+    """`source_digest` and the code of the gazetteer's readers (`GAZETTEER_READERS`): every module of
+    `pipeline.extract` and the text fold, what an extraction's result depends on besides the library data."""
     package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in [*sorted((package / "extract").rglob("*.py")), package / "core" / "text.py"]:
+    readers = [p for p in (package / "extract").rglob("*.py") if p.name in GAZETTEER_READERS]
+    digest = hashlib.sha256(source_digest().encode())
+    for path in sorted(readers):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
