@@ -15,7 +15,7 @@ import streamlit as st
 
 from app import data, preload, ui
 from app.safe import code, literal
-from warehouse.db import NotPublished
+from warehouse.db import NotPublished, WarehouseError
 from warehouse.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,6 +117,8 @@ def _main() -> None:
         page.run()
     except NotPublished:  # the snapshot vanished mid-run
         not_published()
+    except WarehouseError as exc:  # e.g. a DISH_ATLAS_DUCKDB_THREADS the connection cannot be opened with
+        st.error(literal(str(exc)))
     except duckdb.Error as exc:
         st.error(
             f"Could not read the published warehouse at {code(data.warehouse_path())}: {literal(exc)}  \n"

@@ -5,7 +5,7 @@ lifespan runs `warm` before the server answers. Without it the first page of a f
 inside its first run: importing pandas, pyarrow, pydeck, babel and the app's modules (0.7 s of CPU
 idle, several seconds on a loaded machine), opening the published snapshot and the sidebar's first
 query. Nothing here draws or decides anything: a server that cannot warm up (no published
-warehouse yet, an old one) starts the same and shows the page's own message.
+warehouse yet, an old one, a bad DISH_ATLAS_DUCKDB_THREADS) starts the same and shows the page's own message.
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def warm() -> None:
     import warehouse.queries.search
     import warehouse.queries.zno  # noqa: F401
     from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
-    from warehouse.db import NotPublished
+    from warehouse.db import WarehouseError
 
-    with contextlib.suppress(NotPublished, duckdb.Error):
+    with contextlib.suppress(WarehouseError, duckdb.Error):  # not published, or a bad setting: the page says which
         summary = data.dataset_summary()
         if not summary.empty:
             ui.read_sidebar(ui.default_dataset(summary))

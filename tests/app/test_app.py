@@ -139,3 +139,18 @@ def test_republished_snapshot_is_reopened(sample_warehouse: Path, tmp_path: Path
     at.run()
     assert not at.exception
     assert metric(at, "Dishes") == "12,345"
+
+
+def test_a_bad_duckdb_thread_setting_is_one_message_on_the_page(sample_app: AppTest, monkeypatch: pytest.MonkeyPatch):
+    import streamlit as st
+
+    st.cache_resource.clear()  # a connection or query results of an earlier test would hide the setting
+    st.cache_data.clear()
+    monkeypatch.setenv("DISH_ATLAS_DUCKDB_THREADS", "two")
+    at = sample_app.run()
+    assert not at.exception
+    assert [shown(e.value) for e in at.error] == [
+        "DISH_ATLAS_DUCKDB_THREADS='two': expected a whole number of threads, 1 or more"
+    ]
+    assert not at.metric and not at.dataframe
+    st.cache_resource.clear()  # nor may this test's failed opening reach the next one
