@@ -5,7 +5,7 @@ and Live probe pages' small maps (`origins_map`) are SVG images of the same outl
 
 Countries are drawn as flat polygons (`SolidPolygonLayer`, one row per polygon of a country's
 MultiPolygon), each shrunk by a hair so the white page shows between neighbours as their border
-(marts.map_outlines, computed at publish: warehouse/marts/map_outlines.py); the selected country sits
+(marts.map_outlines, drawn by the reference step: warehouse/geometry.py); the selected country sits
 on a dark, slightly grown copy of itself (its outline). One layer
 type for all of it, on purpose: in the headless Chromium of the tests and benches (software WebGL)
 every further layer type costs seconds of shader compiling before the first frame (a `PathLayer` for

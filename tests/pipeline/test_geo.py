@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from shapely.geometry import Point, shape
 
 from pipeline.reference.cultural_distance import continent_of
@@ -48,6 +49,26 @@ def test_outlines_are_kept_in_the_cache_and_a_damaged_file_is_rebuilt(tmp_path, 
     assert derived.cache_path("reference", "country_shapes", geo._digest()) is None
 
 
+def test_drawn_outlines_are_kept_in_the_cache_for_the_same_shapes_and_redrawn_for_others(tmp_path, monkeypatch) -> None:
+    """The reference step draws the maps' outlines once per set of shapes: a new warehouse with the same shapes reads
+    them from the cache; other shapes (one country changed) are drawn anew."""
+    from pipeline.reference import geo
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    shapes = [(row["country"], row["geojson"]) for row in country_shapes()][:40]
+    drawn = geo.country_outlines(shapes)
+    assert [country for country, _ in drawn] == sorted(country for country, _ in shapes)
+
+    def never(_shapes):
+        raise AssertionError("drawn again")
+
+    monkeypatch.setattr(geo, "outline_rows", never)
+    assert geo.country_outlines(list(reversed(shapes))) == drawn  # the same shapes, in any order
+    moved = [(shapes[0][0], json.dumps({"type": "Polygon", "coordinates": [[[0, 0], [0, 1], [1, 1], [0, 0]]]}))]
+    with pytest.raises(AssertionError, match="drawn again"):
+        geo.country_outlines(moved + shapes[1:])
+
+
 def test_the_drawn_outlines_are_simplified_together_so_neighbours_still_share_their_border() -> None:
     """warehouse/geometry.py: fewer points for the browser, and no overlaps or slivers between countries."""
     import shapely
@@ -67,3 +88,28 @@ def test_the_drawn_outlines_are_simplified_together_so_neighbours_still_share_th
         # the gap each drawn country is shrunk by, so the white border between neighbours still shows
         assert shared.area / shared.length < GAP / 4
     assert drawn["UA"].contains(Point(34.10, 44.95))  # Simferopol: Crimea still in Ukraine
+
+
+def test_a_warehouse_loaded_before_the_outlines_table_draws_them_at_publish_until_its_next_reference_step(
+    sample_warehouse,
+) -> None:
+    """Migration 075 adds core.country_outlines empty to a warehouse whose reference data is already loaded: its
+    publish draws the outlines from the stored shapes, the same rows the reference step stores at the next `ingest`."""
+    import duckdb
+
+    from pipeline.reference.load import load_reference
+    from warehouse.db import Warehouse
+
+    published = "SELECT country, polygons FROM marts.map_outlines ORDER BY country"
+    warehouse = Warehouse(sample_warehouse)
+    with duckdb.connect(str(warehouse.path), read_only=True) as con:
+        drawn = con.execute(published).fetchall()
+    assert len(drawn) > 230
+    with duckdb.connect(str(warehouse.working_path)) as con:
+        con.execute("DELETE FROM core.country_outlines")
+    assert warehouse.publish(force=True)
+    with duckdb.connect(str(warehouse.path), read_only=True) as con:
+        assert con.execute(published).fetchall() == drawn
+    with warehouse.writer() as con:
+        assert load_reference(con)  # only the empty table is filled
+        assert con.execute("SELECT country, polygons FROM core.country_outlines ORDER BY country").fetchall() == drawn

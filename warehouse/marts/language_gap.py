@@ -133,17 +133,19 @@ WHERE a.lang <> '{english}'
 
 def _scripts(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
     """(dataset, lang) -> script, from 50 of the language's prompts (a fixed sample spread over its tasks),
-    or its gold texts where it has no prompts."""
+    or its gold texts where it has no prompts; only for the languages of the pairs (_language_pairs): a warehouse of
+    WorldCuisines' 30 languages with answers in a few spent most of this mart's time naming the others' scripts."""
     rows = con.sql(
         """
-        WITH texts AS (
+        WITH paired AS (SELECT DISTINCT dataset, lang FROM _language_pairs),
+        texts AS (
             SELECT t.dataset, p.lang, p.text, 0 AS rank FROM core.item_prompts p JOIN core.items i USING (item_id)
             JOIN core.tasks t USING (task_id)
             UNION ALL
             SELECT t.dataset, g.lang, g.text, 1 AS rank FROM core.item_gold_text g JOIN core.items i USING (item_id)
             JOIN core.tasks t USING (task_id)
         ),
-        best AS (SELECT dataset, lang, min(rank) AS rank FROM texts GROUP BY ALL)
+        best AS (SELECT dataset, lang, min(rank) AS rank FROM texts JOIN paired USING (dataset, lang) GROUP BY ALL)
         SELECT dataset, lang, list(text ORDER BY hash(text), text)[1:50] AS texts
         FROM texts JOIN best USING (dataset, lang, rank) GROUP BY ALL
         """

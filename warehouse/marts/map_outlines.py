@@ -1,43 +1,31 @@
-"""marts.map_outlines: each country's outline as the dashboard's world maps draw it (app/maps.py),
-computed once at publish instead of on every server's first map.
+"""marts.map_outlines: each country's outline as the dashboard's world maps draw them (app/maps.py), so the app
+only parses JSON (parsing and shrinking the 238 outlines took 1–2 s of the first Map or Dish page of every server).
 
-Why here: parsing the 238 outlines of marts.country_shapes and shrinking each polygon took 1–2 s of
-the first Map or Dish page a fresh server draws (bench/pages.py, cold), on every start; the app
-now reads these rows and only parses JSON.
-
-How a country is drawn: warehouse/geometry.py `simplified` (all countries together, borders kept
-shared) and `drawn_polygons` (shrunk by a hair, so neighbours show a white border; islands too small to
-see left out).
+The reference step draws them (warehouse/geometry.py `outline_rows`) into core.country_outlines, from a cache
+(pipeline/reference/geo.py): drawing them here took a third of a CPU-second of every new warehouse's first publish,
+for the same rows. A warehouse whose reference data was loaded before that table existed (migration 075) has none
+until its next `ingest`: its outlines are drawn here from marts.country_shapes, as before.
 """
 
 from __future__ import annotations
 
-import json
-
 import duckdb
 import polars as pl
 
+from warehouse.geometry import outline_rows
+from warehouse.io import scalar
+
+PUBLISHED = "CREATE OR REPLACE TABLE marts.map_outlines AS SELECT country, polygons FROM {} ORDER BY country"
+
 
 def build(con: duckdb.DuckDBPyConnection) -> None:
-    from shapely.geometry import shape
-
-    from warehouse.geometry import drawn_polygons, simplified
-
-    countries, geometries = [], []
-    shapes = con.execute("SELECT country, geojson FROM marts.country_shapes ORDER BY country").fetchall()
-    for country, geojson in shapes:
-        if not geojson:
-            continue
-        geometry = shape(json.loads(geojson))
-        if geometry.geom_type not in ("Polygon", "MultiPolygon") or geometry.is_empty:
-            continue
-        countries.append(country)
-        geometries.append(geometry)
-    rows = [
-        {"country": country, "polygons": json.dumps(drawn_polygons(geometry), separators=(",", ":"))}
-        for country, geometry in zip(countries, simplified(geometries), strict=True)
-    ]
-    frame = pl.DataFrame(rows, schema={"country": pl.String, "polygons": pl.String})
+    drawn = scalar(con, "SELECT count(*) FROM core.country_outlines")
+    shapes = scalar(con, "SELECT count(*) FROM marts.country_shapes")
+    if drawn or not shapes:
+        con.execute(PUBLISHED.format("core.country_outlines"))
+        return
+    rows = outline_rows(con.execute("SELECT country, geojson FROM marts.country_shapes").fetchall())
+    frame = pl.DataFrame(rows, schema={"country": pl.String, "polygons": pl.String}, orient="row")
     con.register("_outlines", frame)
-    con.execute("CREATE OR REPLACE TABLE marts.map_outlines AS SELECT * FROM _outlines ORDER BY country")
+    con.execute(PUBLISHED.format("_outlines"))
     con.unregister("_outlines")
