@@ -267,9 +267,23 @@ def prepare(scenario: Scenario, root: Path, starts: StartStates) -> tuple[Path, 
     return start, summary(clean / WAREHOUSE), seconds
 
 
-def trial(scenario: Scenario, start: Path, reference: dict, kill_at: float, folder: Path, env: dict) -> Outcome:
+def trial(
+    scenario: Scenario, start: Path, reference: dict, fraction: float, seconds: float, folder: Path, env: dict
+) -> Outcome:
+    """Kill the command `fraction` into its clean duration `seconds`, then rerun it and compare with `reference`.
+
+    A run that ends before its moment (the clean run was slowed by a busy machine or filled a cache this one reads)
+    proves only a no-op rerun: it is tried once more, from the start state, at the same fraction of its own duration.
+    """
+    kill_at = fraction * seconds
     copy_state(start, folder)
-    killed = run(folder, scenario.command, env, kill_after=kill_at)[0] == -signal.SIGKILL
+    code, _, elapsed = run(folder, scenario.command, env, kill_after=kill_at)
+    if code != -signal.SIGKILL and elapsed < kill_at:
+        kill_at = fraction * elapsed
+        shutil.rmtree(folder)
+        copy_state(start, folder)
+        code = run(folder, scenario.command, env, kill_after=kill_at)[0]
+    killed = code == -signal.SIGKILL
     code, stderr, _ = run(folder, scenario.command, env)
     differences = []
     if code == 0:
@@ -339,8 +353,10 @@ def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, s
     start, reference, seconds = prepare(scenario, base, starts)
     # The commands start with their libraries imported (forked), so they write from their first moments on; the last
     # fifth is left out, as a run can end sooner than the clean one and a run that ends before its kill proves less.
-    moments = [rng.uniform(seconds * 0.05, seconds * 0.8) for _ in range(kills)]
-    outcomes = [trial(scenario, start, reference, at, base / f"kill{i}", starts.env) for i, at in enumerate(moments)]
+    fractions = [rng.uniform(0.05, 0.8) for _ in range(kills)]
+    outcomes = [
+        trial(scenario, start, reference, at, seconds, base / f"kill{i}", starts.env) for i, at in enumerate(fractions)
+    ]
     shutil.rmtree(base, ignore_errors=True)
     return outcomes
 
