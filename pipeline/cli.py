@@ -44,6 +44,7 @@ class Session:
 
     warehouse: Warehouse
     debug: bool = False
+    publish: bool = True
 
 
 @app.callback()
@@ -59,14 +60,27 @@ def main_options(
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    publish: Annotated[
+        bool,
+        typer.Option(
+            "--publish/--no-publish",
+            help="Publish a new snapshot when the command succeeds. --no-publish leaves the changes in the working "
+            "database, to batch several commands and publish once (`publish`, or the next command without it).",
+        ),
+    ] = True,
 ) -> None:
-    ctx.obj = Session(Warehouse((warehouse or default_warehouse()).expanduser().resolve()), debug)
+    ctx.obj = Session(Warehouse((warehouse or default_warehouse()).expanduser().resolve()), debug, publish)
+
+
+def _steps(ctx: typer.Context, name: str, options: Options, steps: tuple[str, ...] | None = None) -> bool:
+    """The pipeline `name` on the `--warehouse` typer hands down as `ctx.obj`, published unless `--no-publish`."""
+    return run_pipeline(name, ctx.obj.warehouse, options, steps=steps, publish=ctx.obj.publish)
 
 
 def _pipeline(ctx: typer.Context, name: str, options: Options) -> None:
     """Run a named pipeline of pipeline/flow/steps.py on the warehouse the top-level `--warehouse` option
-    named (typer hands it down as `ctx.obj`); it always ends by publishing (a no-op when unchanged)."""
-    _run(ctx, lambda: run_pipeline(name, ctx.obj.warehouse, options))
+    named (typer hands it down as `ctx.obj`); it ends by publishing (a no-op when unchanged) unless `--no-publish`."""
+    _run(ctx, lambda: _steps(ctx, name, options))
 
 
 EXPECTED_FAILURES = (
@@ -527,7 +541,7 @@ def generate(
 
     def action() -> None:
         options = Options(generations=(spec(),), executor=executor.value, ray=RayOptions(ray_address, ray_workers))
-        run_pipeline("generate", ctx.obj.warehouse, options)
+        _steps(ctx, "generate", options)
 
     _run(ctx, action)
 
@@ -567,7 +581,7 @@ def finetune(
             model=model, tasks=_split(task) or (), lang=lang, out=out, recipe=recipe, variant=variant, limit=limit,
             images=images, device=device, overrides=overrides,
         )  # fmt: skip
-        run_pipeline("finetune", ctx.obj.warehouse, Options(finetunes=(spec,)))
+        _steps(ctx, "finetune", Options(finetunes=(spec,)))
 
     _run(ctx, action)
 
@@ -591,7 +605,7 @@ def run_config(
             ray=plan.ray,
             finetunes=tuple(plan.finetunes),
         )
-        run_pipeline("run", ctx.obj.warehouse, options, steps=steps)
+        _steps(ctx, "run", options, steps)
 
     _run(ctx, action)
 
@@ -636,7 +650,7 @@ def imagine(
             height=size, settings=_settings(setting or []), generator_settings=_settings(generator_setting or []),
             encoder_settings=_settings(encoder_setting or []),
         )  # fmt: skip
-        run_pipeline("imagine", ctx.obj.warehouse, Options(imagines=(spec,)))
+        _steps(ctx, "imagine", Options(imagines=(spec,)))
 
     _run(ctx, action)
 
@@ -778,6 +792,9 @@ def publish(
     force: Annotated[bool, typer.Option(help="Publish even if nothing changed since the last snapshot.")] = False,
 ) -> None:
     """Rebuild marts and publish the working database as the new snapshot."""
+    if not ctx.obj.publish:
+        fail_line("--no-publish: `publish` does nothing else — run it without --no-publish")
+        raise typer.Exit(code=2)
     _pipeline(ctx, "publish", Options(publish_force=force))
 
 
@@ -827,7 +844,7 @@ def demo(
     if source is None:
         console.print("[yellow]No data folder: building the demo on the embedded sample dataset.[/]")
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
-        _next_step(ctx.obj.warehouse.path)
+        _next_step(ctx)
         return
     source = source.expanduser().resolve()
     say("building the demo from {}", source)
@@ -840,11 +857,16 @@ def demo(
     # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
     options = Options(datasets=datasets, data=source, uagec=True, generations=generations)
     _pipeline(ctx, "demo", options)
-    _next_step(ctx.obj.warehouse.path)
+    _next_step(ctx)
 
 
-def _next_step(warehouse: Path) -> None:
-    """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next)."""
+def _next_step(ctx: typer.Context) -> None:
+    """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next), or, with
+    `--no-publish`, publish it first."""
+    warehouse = ctx.obj.warehouse.path
+    if not ctx.obj.publish:
+        say("Next: `python -m pipeline --warehouse {} publish`, then start the dashboard on it", warehouse)
+        return
     env = (
         ""
         if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve()

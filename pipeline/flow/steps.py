@@ -381,9 +381,12 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 }
 
 
-def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tuple[str, ...] | None = None) -> bool:
+def run_pipeline(
+    name: str, warehouse: Warehouse, options: Options, *, steps: tuple[str, ...] | None = None, publish: bool = True
+) -> bool:
     """Run the pipeline `name` (or the given subset of its steps, in its order) in one working-database
-    session, then publish. Returns whether a new snapshot was published."""
+    session, then publish (unless `publish` is off: the CLI's `--no-publish`, for a batch of commands published
+    once). Returns whether a new snapshot was published."""
     chosen = PIPELINES[name] if steps is None else tuple(s for s in PIPELINES[name] if s in steps)
     failures: list = []
     if chosen:
@@ -399,7 +402,11 @@ def run_pipeline(name: str, warehouse: Warehouse, options: Options, *, steps: tu
                     audit_writes(step, before, after)
                     before = after
             failures = ctx.failures
-    published = publish(warehouse, force=options.publish_force)
+    if publish:
+        published = _publish(warehouse, force=options.publish_force)
+    else:
+        published = False
+        say("[yellow]not published[/]: the changes stay in {} until a command publishes them", warehouse.working_path)
     if failures:
         from pipeline.core.errors import DataError
 
@@ -426,7 +433,7 @@ def audit_writes(step: Step, before: dict[str, tuple], after: dict[str, tuple]) 
         raise UndeclaredWrite(f"step {step.name!r} wrote {', '.join(undeclared)}, which it does not declare")
 
 
-def publish(warehouse: Warehouse, force: bool = False) -> bool:
+def _publish(warehouse: Warehouse, force: bool = False) -> bool:
     """Build marts and publish; a no-op when the published snapshot already matches."""
     if warehouse.publish(force=force):
         say("[green]published[/] {}", warehouse.path)

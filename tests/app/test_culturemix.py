@@ -25,7 +25,14 @@ def _answers_file(path: Path, rows: list[tuple[str, str, str]], prompt: str = "b
 
 def _warehouse(root: Path, ingested: Path, rows: list[tuple[str, str, str]]) -> Path:
     warehouse = copy_warehouse(ingested, root / "warehouse.duckdb")
-    run_cli(warehouse, "import-responses", "--format", "culturemix", str(_answers_file(root / "a.jsonl", rows)))
+    run_cli(
+        warehouse,
+        "--no-publish",
+        "import-responses",
+        "--format",
+        "culturemix",
+        str(_answers_file(root / "a.jsonl", rows)),
+    )
     run_cli(warehouse, "score")
     return warehouse
 

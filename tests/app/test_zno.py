@@ -30,14 +30,30 @@ PAGE = "views/zno.py"
 def zno_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("zno-app")
     warehouse = root / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "zno", "--source", str(write_zno(root / "zno")))
-    run_cli(warehouse, "import-responses", "--format", "zno", str(write_answers(root / "answers.jsonl")))
+    run_cli(warehouse, "--no-publish", "ingest", "zno", "--source", str(write_zno(root / "zno")))
+    run_cli(
+        warehouse, "--no-publish", "import-responses", "--format", "zno", str(write_answers(root / "answers.jsonl"))
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(caption_metrics.BERTSCORE_MODEL_ENV, str(tiny_bert(root / "tiny-bert")))
-        run_cli(warehouse, "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
-        run_cli(warehouse, "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
-        run_cli(warehouse, "import-responses", "--format", "multi30k", str(write_lines(root / "c.jsonl", CAPTIONS)))
-        run_cli(warehouse, "import-responses", "--format", "vqa", str(write_lines(root / "v.jsonl", VQA_ANSWERS)))
+        run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
+        run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
+        run_cli(
+            warehouse,
+            "--no-publish",
+            "import-responses",
+            "--format",
+            "multi30k",
+            str(write_lines(root / "c.jsonl", CAPTIONS)),
+        )
+        run_cli(
+            warehouse,
+            "--no-publish",
+            "import-responses",
+            "--format",
+            "vqa",
+            str(write_lines(root / "v.jsonl", VQA_ANSWERS)),
+        )
         run_cli(warehouse, "score")
     return warehouse
 

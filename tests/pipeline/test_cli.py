@@ -106,3 +106,29 @@ def test_a_second_demo_with_nothing_new_changes_nothing(real_warehouse: Path, da
 def test_image_fetch_fails_fast_offline(tmp_path: Path) -> None:
     result = run_cli(tmp_path / "w.duckdb", "data", "fetch", "--images", "--dest", str(tmp_path / "data"), check=False)
     assert result.returncode == 2 and "DATA=" in " ".join(result.stderr.split())
+
+
+def test_no_publish_batches_commands_and_the_next_publishing_command_publishes_them(
+    sample_warehouse: Path, data_dir: Path
+) -> None:
+    """`--no-publish` leaves the snapshot as it was (the dashboard keeps reading it) and the changes in the working
+    database; the next command that publishes publishes the whole batch."""
+    snapshot = sample_warehouse.read_bytes()
+    borsch = ("ingest", "borsch", "--source", str(data_dir / "borsch"))
+    result = run_cli(sample_warehouse, "--no-publish", *borsch)
+    assert "not published" in result.stderr and "published " + str(sample_warehouse) not in result.stderr
+    assert sample_warehouse.read_bytes() == snapshot
+    working = sample_warehouse.with_name("w.work.duckdb")
+    assert query(working, "SELECT count(*) FROM core.dishes WHERE dataset = 'borsch'")[0][0] > 0
+    assert query(sample_warehouse, "SELECT DISTINCT dataset FROM marts.dataset_summary") == [("sample",)]
+
+    refused = run_cli(sample_warehouse, "--no-publish", "publish", check=False)
+    assert refused.returncode == 2 and "error: --no-publish" in refused.stderr
+    assert sample_warehouse.read_bytes() == snapshot
+
+    rerun = run_cli(sample_warehouse, *borsch)  # the same files: nothing to ingest, but the batch is published
+    assert "nothing to do" in rerun.stderr and "published " + str(sample_warehouse) in rerun.stderr
+    assert query(sample_warehouse, "SELECT DISTINCT dataset FROM marts.dataset_summary ORDER BY 1") == [
+        ("borsch",),
+        ("sample",),
+    ]

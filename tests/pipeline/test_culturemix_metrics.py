@@ -113,7 +113,7 @@ def answered(tmp_path_factory, ingested_template) -> Path:
         "".join(json.dumps({"model": m, "image": i, "prompt": "base", "response": r}) + "\n" for m, i, r in ANSWERS),
         encoding="utf-8",
     )
-    run_cli(warehouse, "import-responses", "--format", "culturemix", str(answers))
+    run_cli(warehouse, "--no-publish", "import-responses", "--format", "culturemix", str(answers))
     run_cli(warehouse, "score")  # countries (the shared extractor) and foods (the culturemix parse step)
     return warehouse
 

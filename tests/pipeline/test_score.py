@@ -127,7 +127,7 @@ def test_rescoring_rewrites_only_extractions_and_scores(
     for source in (predictions / f"task2_oe_{kept}.jsonl", predictions / "mc" / f"task2_mc_{kept}.jsonl"):
         with open(source, encoding="utf-8") as lines:
             (tmp_path / source.name).write_text("".join(itertools.islice(lines, 3000)), encoding="utf-8")
-        run_cli(copy, "import-responses", str(tmp_path / source.name))
+        run_cli(copy, "--no-publish", "import-responses", str(tmp_path / source.name))
     first = run_cli(copy, "score")
     [(answers,)] = query(work, "SELECT count(*) FROM core.generations")
     [(open_ended,)] = query(work, "SELECT count(*) FROM core.extractions")

@@ -185,7 +185,7 @@ def analysed(tmp_path_factory, ingested_template) -> Path:
     lines = [{"model": "m", "image": i, "prompt": "base", "response": r} for i, r in BASE.items()]
     lines += [{"model": "m", "image": i, "prompt": "direct", "response": r} for i, r in DIRECT.items()]
     answers.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    run_cli(warehouse, "import-responses", "--format", "culturemix", str(answers))
+    run_cli(warehouse, "--no-publish", "import-responses", "--format", "culturemix", str(answers))
     run_cli(warehouse, "score")
     return warehouse
 

@@ -62,7 +62,7 @@ def build_gap_warehouse(folder: Path, ingested: Path) -> Path:
     ]
     path = folder / "task2_oe_gaptest.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    run_cli(warehouse, "import-responses", str(path))
+    run_cli(warehouse, "--no-publish", "import-responses", str(path))
     run_cli(warehouse, "score")
     return warehouse
 

@@ -120,7 +120,7 @@ def test_record_then_generate_with_replay_answers_every_question(
     """End to end through `generate`: a tiny model answers 2 dishes x 5 variants; its answers are
     recorded; `generate --backend replay` on the same task answers all 10 with the same texts."""
     common = ["generate", "--task", "borsch.origin_qa", "--lang", "ru", "--limit", "2", "--max-tokens", "6"]
-    run_cli(borsch_warehouse, *common, "--backend", "transformers", "--model", str(tiny_text_model))
+    run_cli(borsch_warehouse, "--no-publish", *common, "--backend", "transformers", "--model", str(tiny_text_model))
     recording = tmp_path / "recording.jsonl"
     work = borsch_warehouse.with_name("warehouse.work.duckdb")
     con = duckdb.connect(str(work))

@@ -153,8 +153,8 @@ def test_flipped_pairs_are_asked_about_the_right_food(composed: dict, tiny_visio
 
 def test_difficulty_comes_from_the_stored_baseline_answers(composed: dict, tiny_vision_model: Path) -> None:
     warehouse = copy_warehouse(composed["warehouse"], composed["root"] / "rated" / "warehouse.duckdb")
-    run_cli(warehouse, "generate", "--task", "culturemix.sf", "--lang", "en", "--backend", "transformers",
-            "--model", str(tiny_vision_model), "--variants", "base", "--max-tokens", "2")  # fmt: skip
+    run_cli(warehouse, "--no-publish", "generate", "--task", "culturemix.sf", "--lang", "en", "--backend",
+            "transformers", "--model", str(tiny_vision_model), "--variants", "base", "--max-tokens", "2")  # fmt: skip
     run_cli(warehouse, "score")
     answered = query(warehouse, "SELECT count(DISTINCT i.dish_key) FROM core.generations g JOIN core.items i "
                                 "USING (item_id) WHERE i.task_id = 'culturemix.sf'")[0][0]  # fmt: skip

@@ -61,10 +61,24 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     warehouse = root / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(caption_metrics.BERTSCORE_MODEL_ENV, str(tiny_bert(root / "tiny-bert")))
-        run_cli(warehouse, "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
-        run_cli(warehouse, "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
-        run_cli(warehouse, "import-responses", "--format", "multi30k", str(write_lines(root / "c.jsonl", CAPTIONS)))
-        run_cli(warehouse, "import-responses", "--format", "vqa", str(write_lines(root / "v.jsonl", VQA_ANSWERS)))
+        run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
+        run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
+        run_cli(
+            warehouse,
+            "--no-publish",
+            "import-responses",
+            "--format",
+            "multi30k",
+            str(write_lines(root / "c.jsonl", CAPTIONS)),
+        )
+        run_cli(
+            warehouse,
+            "--no-publish",
+            "import-responses",
+            "--format",
+            "vqa",
+            str(write_lines(root / "v.jsonl", VQA_ANSWERS)),
+        )
         run_cli(warehouse, "score")
     return warehouse
 

@@ -42,8 +42,10 @@ def test_the_task_prompt_is_the_papers_prefix() -> None:
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("zno")
     warehouse = root / "warehouse.duckdb"
-    run_cli(warehouse, "ingest", "zno", "--source", str(write_zno(root / "zno")))
-    run_cli(warehouse, "import-responses", "--format", "zno", str(write_answers(root / "answers.jsonl")))
+    run_cli(warehouse, "--no-publish", "ingest", "zno", "--source", str(write_zno(root / "zno")))
+    run_cli(
+        warehouse, "--no-publish", "import-responses", "--format", "zno", str(write_answers(root / "answers.jsonl"))
+    )
     run_cli(warehouse, "score")
     return warehouse
 

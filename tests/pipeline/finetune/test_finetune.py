@@ -90,7 +90,8 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, ingested_template, tiny_text
     resumed = run_cli(warehouse, *args)
     for model in (str(tiny_text_model), str(out / "epoch-10")):
         question = ["--task", "borsch.origin_qa", "--lang", "ru", "--limit", "12", "--variants", "1"]
-        run_cli(warehouse, "generate", *question, "--backend", "transformers", "--model", model, "--max-tokens", "6")
+        run_cli(warehouse, "--no-publish", "generate", *question, "--backend", "transformers", "--model", model,
+                "--max-tokens", "6")  # fmt: skip
     run_cli(warehouse, "score")
     return {"warehouse": warehouse, "out": out, "killed": killed, "resumed": resumed, "base": tiny_text_model}
 
