@@ -20,13 +20,13 @@ SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 
 
 @pytest.fixture(scope="module")
-def corpus_warehouse(real_warehouse: Path) -> Path:
-    return shared_corpus_warehouse(real_warehouse)
+def corpus_warehouse(data_dir: Path, ingested_template) -> Path:
+    return shared_corpus_warehouse(data_dir, ingested_template)
 
 
 @pytest.fixture(scope="module")
-def no_corpus_warehouse(real_warehouse: Path) -> Path:
-    return shared_corpus_warehouse(real_warehouse, with_corpus=False)
+def no_corpus_warehouse(data_dir: Path, ingested_template) -> Path:
+    return shared_corpus_warehouse(data_dir, ingested_template, with_corpus=False)
 
 
 @pytest.fixture

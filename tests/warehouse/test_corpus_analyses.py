@@ -1,9 +1,9 @@
 """The corpus marts (warehouse/marts/090_corpus_analyses.sql) on known corpus rows.
 
-The real demo warehouse has no corpus yet, so `build_corpus_warehouse` copies its working
-database, writes a small English corpus about four WorldCuisines dishes (which have real scored
-answers) and a Ukrainian corpus about parallel BORSch pairs (with a few hand-written BORSch answers),
-and publishes it. The counts are chosen to land in known bins:
+`build_corpus_base` ingests WorldCuisines and BORSch and imports and scores the real answers of one model
+(MODEL, all 30 prompt languages); `build_corpus_warehouse` copies it, writes a small English corpus about
+four WorldCuisines dishes (which have those real scored answers) and a Ukrainian corpus about parallel BORSch
+pairs (with a few hand-written BORSch answers), and publishes it. The counts are chosen to land in known bins:
   co-occurrence count, log10(1 + n) over 0..log10(1000) in 10 bins: 0 -> 1, 9 -> 4, 99 -> 7, 999 -> 10;
   ratio true/any in 10 bins over 0..1: 9/20 -> 5, 99/396 -> 3, 999/999 -> 10, 0/0 -> no ratio;
   code mixing, sign(d)·log10(1 + |d|) over -3..3 in 9 bins: -999 -> 1, 0 -> 5, 9 -> 7, 999 -> 9.
@@ -17,8 +17,8 @@ import duckdb
 import pytest
 
 from tests import shared_builds
-from tests.helpers import copy_warehouse, query
-from warehouse.db import Warehouse, migrate
+from tests.helpers import copy_warehouse, query, run_cli
+from warehouse.db import Warehouse
 from warehouse.queries import corpus
 
 MODEL = "gpt-4o-2024-08-06"
@@ -60,17 +60,23 @@ SAMPLES = [  # corpus, dish_key, country, sentence
 ]
 
 
-def build_corpus_warehouse(published: Path, directory: Path, *, with_corpus: bool = True) -> Path:
-    """A published warehouse in `directory`: the demo data of `published` plus the test corpora. The copy keeps the
-    demo's snapshot, so without the test corpora (whose BORSch answers, extractions and scores replace most rows) the
-    publish builds on it and rebuilds only the corpus marts, as after a user's corpus scan."""
-    target = copy_warehouse(published, directory / "warehouse.duckdb")
+def build_corpus_base(data_dir: Path, worldcuisines: Path, directory: Path) -> Path:
+    """A published warehouse in `directory` without any corpus: the WorldCuisines ingest `worldcuisines` (copied),
+    BORSch, and the real open-ended WorldCuisines answers of MODEL (all 30 languages), imported and scored."""
+    target = copy_warehouse(worldcuisines, directory / "warehouse.duckdb")
+    run_cli(target, "--no-publish", "ingest", "borsch", "--source", str(data_dir / "borsch"))
+    answers = data_dir / "worldcuisines" / "predictions" / f"task2_oe_{MODEL}.jsonl"
+    run_cli(target, "--no-publish", "import-responses", str(answers))
+    run_cli(target, "score")
+    return target
+
+
+def build_corpus_warehouse(base: Path, directory: Path) -> Path:
+    """A copy of `base` with the test corpora and their hand-written BORSch answers, published."""
+    target = copy_warehouse(base, directory / "warehouse.duckdb")
     con = duckdb.connect(str(Warehouse(target).working_path))
     try:
-        migrate(con)  # a prebuilt demo (DISH_ATLAS_TEST_DEMO) may predate this checkout's migrations
-        clear_corpora(con)  # the demo's own UA-GEC scan: only the known test corpora count here
-        if with_corpus:
-            fill_corpora(con)
+        fill_corpora(con)
     finally:
         con.close()
     Warehouse(target).publish()
@@ -78,6 +84,7 @@ def build_corpus_warehouse(published: Path, directory: Path, *, with_corpus: boo
 
 
 def clear_corpora(con: duckdb.DuckDBPyConnection) -> None:
+    """Remove every corpus of a warehouse (the demo's own UA-GEC scan), so that only known test corpora count."""
     for table in (
         "corpus_samples",
         "corpus_name_counts",
@@ -143,17 +150,20 @@ def fill_corpora(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CHECKPOINT")
 
 
-def shared_corpus_warehouse(real_warehouse: Path, *, with_corpus: bool = True) -> Path:
-    """`build_corpus_warehouse` made once per test session and read by several modules (none writes to it)."""
-    return shared_builds.made(
-        "corpus" if with_corpus else "no-corpus",
-        lambda folder: build_corpus_warehouse(real_warehouse, folder, with_corpus=with_corpus),
+def shared_corpus_warehouse(data_dir: Path, ingested_template, *, with_corpus: bool = True) -> Path:
+    """The corpus warehouse (`with_corpus`) or its base without a corpus, made once per test session and read by
+    several modules (none writes to them)."""
+    base = shared_builds.made(
+        "corpus-base", lambda folder: build_corpus_base(data_dir, ingested_template("worldcuisines"), folder)
     )
+    if not with_corpus:
+        return base
+    return shared_builds.made("corpus", lambda folder: build_corpus_warehouse(base, folder))
 
 
 @pytest.fixture(scope="module")
-def corpus_warehouse(real_warehouse: Path) -> Path:
-    return shared_corpus_warehouse(real_warehouse)
+def corpus_warehouse(data_dir: Path, ingested_template) -> Path:
+    return shared_corpus_warehouse(data_dir, ingested_template)
 
 
 def test_dishes_fall_into_ten_log_spaced_count_bins_and_ten_ratio_bins(corpus_warehouse: Path):
@@ -325,8 +335,8 @@ def test_queries_pool_prompt_languages_and_list_corpora(corpus_warehouse: Path):
     assert by_lang["line"].nunique() == 30
 
 
-def test_an_empty_corpus_gives_empty_marts(real_warehouse: Path):
-    path = shared_corpus_warehouse(real_warehouse, with_corpus=False)
+def test_an_empty_corpus_gives_empty_marts(data_dir: Path, ingested_template):
+    path = shared_corpus_warehouse(data_dir, ingested_template, with_corpus=False)
     for mart in ("corpora", "cooccurrence_dishes", "cooccurrence_bins", "codemix_pairs", "codemix_excluded",
                  "codemix_bins", "corpus_samples"):  # fmt: skip
         assert query(path, f"SELECT count(*) FROM marts.{mart}") == [(0,)]
