@@ -108,6 +108,14 @@ def test_image_fetch_fails_fast_offline(tmp_path: Path) -> None:
     assert result.returncode == 2 and "DATA=" in " ".join(result.stderr.split())
 
 
+def test_a_demo_without_publishing_says_to_publish_before_starting_the_dashboard(warehouse: Path) -> None:
+    result = run_cli(warehouse, "--no-publish", "demo")
+    assert not warehouse.exists() and warehouse.with_name("warehouse.work.duckdb").is_file()
+    last = result.stderr.strip().splitlines()[-1]
+    assert "publish" in last and "then start the dashboard" in last
+    assert "not published" in result.stderr and "The demo warehouse is ready" not in result.stderr
+
+
 def test_no_publish_batches_commands_and_the_next_publishing_command_publishes_them(
     sample_warehouse: Path, data_dir: Path
 ) -> None:
