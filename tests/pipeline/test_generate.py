@@ -95,7 +95,7 @@ def test_text_task_end_to_end_with_the_transformers_backend(borsch_warehouse: Pa
         "--max-tokens",
         "8",
     ]
-    first = run_cli(borsch_warehouse, *args)
+    first = run_cli(borsch_warehouse, "--no-publish", *args)  # published with the scores below
     assert "15 answers (0 cached, 0 failed)" in " ".join(first.stderr.split())
     work = borsch_warehouse.with_name("warehouse.work.duckdb")
     rows = query(work, "SELECT item_id, variant, origin FROM core.generations ORDER BY item_id, variant")
@@ -106,7 +106,7 @@ def test_text_task_end_to_end_with_the_transformers_backend(borsch_warehouse: Pa
     )
     assert summary == [(15, 15, 0, True, True)]
 
-    again = run_cli(borsch_warehouse, *args)
+    again = run_cli(borsch_warehouse, "--no-publish", *args)
     assert "0 answers (15 cached, 0 failed)" in " ".join(again.stderr.split())
 
     run_cli(borsch_warehouse, "score")
@@ -173,6 +173,7 @@ def test_dish_name_answers_are_scored_by_name_match(
     make_images(images, "RU", 1, 2)
     run_cli(
         borsch_warehouse,
+        "--no-publish",
         "generate",
         "--task",
         "borsch.dish_name_vqa",
@@ -206,7 +207,7 @@ def test_dish_name_answers_are_scored_by_name_match(
     )
     replay = ["--backend", "replay", "--model", str(recording), "--variants", "1,2,3"]
     common = ["generate", "--task", "borsch.dish_name_vqa", "--lang", "ru", "--limit", "1", "--images", str(images)]
-    run_cli(borsch_warehouse, *common, *replay)
+    run_cli(borsch_warehouse, "--no-publish", *common, *replay)
     run_cli(borsch_warehouse, "score")
     scored = query(
         work,
