@@ -13,14 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.score import captions as caption_metrics
 from tests.helpers import REPO, run_cli, shown, vega_rows
-from tests.pipeline.datasets.caption_vqa_files import (
-    CAPTIONS,
-    VQA_ANSWERS,
-    tiny_bert,
-    write_lines,
-    write_multi30k,
-    write_vqa,
-)
+from tests.pipeline.datasets.caption_vqa_files import load_captions_and_vqa, tiny_bert
 from tests.pipeline.datasets.zno_files import write_answers, write_zno
 
 PAGE = "views/zno.py"
@@ -36,24 +29,7 @@ def zno_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(caption_metrics.BERTSCORE_MODEL_ENV, str(tiny_bert(root / "tiny-bert")))
-        run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
-        run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
-        run_cli(
-            warehouse,
-            "--no-publish",
-            "import-responses",
-            "--format",
-            "multi30k",
-            str(write_lines(root / "c.jsonl", CAPTIONS)),
-        )
-        run_cli(
-            warehouse,
-            "--no-publish",
-            "import-responses",
-            "--format",
-            "vqa",
-            str(write_lines(root / "v.jsonl", VQA_ANSWERS)),
-        )
+        load_captions_and_vqa(warehouse, root)
         run_cli(warehouse, "score")
     return warehouse
 

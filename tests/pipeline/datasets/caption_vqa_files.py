@@ -94,3 +94,15 @@ def tiny_bert(folder: Path) -> Path:
     config = BertConfig(vocab_size=40, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
     BertModel(config).save_pretrained(folder)
     return folder
+
+
+def load_captions_and_vqa(warehouse: Path, root: Path) -> None:
+    """The Multi30K-UK and VQA files written in `root`, ingested into `warehouse` and their answers imported, not
+    yet published: the caller's `score` (with the tiny BERTScore model set) scores and publishes them."""
+    from tests.helpers import run_cli
+
+    run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
+    run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
+    for name, answers in (("multi30k", CAPTIONS), ("vqa", VQA_ANSWERS)):
+        answers_file = write_lines(root / f"{name}.jsonl", answers)
+        run_cli(warehouse, "--no-publish", "import-responses", "--format", name, str(answers_file))

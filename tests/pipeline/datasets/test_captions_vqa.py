@@ -13,14 +13,7 @@ import pytest
 from pipeline.score import captions as caption_metrics
 from pipeline.score import vqa as vqa_metrics
 from tests.helpers import query, run_cli
-from tests.pipeline.datasets.caption_vqa_files import (
-    CAPTIONS,
-    VQA_ANSWERS,
-    tiny_bert,
-    write_lines,
-    write_multi30k,
-    write_vqa,
-)
+from tests.pipeline.datasets.caption_vqa_files import load_captions_and_vqa, tiny_bert, write_multi30k
 
 BLEU_HALF = 100 * math.exp(-1)  # "собака біжить": every n-gram right, brevity penalty e^(1 - 4/2)
 BLEU_EN = 100 * (1 / 12) ** 0.25  # 5/6 x 3/5 x 2/4 x 1/3 = 1/12, same length
@@ -61,24 +54,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     warehouse = root / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(caption_metrics.BERTSCORE_MODEL_ENV, str(tiny_bert(root / "tiny-bert")))
-        run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
-        run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
-        run_cli(
-            warehouse,
-            "--no-publish",
-            "import-responses",
-            "--format",
-            "multi30k",
-            str(write_lines(root / "c.jsonl", CAPTIONS)),
-        )
-        run_cli(
-            warehouse,
-            "--no-publish",
-            "import-responses",
-            "--format",
-            "vqa",
-            str(write_lines(root / "v.jsonl", VQA_ANSWERS)),
-        )
+        load_captions_and_vqa(warehouse, root)
         run_cli(warehouse, "score")
     return warehouse
 
