@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.faults import summary  # noqa: E402
+from tests.helpers import copy_warehouse  # noqa: E402
 
 
 def command(warehouse: Path, *args: str) -> tuple[float, float]:
@@ -45,22 +46,13 @@ def command(warehouse: Path, *args: str) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def copy(template: Path, target: Path) -> Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", ".work"):
-        shutil.copyfile(template.with_suffix(suffix + ".duckdb"), target.with_suffix(suffix + ".duckdb"))
-    return target
+def import_each(warehouse: Path, files: list[Path], *options: str) -> list[tuple[float, float]]:
+    """One `import-responses` process per file, with the top-level `options` (e.g. `--no-publish`)."""
+    return [command(warehouse, *options, "import-responses", str(path)) for path in files]
 
 
-def one_by_one(warehouse: Path, files: list[Path]) -> tuple[float, float]:
-    runs = [command(warehouse, "import-responses", str(path)) for path in files]
-    return sum(w for w, _ in runs), sum(c for _, c in runs)
-
-
-def batched(warehouse: Path, files: list[Path]) -> tuple[float, float]:
-    runs = [command(warehouse, "--no-publish", "import-responses", str(path)) for path in files]
-    runs.append(command(warehouse, "publish"))
-    return sum(w for w, _ in runs), sum(c for _, c in runs)
+def total(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return sum(wall for wall, _ in runs), sum(cpu for _, cpu in runs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         command(template, "ingest", "worldcuisines", "--source", str(args.data / "worldcuisines"))
         print(f"{len(files)} prediction files, one import-responses command each, on a WorldCuisines warehouse")
         for round_ in range(args.rounds):
-            base = one_by_one(copy(template, root / f"each{round_}" / "warehouse.duckdb"), files)
-            batch = batched(copy(template, root / f"batch{round_}" / "warehouse.duckdb"), files)
-            same = summary(root / f"each{round_}" / "warehouse.duckdb") == summary(
-                root / f"batch{round_}" / "warehouse.duckdb"
-            )
+            each = copy_warehouse(template, root / f"each{round_}" / "warehouse.duckdb")
+            base = total(import_each(each, files))
+            batched = copy_warehouse(template, root / f"batch{round_}" / "warehouse.duckdb")
+            batch = total([*import_each(batched, files, "--no-publish"), command(batched, "publish")])
+            same = summary(each) == summary(batched)
             print(
                 f"round {round_ + 1}: each publishing {base[0]:.1f} s wall, {base[1]:.1f} CPU-s | "
                 f"--no-publish + one publish {batch[0]:.1f} s wall, {batch[1]:.1f} CPU-s | "

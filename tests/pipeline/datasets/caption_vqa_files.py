@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.helpers import run_cli
+
 
 def write_multi30k(root: Path) -> Path:
     splits, raw = root / "data" / "task1" / "image_splits", root / "data" / "task1" / "raw"
@@ -99,8 +101,6 @@ def tiny_bert(folder: Path) -> Path:
 def load_captions_and_vqa(warehouse: Path, root: Path) -> None:
     """The Multi30K-UK and VQA files written in `root`, ingested into `warehouse` and their answers imported, not
     yet published: the caller's `score` (with the tiny BERTScore model set) scores and publishes them."""
-    from tests.helpers import run_cli
-
     run_cli(warehouse, "--no-publish", "ingest", "multi30k", "--source", str(write_multi30k(root / "multi30k")))
     run_cli(warehouse, "--no-publish", "ingest", "vqa", "--source", str(write_vqa(root / "vqa")))
     for name, answers in (("multi30k", CAPTIONS), ("vqa", VQA_ANSWERS)):
