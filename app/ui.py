@@ -16,6 +16,11 @@ from warehouse.queries import answers
 from warehouse.queries.answers import Filters
 
 SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
+# The embedded bundle (pipeline/datasets/bundle.py) is real data, cut: say how, and how to load it whole.
+SUBSET_BANNER = (
+    "Embedded bundle of real results — {subset}. For the whole dataset: `make demo DATA=DIR` with a copy of the "
+    "public data, or `python -m pipeline data fetch` and then `make demo`."
+)
 
 # The one wording of the one definition (marts.origin_scores.no_country), wherever a page shows a
 # no-country share or the no-country column.
@@ -194,6 +199,8 @@ def selection() -> Selection:
 def sample_banner(selected: Selection) -> None:
     if selected.summary.get("is_sample"):
         st.info(SAMPLE_BANNER, icon=":material/science:")
+    elif isinstance(subset := selected.summary.get("subset"), str) and subset:
+        st.info(SUBSET_BANNER.format(subset=literal(subset)), icon=":material/inventory_2:")
 
 
 def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:

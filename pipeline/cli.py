@@ -242,6 +242,30 @@ def data_fetch(
     _run(ctx, action)
 
 
+@data_app.command("bundle")
+def data_bundle(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Local copy of the public data (borsch/, worldcuisines/).")],
+    out: Annotated[Path | None, typer.Option(help="Target folder (default: assets/bundle).")] = None,
+) -> None:
+    """Write the embedded bundle (assets/bundle/) from the public files: BORSch whole and a seeded WorldCuisines
+    subset with the real answers of its 12 models, byte for byte reproducible; `demo` reads it when no data is given."""
+
+    def action() -> None:
+        from pipeline.datasets import bundle
+
+        built = bundle.build(source, out or bundle.BUNDLE_DIR)
+        say(
+            "bundle written to {}: {} files, {} bytes compressed; {}",
+            out or bundle.BUNDLE_DIR,
+            len(built["files"]),
+            f"{built['archive']['bytes']:,}",
+            built["sources"]["worldcuisines"]["subset"],
+        )
+
+    _run(ctx, action)
+
+
 @app.command("compose")
 def compose(
     ctx: typer.Context,
@@ -840,9 +864,19 @@ def demo(
 ) -> None:
     """Build the demo warehouse: the real data when a data folder is found, else the embedded sample."""
 
+    from pipeline.datasets import bundle
+
     source = data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
+    if source is None and bundle.available():
+        source = bundle.unpack(ctx.obj.warehouse.path.parent / "bundle")
+        say("No data folder: building the demo on the embedded bundle of real results ({}).", "assets/bundle")
+        # Real answers only (the tiny-model CultureMix answers stay with the full data), and the real Ukrainian
+        # corpus the ua-gec package ships, for the co-occurrence and code-mixing pages.
+        _pipeline(ctx, "demo", Options(datasets=("borsch", "worldcuisines"), data=source, uagec=True))
+        _next_step(ctx)
+        return
     if source is None:
-        console.print("[yellow]No data folder: building the demo on the embedded sample dataset.[/]")
+        console.print("[yellow]No data folder and no embedded bundle: building the demo on the embedded sample.[/]")
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
         _next_step(ctx)
         return

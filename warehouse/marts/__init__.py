@@ -203,6 +203,7 @@ for _mart in (
                 "n_items",
                 "n_generations",
                 "n_models",
+                "subset",
             ),
             "marts.dishes_per_origin": (
                 "dataset",
@@ -914,6 +915,7 @@ for _mart in (
             ),
         },
     ),
+    Mart("160_answer_sheets.sql", columns={"marts.answer_sheets": ("dataset", "source_ref", "lang")}),
 ):
     MARTS.add(Path(_mart.file).stem, _mart)
 
