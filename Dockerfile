@@ -4,7 +4,7 @@
 # Inside the container the app listens on all interfaces (so the published port reaches it); the
 # `127.0.0.1:` in -p keeps that port on the host's loopback. The dashboard has no login: see SECURITY.md.
 # The GPU pipeline image differs: it starts from a CUDA base (e.g. vllm/vllm-openai) and adds
-# requirements-gpu.txt; see README "GPU image".
+# requirements-gpu.txt; see docs/deployment.md, "GPU image".
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -39,7 +39,7 @@ class Mart:
     file: str
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     build: Callable[[duckdb.DuckDBPyConnection], None] | None = None
-    # `export NAME` -> the table it writes: an export's column contract is its table's (README "Contracts")
+    # `export NAME` -> the table it writes: an export's column contract is its table's (docs/contracts.md)
     exports: dict[str, str] = field(default_factory=dict)
 
     @property
