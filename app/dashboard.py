@@ -105,7 +105,7 @@ def main() -> None:
 def _main() -> None:
     # A local favicon: a material-icon page_icon makes the browser fetch it from a font CDN.
     st.set_page_config(page_title="Dish Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
-    page = st.navigation(pages())
+    page = st.navigation(pages(), position="top")  # sections as menus across the top: no list past the fold
     loading = preload.start(DRAWS.get(page.url_path, ()))
     try:
         data.snapshot()

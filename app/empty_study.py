@@ -44,6 +44,29 @@ def template_file(answer_format: str) -> tuple[str, bytes]:
     return chosen.filename, chosen.render(rows)
 
 
+def template_download(answer_format: str) -> None:
+    """The format's template answer file as a download button, and what to put in it."""
+    filename, payload = template_file(answer_format)
+    chosen = template(answer_format)
+    n_lines = payload.count(b"\n") - (1 if chosen.is_csv else 0)
+    st.download_button(
+        f"Template answer file ({n_lines:,} line{'s' if n_lines != 1 else ''})",
+        payload,
+        file_name=filename,
+        mime="text/csv" if chosen.is_csv else "application/jsonl",
+        icon=":material/download:",
+        on_click="ignore",
+        key=f"template_{answer_format}",
+    )
+    st.caption(
+        f"{code(filename)}: the columns {', '.join(code(c) for c in chosen.columns)} of "
+        f"`import-responses --format {literal(answer_format)}`. Put your model's name in "
+        f"{code('model')} and its answers in {code(chosen.columns[-2] if chosen.is_csv else 'response')}; "
+        "an empty answer imports as a missing one. It lists the items this warehouse holds for the study, or "
+        "example rows when the study's data is not loaded yet."
+    )
+
+
 def show(study: EmptyStudy, why: str) -> None:
     """Draw the empty state and stop the page: `why` says what is missing, in one sentence."""
     st.info(why, icon=":material/info:")
@@ -51,25 +74,7 @@ def show(study: EmptyStudy, why: str) -> None:
     st.subheader("How to fill this page")
     st.code("\n".join(study.commands), language="bash")
     if study.answer_format is not None:
-        filename, payload = template_file(study.answer_format)
-        chosen = template(study.answer_format)
-        n_lines = payload.count(b"\n") - (1 if chosen.is_csv else 0)
-        st.download_button(
-            f"Template answer file ({n_lines:,} lines)",
-            payload,
-            file_name=filename,
-            mime="text/csv" if chosen.is_csv else "application/jsonl",
-            icon=":material/download:",
-            on_click="ignore",
-            key=f"template_{study.answer_format}",
-        )
-        st.caption(
-            f"{code(filename)}: the columns {', '.join(code(c) for c in chosen.columns)} of "
-            f"`import-responses --format {literal(study.answer_format)}`. Put your model's name in "
-            f"{code('model')} and its answers in {code(chosen.columns[-2] if chosen.is_csv else 'response')}; "
-            "an empty answer imports as a missing one. It lists the items this warehouse holds for the study, or "
-            "example rows when the study's data is not loaded yet (ingest it first, as above)."
-        )
+        template_download(study.answer_format)
     st.subheader("What this page shows once answers are in")
     for title, table in study.shows:
         st.markdown(f"**{literal(title)}** — read from {code(table)}")

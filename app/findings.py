@@ -67,8 +67,9 @@ def sentences(filters: Filters) -> list[str]:
     if not same.empty and same.iloc[0]["n_items"]:
         row = same.iloc[0]
         said.append(
-            f"Asked one question in every prompt language, a model names the same countries in all of them for "
-            f"**{fmt.pct(row['all_agree'])}** of {fmt.count(row['n_items'])} model–question pairs. "
+            "Ask a model one question in two prompt languages and it names the same countries in "
+            f"**{fmt.pct(row['pair_agreement'])}** of the pairs (over {fmt.count(row['n_items'])} model–question "
+            f"pairs; {fmt.pct(row['all_agree'])} are answered alike in every language). "
             + _link("consistency", filters, "Which answers change with the language →")
         )
     gap = data.query(queries.language_gap, filters)

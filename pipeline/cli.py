@@ -861,13 +861,17 @@ def demo(
     data: Annotated[
         Path | None, typer.Option(envvar="DATA", help="Local copy of the public data (borsch/, worldcuisines/).")
     ] = None,
+    sample: Annotated[
+        bool, typer.Option("--sample", help="The hand-written sample of 80 dishes and no answers (a quick smoke run).")
+    ] = False,
 ) -> None:
-    """Build the demo warehouse: the real data when a data folder is found, else the embedded sample."""
+    """Build the demo warehouse: the real data when a data folder is found, else the embedded bundle of real results
+    (assets/bundle/), else the hand-written sample."""
 
     from pipeline.datasets import bundle
 
-    source = data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
-    if source is None and bundle.available():
+    source = None if sample else data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
+    if source is None and not sample and bundle.available():
         source = bundle.unpack(ctx.obj.warehouse.path.parent / "bundle")
         say("No data folder: building the demo on the embedded bundle of real results ({}).", "assets/bundle")
         # Real answers only (the tiny-model CultureMix answers stay with the full data), and the real Ukrainian
@@ -876,7 +880,7 @@ def demo(
         _next_step(ctx)
         return
     if source is None:
-        console.print("[yellow]No data folder and no embedded bundle: building the demo on the embedded sample.[/]")
+        console.print("[yellow]Building the demo on the hand-written embedded sample (no model answers).[/]")
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
         _next_step(ctx)
         return

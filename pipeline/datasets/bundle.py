@@ -326,8 +326,14 @@ def unpack(dest: Path, bundle: Path = BUNDLE_DIR) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     staging = dest / f".{target.name}.{os.getpid()}.partial"
     shutil.rmtree(staging, ignore_errors=True)
-    with tarfile.open(fileobj=io.BytesIO(lzma.decompress(archive)), mode="r") as tar:
-        tar.extractall(staging, filter="data")  # paths stay inside the folder, no links or devices
+    try:
+        with tarfile.open(fileobj=io.BytesIO(lzma.decompress(archive)), mode="r") as tar:
+            tar.extractall(staging, filter="data")  # paths stay inside the folder, no links or devices
+    except (tarfile.TarError, lzma.LZMAError) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise DataError(
+            bundle / ARCHIVE, f"cannot be unpacked (a path outside its folder, or a broken file): {exc}"
+        ) from None
     (staging / MARKER).write_text(json.dumps(info["sources"], ensure_ascii=False), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)

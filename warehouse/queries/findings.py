@@ -113,8 +113,8 @@ def language_gap(source: Source, filters: Filters) -> pd.DataFrame:
 
 
 def consistency(source: Source, filters: Filters) -> pd.DataFrame:
-    """Over every model and question asked in at least two languages: the share of questions a model answers
-    with the same countries in every language."""
+    """Over every model and question asked in at least two prompt languages: the chance that two of its languages
+    get the same countries from the model (mean pair agreement), and the share of questions answered alike in all."""
     from warehouse.queries import consistency as queries
 
     frame = queries.by_model(source, filters)
@@ -122,5 +122,9 @@ def consistency(source: Source, filters: Filters) -> pd.DataFrame:
         return frame
     weights = frame["n_items"]
     return pd.DataFrame(
-        {"n_items": [int(weights.sum())], "all_agree": [float((frame["all_agree"] * weights).sum() / weights.sum())]}
+        {
+            "n_items": [int(weights.sum())],
+            "pair_agreement": [float((frame["pair_agreement"] * weights).sum() / weights.sum())],
+            "all_agree": [float((frame["all_agree"] * weights).sum() / weights.sum())],
+        }
     )
