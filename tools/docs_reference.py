@@ -142,11 +142,38 @@ def contracts_markdown(current: str) -> str:
     return current[:start] + contracts_block() + current[end:]
 
 
+NAV_BEGIN = "<!-- BEGIN GENERATED: dashboard sections (python tools/docs_reference.py) -->"
+NAV_END = "<!-- END GENERATED: dashboard sections -->"
+
+
+def sections_block() -> str:
+    """The dashboard's navigation as app/dashboard.py declares it: each section with its pages, in order."""
+    from app.dashboard import SECTIONS, VIEWS
+
+    lines = [NAV_BEGIN, "", "| section | pages |", "|---|---|"]
+    for section in SECTIONS:
+        titles = [view.title for view in VIEWS.values() if view.section == section]
+        if titles:
+            lines.append(f"| **{section}** | {', '.join(titles)} |")
+    lines += ["", NAV_END]
+    return "\n".join(lines)
+
+
+def sections_markdown(current: str) -> str:
+    """A page with its generated sections block replaced by the navigation as declared now."""
+    start, end = current.index(NAV_BEGIN), current.index(NAV_END) + len(NAV_END)
+    return current[:start] + sections_block() + current[end:]
+
+
+SECTION_PAGES = (REPO / "README.md", REPO / "docs" / "dashboard.md")
+
+
 def pages() -> dict[Path, str]:
     """Each generated page and the text it should hold now."""
     return {
         CLI_PAGE: cli_markdown(),
         CONTRACTS_PAGE: contracts_markdown(CONTRACTS_PAGE.read_text(encoding="utf-8")),
+        **{page: sections_markdown(page.read_text(encoding="utf-8")) for page in SECTION_PAGES},
     }
 
 
