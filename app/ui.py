@@ -115,7 +115,9 @@ def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple
     st.sidebar.divider()
     task = url_select("Task", tasks, param="task", what="task")
     all_models, all_langs = task_choices(dataset, task)
-    models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
+    models = url_multiselect(
+        "Models", all_models, param="models", format_func=fmt.model, help="None selected: all models."
+    )
     langs = url_multiselect(
         "Prompt languages", all_langs, param="langs", format_func=fmt.language, help="None selected: all languages."
     )

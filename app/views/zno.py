@@ -193,7 +193,7 @@ st.caption(
 
 st.subheader("Questions and answers")
 pick = st.columns(2)
-model = widgets.url_select("Model", models, param="zno_model", what="model", container=pick[0])
+model = widgets.url_select("Model", models, param="zno_model", what="model", format_func=fmt.model, container=pick[0])
 subject = widgets.url_select("Subject", subjects, param="zno_subject", what="subject", container=pick[1])
 answers = data.query(q.answers, model, split, subject)
 right = "paper_correct" if method == "paper" else "atlas_correct"
