@@ -876,7 +876,8 @@ def demo(
         say("No data folder: building the demo on the embedded bundle of real results ({}).", "assets/bundle")
         # Real answers only (the tiny-model CultureMix answers stay with the full data), and the real Ukrainian
         # corpus the ua-gec package ships, for the co-occurrence and code-mixing pages.
-        _pipeline(ctx, "demo", Options(datasets=("borsch", "worldcuisines"), data=source, uagec=True))
+        datasets = ("borsch", "worldcuisines", "culturemix")  # CultureMix: its sample's images, no answers are public
+        _pipeline(ctx, "demo", Options(datasets=datasets, data=source, uagec=True))
         _next_step(ctx)
         return
     if source is None:

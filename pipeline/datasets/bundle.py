@@ -3,6 +3,8 @@ clone with no network and no data folder shows real answers of real models (`mak
 
 What it holds (`python -m pipeline data bundle --source DIR` writes it from the public files):
 - BORSch whole (MIT): the three spreadsheets, byte for byte;
+- the CultureMix sample whole (CC BY-SA 4.0): its 120 images and images.csv, byte for byte (no model answers to
+  CultureMix are public: its page offers them as a template to answer);
 - WorldCuisines (Apache-2.0): the whole knowledge base and multilingual names, and a seeded selection
   of the origin questions (task 2) and of the dish-name dishes (task 1) with the real answers of all
   12 published models in all 30 prompt languages to them: every file in the public layout, every kept
@@ -48,6 +50,7 @@ POST_SOVIET_NAMES = frozenset(
 )  # fmt: skip
 BORSCH_FILES = ("RU_DATA.xlsx", "UK_DATA.xlsx", "PARALLEL_RU_UK.xlsx", "LICENSE")
 WC = "worldcuisines"
+CULTUREMIX = "culturemix-sample"
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,9 @@ def bundle_files(source: Path, selection: Selection) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name in BORSCH_FILES:
         files[f"borsch/{name}"] = (source / "borsch" / name).read_bytes()
+    culturemix = source / CULTUREMIX
+    for path in sorted(p for p in culturemix.rglob("*") if p.is_file()):
+        files[f"{CULTUREMIX}/{path.relative_to(culturemix).as_posix()}"] = path.read_bytes()
     for rel in ("LICENSE", "kb/final_data.csv", "kb/food_name_multiling.csv"):
         files[f"{WC}/{rel}"] = (wc / rel).read_bytes()
     qa_ids = set(selection.task2_qa_ids)
@@ -222,9 +228,9 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
     returns the manifest. A source file that differs from its pinned hash stops the build: the bundle must be
     reproducible from the pinned sources."""
     source = source.expanduser().resolve()
-    for folder in ("borsch", WC):
+    for folder in ("borsch", WC, CULTUREMIX):
         if not (source / folder).is_dir():
-            raise DataError(source, f"no {folder}/ folder: point --source at the public data (borsch/, {WC}/)")
+            raise DataError(source, f"no {folder}/ folder: point --source at the public data (borsch/, {WC}/, ...)")
     pinned = _pinned_hashes()
     for dest, digest in sorted(pinned.items()):
         path = source / dest
@@ -233,7 +239,7 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
     selection = select(source / WC)
     files = bundle_files(source, selection)
     archive = _archive(files)
-    from pipeline.datasets import borsch, worldcuisines
+    from pipeline.datasets import borsch, culturemix, worldcuisines
 
     described = {
         "built_by": "python -m pipeline data bundle --source DIR",
@@ -244,6 +250,7 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
                 "license": borsch.DATASET.license,
                 "subset": None,
             },
+            "culturemix": {"home": culturemix.DATASET.home, "license": culturemix.DATASET.license, "subset": None},
             WC: {
                 "home": worldcuisines.DATASET.home,
                 "license": worldcuisines.DATASET.license,
@@ -268,6 +275,7 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
     licenses.mkdir(exist_ok=True)
     (licenses / "borsch-LICENSE").write_bytes(files["borsch/LICENSE"])
     (licenses / "worldcuisines-LICENSE").write_bytes(files[f"{WC}/LICENSE"])
+    (licenses / "culturemix-sample-LICENSE").write_bytes(files[f"{CULTUREMIX}/LICENSE"])
     return described
 
 
@@ -280,13 +288,16 @@ so a fresh clone with no network shows real answers of real models. Made by `pyt
 
 - **BORSch** (github.com/alavrouk/BORSch, MIT, `licenses/borsch-LICENSE`): the whole dataset, RU_DATA.xlsx,
   UK_DATA.xlsx and PARALLEL_RU_UK.xlsx.
+- **CultureMix sample** (the project page github.com/culturemix/culturemix.github.io, CC BY-SA 4.0,
+  `licenses/culturemix-sample-LICENSE`): its 120 images and images.csv, unchanged. No model answers to CultureMix
+  are public: the dashboard's CultureMix page offers these images as a template answer file.
 - **WorldCuisines** (github.com/worldcuisines/worldcuisines, Apache-2.0, `licenses/worldcuisines-LICENSE`):
   {selection.note()}; the whole knowledge base and its multilingual names.
 
-`data.tar.xz` holds the files in the public layout (borsch/, worldcuisines/), each kept line byte for byte;
-`MANIFEST.json` lists the questions and dishes kept, each file's SHA-256 and the archive's. The selection: every
-origin question about a post-Soviet dish, then one question per gold country in turn (seeded order), then the
-dish-name dishes of those questions and seeded others whose gold names are their own.
+`data.tar.xz` holds the files in the public layout (borsch/, culturemix-sample/, worldcuisines/), each kept line
+byte for byte; `MANIFEST.json` lists the questions and dishes kept, each file's SHA-256 and the archive's. The
+selection: every origin question about a post-Soviet dish, then one question per gold country in turn (seeded
+order), then the dish-name dishes of those questions and seeded others whose gold names are their own.
 
 The whole data: `make demo DATA=DIR` with a local copy of the public files, or `python -m pipeline data fetch`
 (needs internet) and then `make demo`.

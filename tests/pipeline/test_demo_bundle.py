@@ -15,8 +15,13 @@ def test_demo_without_data_builds_the_embedded_bundle_of_real_answers(bundle_war
         bundle_warehouse,
         "SELECT dataset, is_sample, n_dishes, n_models, subset FROM marts.dataset_summary ORDER BY dataset",
     )
-    assert [(dataset, sample) for dataset, sample, *_ in rows] == [("borsch", False), ("worldcuisines", False)]
-    borsch, worldcuisines = rows
+    assert [(dataset, sample) for dataset, sample, *_ in rows] == [
+        ("borsch", False),
+        ("culturemix", False),
+        ("worldcuisines", False),
+    ]
+    borsch, culturemix, worldcuisines = rows
+    assert culturemix[2] > 0 and culturemix[3] == 0  # its sample's images, and no answers: none are public
     assert borsch[2] == 1147 + 823 and borsch[4] is None  # every BORSch dish, not a subset
     assert worldcuisines[3] == 12 and worldcuisines[4].startswith("bundled subset: 100 of 500 origin questions")
 

@@ -52,14 +52,18 @@ def test_the_bundle_is_small_and_carries_its_licences() -> None:
     size = sum(path.stat().st_size for path in bundle.BUNDLE_DIR.rglob("*") if path.is_file())
     assert size < LIMIT_BYTES
     licences = {path.name for path in (bundle.BUNDLE_DIR / "licenses").iterdir()}
-    assert licences == {"borsch-LICENSE", "worldcuisines-LICENSE"}
-    assert "MIT" in (bundle.BUNDLE_DIR / "licenses" / "borsch-LICENSE").read_text(encoding="utf-8")
-    assert "Apache License" in (bundle.BUNDLE_DIR / "licenses" / "worldcuisines-LICENSE").read_text(encoding="utf-8")
+    assert licences == {"borsch-LICENSE", "worldcuisines-LICENSE", "culturemix-sample-LICENSE"}
+    for name, words in (("borsch", "MIT"), ("worldcuisines", "Apache License"), ("culturemix-sample", "ShareAlike 4.0")):
+        assert words in (bundle.BUNDLE_DIR / "licenses" / f"{name}-LICENSE").read_text(encoding="utf-8")
 
 
 def test_the_bundle_holds_every_borsch_dish_and_every_model_in_every_language(data_dir: Path, members: dict) -> None:
     for name in ("RU_DATA.xlsx", "UK_DATA.xlsx", "PARALLEL_RU_UK.xlsx"):
         assert members[f"borsch/{name}"] == (data_dir / "borsch" / name).read_bytes()
+    sample = data_dir / "culturemix-sample"
+    assert {f"culturemix-sample/{p.relative_to(sample).as_posix()}" for p in sample.rglob("*") if p.is_file()} <= set(
+        members
+    )  # the CultureMix sample whole: licensed for redistribution
     answers = {name: data for name, data in members.items() if name.startswith("worldcuisines/predictions/task2_oe_")}
     assert len(answers) == 12
     for name, data in answers.items():
