@@ -53,7 +53,8 @@ def test_the_bundle_is_small_and_carries_its_licences() -> None:
     assert size < LIMIT_BYTES
     licences = {path.name for path in (bundle.BUNDLE_DIR / "licenses").iterdir()}
     assert licences == {"borsch-LICENSE", "worldcuisines-LICENSE", "culturemix-sample-LICENSE"}
-    for name, words in (("borsch", "MIT"), ("worldcuisines", "Apache License"), ("culturemix-sample", "ShareAlike 4.0")):
+    expected = {"borsch": "MIT", "worldcuisines": "Apache License", "culturemix-sample": "ShareAlike 4.0"}
+    for name, words in expected.items():
         assert words in (bundle.BUNDLE_DIR / "licenses" / f"{name}-LICENSE").read_text(encoding="utf-8")
 
 
