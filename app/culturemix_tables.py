@@ -118,7 +118,9 @@ def render(prompt: str, sources: pd.DataFrame) -> None:
     cells_table(
         "real",
         prompt,
-        "No answers on real photos (REAL items with the other food's country) yet; the SF row compares the same foods.",
+        "No answers on CultureMix-Real photos (§5.1: `real/real.csv` beside the dataset) yet. Only real photos "
+        "count here, as published; the composed red-box variants are not real photos (they are in the REAL "
+        "column above). The SF row is the foods cropped out of the same photos.",
     )
 
     st.subheader("Position bias: the target flipped to the right (Table 10)")

@@ -11,8 +11,10 @@
 --   subtask    (Fig. 3a, Tables 6 and 8): cell = the subtask;
 --   distance   (Fig. 5 and 19, per subtask): cell = same_country | same_continent | other_continent;
 --   background (Table 7, SFB and MFB): cell = street | landmark;
---   real       (Fig. 8, Table 9): cell = same_culture | cross_culture for REAL photos, and SF for the
---              same model's SF answers on the foods those photos show;
+--   real       (Fig. 8, Table 9, §5): cell = same_culture | cross_culture for the CultureMix-Real photos
+--              (the target in a red box; the photo's own same/cross label), and SF for the same model's
+--              answers on the foods cropped out of those photos. The composed red-box variants
+--              (compose's REAL) are not real photos and are left out (they stay in the `subtask` cells);
 --   position   (Table 10): cell = left | right, where the target stands in MF/MFB;
 --   size       (Table 11): cell = original | smaller | larger, the target's scale.
 -- marts.culturemix_cell_answers: which answers make up each cell (the page's click-through lists
@@ -30,8 +32,7 @@ WITH labelled AS (
     SELECT 'real' AS analysis, real_relation AS cell, * FROM marts.culturemix_answers WHERE real_relation IS NOT NULL
     UNION ALL BY NAME
     SELECT 'real' AS analysis, 'SF' AS cell, a.* FROM marts.culturemix_answers a
-    WHERE a.subtask = 'SF' AND a.target_food_id IN (
-        SELECT target_food_id FROM marts.culturemix_answers WHERE real_relation IS NOT NULL)
+    WHERE a.subtask = 'SF' AND a.real_photo IS NOT NULL
     UNION ALL BY NAME
     SELECT 'position' AS analysis, target_position AS cell, * FROM marts.culturemix_answers
     WHERE target_position IS NOT NULL

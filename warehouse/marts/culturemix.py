@@ -37,11 +37,14 @@ SELECT g.model_id AS model, c.subtask, g.variant AS prompt, c.target_food_id, c.
        -- MF/MFB put the target on the left as published (§3.1) unless a flipped variant says otherwise
        CASE WHEN c.subtask IN ('MF', 'MFB') THEN coalesce(c.target_position, 'left') END AS target_position,
        coalesce(c.target_scale, 1.0) AS target_scale,
-       -- REAL photos: the other food from the same country or another (§5, Fig. 8)
-       CASE WHEN c.subtask = 'REAL' AND c.distractor_country IS NOT NULL
-            THEN CASE WHEN c.distractor_country = c.target_country THEN 'same_culture' ELSE 'cross_culture' END
+       -- CultureMix-Real photos (§5.1, Fig. 8, Table 9): same- or cross-culture as the photo's row labels it
+       -- (pipeline/datasets/culturemix_real.py). A composed red-box variant (compose's REAL, photo empty) is
+       -- no real photo and has none.
+       CASE WHEN c.subtask = 'REAL' AND c.photo IS NOT NULL
+            THEN CASE c.real_culture WHEN 'same' THEN 'same_culture' WHEN 'cross' THEN 'cross_culture' END
        END AS real_relation,
-       g.sample  -- the repeated sample (0: the first answer), which the paper's entropy is over
+       g.sample,  -- the repeated sample (0: the first answer), which the paper's entropy is over
+       c.photo AS real_photo  -- the CultureMix-Real photo the image was boxed or cropped from
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.culturemix_images c ON c.image = i.source_ref
