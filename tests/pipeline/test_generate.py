@@ -28,6 +28,11 @@ def test_prompts_are_rendered_from_the_task_declaration() -> None:
     assert task.max_tokens == 200  # as published (BORSch Appendix N)
 
 
+def test_every_borsch_model_task_generates_200_new_tokens_as_appendix_n_says() -> None:
+    for name in ("origin_qa", "origin_vqa", "origin_vqa_with_name", "dish_name_vqa", "dish_description"):
+        assert get_task(f"borsch.{name}").max_tokens == 200, name
+
+
 def test_the_projects_own_wording_stays_selectable_by_name() -> None:
     task = with_prompt_set(get_task("borsch.origin_qa"), "atlas")
     item = ItemInput("borsch.origin_qa:ru:39", "borsch:ru:39", "ПЛОВ")
