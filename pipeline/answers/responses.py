@@ -294,9 +294,11 @@ def _guess_key(text: str) -> tuple[str | None, str | None]:
     return (lang.group(1) if lang else None, qa_id.group(1) if qa_id else None)
 
 
-def generation_id(model: str, item_id: str, lang: str, variant: str) -> str:
-    """Imported answers are keyed by what they answer; a re-import replaces, never duplicates."""
-    key = json.dumps(["import", model, item_id, lang, variant])
+def generation_id(model: str, item_id: str, lang: str, variant: str, sample: int = 0) -> str:
+    """Imported answers are keyed by what they answer; a re-import replaces, never duplicates. A repeated
+    sample (`sample` > 0: the same question asked again) is an answer of its own."""
+    parts = ["import", model, item_id, lang, variant] + ([sample] if sample else [])
+    key = json.dumps(parts)
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
