@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.extract.countries import extract_countries
-from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, read_real_gold
+from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold
 
 REAL_GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold_real.tsv"
 STRATA = ("none", "one", "several")
@@ -36,13 +36,6 @@ SEED = 38
 
 def stratum(countries: tuple[str, ...]) -> str:
     return STRATA[min(len(countries), 2)]
-
-
-def escape(text: str) -> str:
-    """The escaping of tests/data/country_gold_real.tsv: carriage returns dropped, a tab written as a space,
-    backslash doubled, newline as \\n (`evaluation.read_real_gold` reads it back)."""
-    text = text.replace("\r", "").replace("\t", " ")
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
 
 
 def draw(data: Path, per_stratum: int) -> list[dict[str, str]]:
@@ -97,7 +90,7 @@ def main() -> None:
     with open(args.out, "w", encoding="utf-8") as out:
         out.write("\t".join([*REAL_GOLD_COLUMNS, "stratum"]) + "\n")
         for row in rows:
-            values = [row["model"], row["qa_id"], row["lang"], escape(row["answer"]), "", row["stratum"]]
+            values = [row["model"], row["qa_id"], row["lang"], escape_answer(row["answer"]), "", row["stratum"]]
             out.write("\t".join(values) + "\n")
     print(f"{len(rows)} answers drawn -> {args.out}")
 

@@ -90,6 +90,13 @@ def read_real_gold(path: Path) -> list[GoldAnswer]:
     ]
 
 
+def escape_answer(text: str) -> str:
+    """The escaping of the real-answer gold files: carriage returns dropped, a tab written as a space,
+    backslash doubled, newline as \\n (`read_real_gold` reads it back)."""
+    text = text.replace("\r", "").replace("\t", " ")
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
 def _unescape(text: str) -> str:
     out, chars = [], iter(text)
     for char in chars:
