@@ -199,7 +199,7 @@ def test_english_words_in_a_suffixing_language_end_at_their_last_letter() -> Non
 
 
 def test_the_extractor_version_and_kinds_say_what_changed() -> None:
-    assert EXTRACTOR == "countries@7"
+    assert EXTRACTOR == "countries@8"
     assert {"place", "historic"} <= set(KINDS)
     assert spellings.natural_earth_names()["NAME_HI"]["म्यान्मार"] == "MM"
     assert spellings.endonyms()["Deutschland"] == "DE"

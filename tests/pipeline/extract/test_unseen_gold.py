@@ -1,0 +1,63 @@
+"""Issue 49's labelled set: tests/data/country_gold_unseen.tsv, 360 real answers of the 12 public WorldCuisines
+models, one per model and prompt language, on items no earlier set labelled in that language, drawn by
+bench/sample_unseen_gold.py without running the extractor and labelled by hand before it was run on them (the
+labelled file was committed first). It stands for the answers the extractor was never tuned on: measured once
+before any change (countries@7: micro F1 0.989, P 0.996, R 0.983, lowest languages az, cs, hi, mr, su_loma at
+0.923-0.933), then kept apart from the sets rules are written against. bench/countries.py --only unseen prints it."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pipeline.extract.countries import extract_countries
+from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, evaluate, read_real_gold
+from pipeline.reference.countries import is_iso_alpha2
+from tests.helpers import REPO
+
+UNSEEN_GOLD = REPO / "tests" / "data" / "country_gold_unseen.tsv"
+GOAL_MICRO_F1 = 0.97  # issue 49's goal
+GOAL_F1 = 0.90  # per language
+# Measured at countries@8 (the floors below it): raise them when the extractor improves, never lower them silently.
+MICRO_F1_FLOOR = 0.985
+F1_FLOOR = 0.92
+
+
+def test_file_has_one_answer_per_model_and_language_on_items_not_labelled_before() -> None:
+    header = UNSEEN_GOLD.read_text(encoding="utf-8").splitlines()[0].split("\t")
+    assert header == REAL_GOLD_COLUMNS
+    gold = read_real_gold(UNSEEN_GOLD)
+    cells = Counter((item.id.split("/")[0], item.lang) for item in gold)
+    assert len(gold) == 360 and len(cells) == 360  # 12 models x 30 languages, one each
+    assert all(is_iso_alpha2(code) for item in gold for code in item.expected)
+    earlier = {
+        (item.id.split("/")[1], item.lang)
+        for name in ("country_gold_real.tsv", "country_gold_wide.tsv")
+        for item in read_real_gold(REPO / "tests" / "data" / name)
+    }
+    assert not earlier & {(item.id.split("/")[1], item.lang) for item in gold}
+
+
+def test_every_answer_is_a_real_prediction_of_a_public_model(data_dir: Path) -> None:
+    wanted = {tuple(item.id.split("/")): item.answer for item in read_real_gold(UNSEEN_GOLD)}
+    found = 0
+    for path in (data_dir / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"):
+        model = path.stem.removeprefix("task2_oe_")
+        for line in path.open(encoding="utf-8"):
+            record = json.loads(line)
+            key = (model, str(record["qa_id"]), record["lang"])
+            if key in wanted:
+                assert record["prediction"].replace("\r", "").replace("\t", " ") == wanted[key], key
+                found += 1
+    assert found == len(wanted)
+
+
+def test_f1_meets_the_goal_overall_and_per_language() -> None:
+    scores = evaluate(read_real_gold(UNSEEN_GOLD), lambda text, lang: (extract_countries(text, lang).countries, None))
+    low = {lang: round(s.f1, 3) for lang, s in scores.items() if s.f1 < max(F1_FLOOR, GOAL_F1)}
+    assert not low, low
+    tp = sum(s.true_positives for s in scores.values())
+    fp = sum(s.false_positives for s in scores.values())
+    fn = sum(s.false_negatives for s in scores.values())
+    assert 2 * tp / (2 * tp + fp + fn) >= max(MICRO_F1_FLOOR, GOAL_MICRO_F1)
