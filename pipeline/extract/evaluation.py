@@ -90,6 +90,30 @@ def read_real_gold(path: Path) -> list[GoldAnswer]:
     ]
 
 
+def micro_f1(scores: dict[str, Scores]) -> float:
+    """F1 over the country codes of every language together."""
+    tp = sum(s.true_positives for s in scores.values())
+    wrong = sum(s.false_positives + s.false_negatives for s in scores.values())
+    return 2 * tp / (2 * tp + wrong) if tp else 0.0
+
+
+def written_predictions(data: Path, gold: Iterable[GoldAnswer]) -> dict[str, str]:
+    """The real task-2 predictions of the labelled answers (by gold id), as the gold files write them (carriage
+    returns dropped, tabs as spaces), read from the WorldCuisines prediction files under `data`."""
+    import json
+
+    wanted = {item.id for item in gold}
+    found = {}
+    for path in (data / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl"):
+        model = path.stem.removeprefix("task2_oe_")
+        for line in path.open(encoding="utf-8"):
+            record = json.loads(line)
+            key = f"{model}/{record['qa_id']}/{record['lang']}"
+            if key in wanted:
+                found[key] = record["prediction"].replace("\r", "").replace("\t", " ")
+    return found
+
+
 def escape_answer(text: str) -> str:
     """The escaping of the real-answer gold files: carriage returns dropped, a tab written as a space,
     backslash doubled, newline as \\n (`read_real_gold` reads it back)."""
