@@ -103,7 +103,13 @@ def _is_latin(char: str) -> bool:
 
 
 # A whole answer of one word, between optional spaces, quotes, asterisks and final punctuation.
-_ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
+# A bare one-word answer: letters and the combining marks written with them (Latin accents, Arabic vowels, the vowel
+# signs of the Indic scripts from Devanagari to Sinhala, Thai's), then a chat model's end-of-turn token if it leaked
+# ("वियेतनाम<|im_end|>").
+_ONE_WORD = re.compile(
+    r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f\u0900-\u0dff\u0e31-\u0e4e])*)"
+    r"[\s\"'«»“”*.!?]*(?:<\|[a-z_]+\|>|</s>)?\s*"
+)
 _NEAR_MISS_MIN = 6
 # A five-letter answer is read as a near miss only by a letter it lacks ("Itali", "Grece"): one more edit on
 # so short a word reaches other words ("Samosa" -> Samoa).
@@ -168,9 +174,9 @@ _SENTENCE = re.compile(
 # lemma, in every form (`cue_words`, issue 49); here are the fixed phrases and the other prompt languages' cues.
 _SPREAD_SOURCE = (
     r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|"
-    r"popular|widespread|worldwide|around\s+the\s+world|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
+    r"popular|widespread|worldwide|around\s+the\s+world|well[\s-]+known\s+(?:in|across|throughout)|widely\s+known\s+(?:in|across|throughout)|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
-    r"spread\s+to|served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
+    r"served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
     r"typically\s+served|widely\s+served|"
     r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
@@ -216,14 +222,21 @@ class _Cues(NamedTuple):
 def _cues() -> _Cues:
     """The spread, origin and claim patterns: each kind's Russian and Ukrainian lemmas in every form
     (`cue_words.cue_forms`, built on first use: pymorphy3's dictionaries load only then) before the other cues."""
-    from pipeline.extract.cue_words import cue_forms, trie_pattern
+    from pipeline.extract.cue_words import cue_forms, stemmed_pattern, trie_pattern
 
     def compiled(kind: str, source: str) -> re.Pattern:
         return re.compile(f"{trie_pattern(cue_forms(kind))}|{source}", re.I)
 
-    return _Cues(
-        compiled("spread", _SPREAD_SOURCE), compiled("origin", _ORIGIN_SOURCE), compiled("claim", _CLAIM_SOURCE)
-    )
+    spread = compiled("spread", f"{stemmed_pattern('spread')}|{_SPREAD_SOURCE}")
+    origin = compiled("origin", f"{stemmed_pattern('origin')}|{_ORIGIN_SOURCE}")
+    return _Cues(spread, origin, compiled("claim", _CLAIM_SOURCE))
+
+
+def _cue_matches(pattern: re.Pattern, text: str, lowered: str | None) -> list[re.Match]:
+    """Every match of a cue pattern, a stemmed verb's only where Snowball agrees (`cue_words.stem_agrees`)."""
+    from pipeline.extract.cue_words import stem_agrees
+
+    return [match for match in _finditer(pattern, text, lowered) if stem_agrees(match.group())]
 
 
 @functools.cache
@@ -788,7 +801,7 @@ class _Layout:
     def spread(self) -> set[int]:
         """Sentences (by index; -1 = outside any) holding a spread cue and no origin cue, from one pass
         over the text each; none without a spread cue anywhere."""
-        cues = list(_finditer(_cues().spread, self.text, self.lowered))
+        cues = _cue_matches(_cues().spread, self.text, self.lowered)
         if not cues:
             return set()
         spread = self._sentences_of(cues)
@@ -797,7 +810,7 @@ class _Layout:
     @functools.cached_property
     def origin_cues(self) -> list[re.Match]:
         """Every origin word (`_cues().origin`), found once for the rules that ask."""
-        return list(_finditer(_cues().origin, self.text, self.lowered))
+        return _cue_matches(_cues().origin, self.text, self.lowered)
 
     @functools.cached_property
     def origin_sentences(self) -> set[int]:
@@ -883,7 +896,7 @@ class _Layout:
     def role_cues(self) -> tuple[np.ndarray, np.ndarray]:
         """Every spread, list and origin cue: start positions in order, and the kind of each (`_CUE_*`). A spread
         word inside an origin cue ("популяр" in "популяризировано", "popular" in "popularized") is the origin cue."""
-        spread = list(_finditer(_cues().spread, self.text, self.lowered))
+        spread = _cue_matches(_cues().spread, self.text, self.lowered)
         if not spread:
             return _positions(()), np.zeros(0, dtype=np.int8)
         origin = [*self.origin_cues, *_finditer(_cues().claim, self.text, self.lowered)]

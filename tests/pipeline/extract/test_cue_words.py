@@ -47,3 +47,29 @@ def test_forms_shared_with_the_copula_or_another_noun_are_no_cue() -> None:
     assert "есть" not in cue_forms("spread")  # also "быть": "there is"
     assert "типов" not in cue_forms("claim")  # the genitive plural of "тип", not "типовой"
     assert {"типовой", "традиционное", "традиційна"} <= cue_forms("claim")
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "origin"),
+    [
+        ("Borscht comes from Ukraine; it later spreads to Russia, Poland and Belarus.", "en", "UA"),
+        ("Borscht comes from Ukraine and has been spreading to Russia, Poland and Belarus.", "en", "UA"),
+        ("Borscht originated in Ukraine and later travelled to Russia and Poland.", "en", "UA"),
+        ("Borscht originated in Ukraine; it is also enjoyed across Russia and Poland.", "en", "UA"),
+        ("El borscht es originario de Ucrania y se extendió a Rusia y Polonia.", "es", "UA"),
+        ("Le bortsch est originaire d'Ukraine et s'est propagé en Russie et en Pologne.", "fr", "UA"),
+        ("Il borscht proviene dall'Ucraina e si diffonde in Russia e Polonia.", "it", "UA"),
+    ],
+)
+def test_verbs_of_spreading_and_coming_from_in_other_languages_match_by_stem(
+    answer: str, lang: str, origin: str
+) -> None:
+    assert extract_countries(answer, lang).countries == (origin,)
+
+
+def test_a_word_that_only_begins_like_a_stemmed_verb_is_no_cue() -> None:
+    from pipeline.extract.cue_words import stem_agrees
+
+    assert stem_agrees("spreading to") and stem_agrees("came from") and stem_agrees("propagée en")
+    assert not stem_agrees("spreadsheet to")
+    assert not stem_agrees("comedy from")

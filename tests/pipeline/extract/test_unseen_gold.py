@@ -18,9 +18,11 @@ from tests.helpers import REPO
 UNSEEN_GOLD = REPO / "tests" / "data" / "country_gold_unseen.tsv"
 GOAL_MICRO_F1 = 0.97  # issue 49's goal
 GOAL_F1 = 0.90  # per language
-# Measured at countries@8 (the floors below it): raise them when the extractor improves, never lower them silently.
-MICRO_F1_FLOOR = 0.985
-F1_FLOOR = 0.92
+# countries@8, measured: micro F1 0.994 (P 1.000, R 0.987), every language at 0.933 or more (cs, hi, su_loma: the
+# town Napajedla, यूके for the UK, the village Tampaksiring). Raise the floors when the extractor improves, never
+# lower them silently.
+MICRO_F1_FLOOR = 0.99
+F1_FLOOR = 0.93
 
 
 def test_file_has_one_answer_per_model_and_language_on_items_not_labelled_before() -> None:
