@@ -229,3 +229,19 @@ def test_the_method_audit_names_places_and_older_names() -> None:
 )
 def test_smaller_cities_by_their_names_in_their_own_script(text: str, lang: str, expected: tuple[str, ...]) -> None:
     assert countries(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "region"),
+    [
+        ("这是印度支那的菜。", "zh_cn", "Indochina"),  # not India (印度) through the part
+        ("인도차이나 요리입니다.", "ko_formal", "Indochina"),
+        ("อาหารจากอินโดจีน", "th", "Indochina"),  # not China (จีน)
+        ("It comes from New Spain.", "en", "New Spain"),  # not Spain
+        ("Il vient de la Nouvelle-Espagne.", "fr", "New Spain"),
+        ("Origin: Greater Syria.", "en", "Greater Syria"),
+    ],
+)
+def test_a_broad_historical_region_is_not_the_country_its_name_holds(text: str, lang: str, region: str) -> None:
+    result = extract_countries(text, lang)
+    assert result.countries == () and result.regions == (region,)
