@@ -239,10 +239,17 @@ def _cue_matches(pattern: re.Pattern, text: str, lowered: str | None) -> list[re
     return [match for match in _finditer(pattern, text, lowered) if stem_agrees(match.group())]
 
 
-@functools.cache
+# By the pattern's id, not the pattern: hashing a compiled pattern hashes its whole compiled code, which for the
+# lemma tries (`cue_words`) cost more than matching them (the patterns here live as long as the module).
+_LOWERED: dict[int, tuple[re.Pattern, re.Pattern]] = {}
+
+
 def _lower(pattern: re.Pattern) -> re.Pattern:
     """`pattern` without re.I, for lower-cased text."""
-    return re.compile(pattern.pattern)
+    known = _LOWERED.get(id(pattern))
+    if known is None or known[0] is not pattern:
+        known = _LOWERED[id(pattern)] = (pattern, re.compile(pattern.pattern))
+    return known[1]
 
 
 def _lowered(text: str) -> str | None:
