@@ -14,7 +14,6 @@ Usage: .venv/bin/python bench/sample_country_gold.py [--data ../shared/data] [--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.extract.countries import extract_countries
-from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold
+from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold, task2_predictions
 
 REAL_GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold_real.tsv"
 STRATA = ("none", "one", "several")
@@ -41,20 +40,17 @@ def stratum(countries: tuple[str, ...]) -> str:
 def draw(data: Path, per_stratum: int) -> list[dict[str, str]]:
     taken = {item.id for item in read_real_gold(REAL_GOLD)}
     pools: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
-    for path in sorted((data / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl")):
-        model = path.stem.removeprefix("task2_oe_")
-        for line in path.open(encoding="utf-8"):
-            record = json.loads(line)
-            text = record.get("prediction")
-            if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
-                continue
-            key = f"{model}/{record['qa_id']}/{record['lang']}"
-            if key in taken:
-                continue
-            found = extract_countries(text, record["lang"]).countries
-            pools[(record["lang"], stratum(found))].append(
-                {"model": model, "qa_id": str(record["qa_id"]), "lang": record["lang"], "answer": text}
-            )
+    for model, record in task2_predictions(data):
+        text = record.get("prediction")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
+            continue
+        key = f"{model}/{record['qa_id']}/{record['lang']}"
+        if key in taken:
+            continue
+        found = extract_countries(text, record["lang"]).countries
+        pools[(record["lang"], stratum(found))].append(
+            {"model": model, "qa_id": str(record["qa_id"]), "lang": record["lang"], "answer": text}
+        )
     rng = random.Random(SEED)
     rows = []
     for lang in sorted({lang for lang, _ in pools}):

@@ -16,7 +16,6 @@ Usage: .venv/bin/python bench/sample_unseen_gold.py [--data ../shared/data] [--o
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold
+from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold, task2_predictions
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 EARLIER_SETS = ("country_gold_real.tsv", "country_gold_wide.tsv")
@@ -37,15 +36,12 @@ MAX_CHARS = 1200  # as bench/sample_country_gold.py
 def draw(data: Path) -> list[dict[str, str]]:
     labelled = {(item.id.split("/")[1], item.lang) for name in EARLIER_SETS for item in read_real_gold(DATA_DIR / name)}
     pools: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
-    for path in sorted((data / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl")):
-        model = path.stem.removeprefix("task2_oe_")
-        for line in path.open(encoding="utf-8"):
-            record = json.loads(line)
-            text = record.get("prediction")
-            qa_id, lang = str(record["qa_id"]), record["lang"]
-            if not isinstance(text, str) or len(text) > MAX_CHARS or (qa_id, lang) in labelled:
-                continue
-            pools[(lang, model)].append({"model": model, "qa_id": qa_id, "lang": lang, "answer": text})
+    for model, record in task2_predictions(data):
+        text = record.get("prediction")
+        qa_id, lang = str(record["qa_id"]), record["lang"]
+        if not isinstance(text, str) or len(text) > MAX_CHARS or (qa_id, lang) in labelled:
+            continue
+        pools[(lang, model)].append({"model": model, "qa_id": qa_id, "lang": lang, "answer": text})
     rng = random.Random(SEED)
     models = sorted({model for _, model in pools})
     rows = []
