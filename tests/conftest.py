@@ -108,7 +108,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Modules that read the real demo warehouse run last, and its build starts now, in the background,
     so the minutes it takes overlap with every other test instead of stalling the first that needs it.
     pytest-xdist hands out modules in this order (`--no-loadscope-reorder` in pyproject.toml)."""
-    waiting = {item.nodeid.split("::")[0] for item in items if "real_warehouse" in getattr(item, "fixturenames", ())}
+    waiting = {
+        item.nodeid.split("::")[0]
+        for item in items
+        if {"real_warehouse", "bundle_warehouse"} & set(getattr(item, "fixturenames", ()))
+    }  # the modules that wait for a demo build; the browser ones among them keep an event loop to the worker's end
     bundled = any("bundle_warehouse" in getattr(item, "fixturenames", ()) for item in items)
 
     def order(item: pytest.Item) -> tuple[bool, int]:

@@ -94,7 +94,7 @@ def url_paths() -> None:
 
     from app import dashboard
 
-    st.text(json.dumps([page.url_path for page in dashboard.pages()]))
+    st.text(json.dumps([page.url_path for section in dashboard.pages().values() for page in section]))
 
 
 def test_every_page_named_in_draws_is_a_page():

@@ -39,4 +39,6 @@ def test_the_page_shows_table4_and_names_the_bertscore_model(
 def test_an_empty_warehouse_says_how_to_import(sample_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(sample_warehouse))
     at = open_page(PAGE, 120, dataset="sample")
-    assert any("import-responses --format uacuisine" in str(i.value) for i in at.info)
+    assert any("No UACUISINE answers in this warehouse yet" in str(i.value) for i in at.info)
+    assert any("import-responses --format uacuisine" in str(c.value) for c in at.code)
+    assert len(at.get("download_button")) == 1  # the template table, which imports as it is
