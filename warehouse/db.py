@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -642,20 +643,27 @@ class Warehouse:
 
     @contextlib.contextmanager
     def _exclusive(self, busy: str) -> Iterator[None]:
-        """The warehouse lock; once held, a killed command's temporary files are removed."""
+        """The warehouse lock; once held, a killed command's temporary files are removed.
+
+        A command that finds another one writing waits for it (saying so once, on standard error) up to
+        DISH_ATLAS_LOCK_WAIT seconds, then stops with `busy`: commands started together run one after the other, as
+        if run in turn. Within one process the lock is never waited for (the holder is this process itself)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             lock = open(self.lock_path, "a+")  # noqa: SIM115 - held for the whole block below
         except OSError as exc:
             raise storage_failure(exc, self.lock_path, name_quoted_file=False) or exc from exc
+        key = str(self.lock_path)
         with lock:
+            if key in _HELD or not _wait_for_lock(lock, lock_wait_seconds(), self.working_path):
+                raise WarehouseLocked(busy)
+            _HELD.add(key)
             try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise WarehouseLocked(busy) from None
-            for path in self.leftovers():
-                path.unlink(missing_ok=True)
-            yield
+                for path in self.leftovers():
+                    path.unlink(missing_ok=True)
+                yield
+            finally:
+                _HELD.discard(key)
 
     def _open_working(self) -> duckdb.DuckDBPyConnection:
         wal = self.working_path.with_name(self.working_path.name + ".wal")
@@ -773,6 +781,49 @@ class Warehouse:
             con.close()
             raise
         return con
+
+
+# DISH_ATLAS_LOCK_WAIT=SECONDS: how long a command waits for another one writing the same warehouse (0: stop at once
+# with one line, the behaviour before commands waited).
+LOCK_WAIT_ENV = "DISH_ATLAS_LOCK_WAIT"
+DEFAULT_LOCK_WAIT = 3600.0
+_LOCK_POLL = 0.05
+_HELD: set[str] = set()  # the lock files this process holds
+
+
+def lock_wait_seconds() -> float:
+    value = os.environ.get(LOCK_WAIT_ENV, "").strip()
+    if not value:
+        return DEFAULT_LOCK_WAIT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise WarehouseError(f"{LOCK_WAIT_ENV}={value!r}: expected a number of seconds, 0 or more")
+    return seconds
+
+
+def _wait_for_lock(lock, seconds: float, working: Path) -> bool:
+    """Take the lock on the open file `lock`, waiting up to `seconds` for its holder; whether it was taken."""
+    deadline = time.monotonic() + seconds
+    said = False
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+        if not said:
+            print(
+                f"waiting: another pipeline command is writing {working} — this one goes on when it finishes "
+                f"(up to {seconds:,.0f} s, {LOCK_WAIT_ENV}); Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
+            said = True
+        time.sleep(min(_LOCK_POLL, max(0.0, deadline - time.monotonic())))
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:

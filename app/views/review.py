@@ -11,12 +11,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, ui, vega, widgets
+from app import data, fmt, settings, ui, vega, widgets
 from app.safe import code, literal
 from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
+LABELS_OFF = "This dashboard is shared: labelling is off for visitors not signed in. The labels are shown below."
 PAGE_SIZE = 20
 COLORS = dict(zip(annotations.CATEGORIES, ("#7f7f7f", "#9467bd", "#ff7f0e", "#d62728", "#bcbd22"), strict=True))
 
@@ -98,8 +99,19 @@ columns = st.columns([1, 1, 1])
 lang = widgets.url_select("Corpus language", list(counts), param="corpus_lang", format_func=counts.get,
                      container=columns[0])  # fmt: skip
 search = widgets.url_text("Search dish or sentence", param="q", container=columns[1])
-annotator = columns[2].text_input("Annotator", key="annotator", placeholder="anonymous", max_chars=80).strip()
-annotator = annotator or "anonymous"
+# Public mode (app/settings.py): labels only from a signed-in account, under its name; nobody else writes.
+signed_in = settings.signed_in_user() if settings.public() else None
+can_label = not settings.public() or signed_in is not None
+if settings.public():
+    annotator = signed_in or "anonymous"
+    columns[2].text_input("Annotator", value=annotator, disabled=True, key="annotator_account")
+    if not can_label:
+        st.info(LABELS_OFF, icon=":material/lock:")
+        if settings.login_configured():
+            st.button("Sign in to label", on_click=st.login, icon=":material/login:")
+else:
+    annotator = columns[2].text_input("Annotator", key="annotator", placeholder="anonymous", max_chars=80).strip()
+    annotator = annotator or "anonymous"
 
 samples = data.query(queries.corpus_samples, lang, search or None)
 saved = load_annotations()
@@ -135,9 +147,10 @@ else:
                 key=radio_key(row.sample_id, annotator),
                 horizontal=True,
                 label_visibility="collapsed",
+                disabled=not can_label,
             )
-        submitted = st.form_submit_button("Save", icon=":material/save:", disabled=saved is None)
-    if submitted:
+        submitted = st.form_submit_button("Save", icon=":material/save:", disabled=saved is None or not can_label)
+    if submitted and can_label:
         changes = [
             (row, st.session_state.get(radio_key(row.sample_id, annotator)))
             for row in shown.itertuples()
