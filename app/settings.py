@@ -17,6 +17,12 @@ import streamlit as st
 PUBLIC_ENV = "DISH_ATLAS_PUBLIC"
 PUBLIC_PROBE_ENV = "DISH_ATLAS_PUBLIC_PROBE"
 _TRUE = {"1", "true", "yes", "on"}
+# What the two pages that could write say in public mode.
+LABELS_OFF = "This dashboard is shared: labelling is off for visitors not signed in. The labels are shown below."
+PROBE_OFF = (
+    "The live probe is off on this shared dashboard. Its operator turns it on with `DISH_ATLAS_PUBLIC_PROBE=1` "
+    "(each client may then ask a few questions a minute; see docs/deploy.md)."
+)
 _SESSION_KEY = "_client_session"
 
 

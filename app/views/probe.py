@@ -368,12 +368,6 @@ def last_result() -> helpers.ProbeResult | None:
         return None
 
 
-PROBE_OFF = (
-    "The live probe is off on this shared dashboard. Its operator turns it on with `DISH_ATLAS_PUBLIC_PROBE=1` "
-    "(each client may then ask a few questions a minute; see docs/deploy.md)."
-)
-
-
 def render() -> None:
     st.title("Live probe")
     st.caption(
@@ -381,7 +375,7 @@ def render() -> None:
         "answer with the dataset's gold origins and the stored batch answers."
     )
     if not settings.probe_enabled():
-        st.info(PROBE_OFF, icon=":material/lock:")
+        st.info(settings.PROBE_OFF, icon=":material/lock:")
         return
     config = helpers.load_config()
     for problem in config.problems:

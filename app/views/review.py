@@ -17,7 +17,6 @@ from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
-LABELS_OFF = "This dashboard is shared: labelling is off for visitors not signed in. The labels are shown below."
 PAGE_SIZE = 20
 COLORS = dict(zip(annotations.CATEGORIES, ("#7f7f7f", "#9467bd", "#ff7f0e", "#d62728", "#bcbd22"), strict=True))
 
@@ -106,7 +105,7 @@ if settings.public():
     annotator = signed_in or "anonymous"
     columns[2].text_input("Annotator", value=annotator, disabled=True, key="annotator_account")
     if not can_label:
-        st.info(LABELS_OFF, icon=":material/lock:")
+        st.info(settings.LABELS_OFF, icon=":material/lock:")
         if settings.login_configured():
             st.button("Sign in to label", on_click=st.login, icon=":material/login:")
 else:

@@ -13,8 +13,6 @@ from streamlit.testing.v1 import AppTest
 
 from app import probe, settings
 from app.dashboard import VIEWS
-from app.views.probe import PROBE_OFF
-from app.views.review import LABELS_OFF
 from pipeline.stores import annotations, probes
 from tests.helpers import REPO, shown
 
@@ -65,14 +63,14 @@ def test_no_page_changes_a_file_in_public_mode(public: tuple[Path, ...]) -> None
     for page in (view.script for view in VIEWS.values()):
         at = _open(page)
         if page == "review.py":
-            assert LABELS_OFF in [shown(str(info.value)) for info in at.info]
+            assert settings.LABELS_OFF in [shown(str(info.value)) for info in at.info]
             radios = [radio for radio in at.radio if radio.key and radio.key.startswith("review_")]
             assert radios and all(radio.disabled for radio in radios)
             radios[0].set_value(annotations.CATEGORIES[0])
             at.button[-1].click().run()  # the form's Save, disabled: pressing it anyway saves nothing
             assert not at.exception and not at.success
         if page == "probe.py":
-            assert PROBE_OFF in [shown(str(info.value)) for info in at.info]
+            assert settings.PROBE_OFF in [shown(str(info.value)) for info in at.info]
             assert not at.text_input and not at.button
     assert _files(*public) == before
     assert len(annotations.load()) == 1 and len(probes.recent()) == 1

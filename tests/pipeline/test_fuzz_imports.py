@@ -102,7 +102,7 @@ def _fuzz(base: Path, tmp_path: Path, fmt: str, files, file_name: str, **options
                     IMPORT_FORMATS[fmt].run(con, chosen, new_run_id(), failures)
                     return failures
 
-                tally.add(fuzzing.check_outcome(con, path, importer))
+                fuzzing.check_outcome(con, path, importer, tally)
 
         run()
     tally.report()
