@@ -74,4 +74,4 @@ def client() -> str:
         address = st.context.ip_address
     except Exception:  # outside a script run
         address = None
-    return f"address:{address}" if address else ANONYMOUS
+    return f"address:{address}" if isinstance(address, str) and address else ANONYMOUS
