@@ -106,14 +106,32 @@ def _encode(text: str) -> bytes:
 
 
 @st.composite
-def mutated_records(draw: st.DrawFn, seeds: list[dict]) -> list[dict | str]:
-    """Records drawn from `seeds` (repeats included), each with up to three fields set to another value, dropped or
-    added; a record may instead be a line of JSON with a duplicate key (returned as its text)."""
+def _in_order(draw: st.DrawFn, seeds: list[dict]) -> list[dict]:
+    """Every seed in its order, with up to three of them left out or repeated (a table whose row numbers mean
+    something, such as WorldCuisines' knowledge base, where a row's number is its dish's id)."""
+    rows = list(seeds)
+    for _ in range(draw(st.integers(0, 3))):
+        if rows:
+            at = draw(st.integers(0, len(rows) - 1))
+            if draw(st.booleans()):
+                rows.pop(at)
+            else:
+                rows.insert(at, rows[at])
+    return rows
+
+
+@st.composite
+def mutated_records(draw: st.DrawFn, seeds: list[dict], ordered: bool = False) -> list[dict | str]:
+    """Records drawn from `seeds` (repeats included; with `ordered`, all of them in order, a few left out or
+    repeated), each with up to three fields set to another value, dropped or added (most records of an ordered table
+    unchanged); a record may instead be a line of JSON with a duplicate key (returned as its text)."""
     records: list[dict | str] = []
-    for seed in draw(st.lists(st.sampled_from(seeds), max_size=5)):
+    picked = draw(_in_order(seeds)) if ordered else draw(st.lists(st.sampled_from(seeds), max_size=5))
+    for seed in picked:
         record = dict(seed)
         duplicate = None
-        for _ in range(draw(st.integers(0, 3))):
+        changes = draw(st.integers(0, 3)) if not ordered or draw(st.integers(0, 9)) == 0 else 0
+        for _ in range(changes):
             key = draw(st.sampled_from(sorted(record) or ["extra"]))
             how = draw(st.sampled_from(("set", "set", "drop", "add", "duplicate")))
             if how == "set":
@@ -162,7 +180,9 @@ def _cell(value: object) -> str:
 
 
 @st.composite
-def table_rows(draw: st.DrawFn, header: list[str], seeds: list[dict]) -> tuple[list[str], list[list]]:
+def table_rows(
+    draw: st.DrawFn, header: list[str], seeds: list[dict], ordered: bool = False
+) -> tuple[list[str], list[list]]:
     """A header (columns dropped, added, renamed to a duplicate) and rows of mutated records in its order."""
     columns = list(header)
     how = draw(st.sampled_from(("keep", "keep", "drop", "add", "duplicate", "upper")))
@@ -175,7 +195,7 @@ def table_rows(draw: st.DrawFn, header: list[str], seeds: list[dict]) -> tuple[l
     elif how == "upper":
         columns = [c.upper() for c in columns]
     rows = []
-    for record in draw(mutated_records(seeds)):
+    for record in draw(mutated_records(seeds, ordered)):
         if isinstance(record, str):
             continue
         rows.append([record.get(c, record.get(c.lower())) for c in columns])
@@ -183,8 +203,10 @@ def table_rows(draw: st.DrawFn, header: list[str], seeds: list[dict]) -> tuple[l
 
 
 @st.composite
-def csv_file(draw: st.DrawFn, header: list[str], seeds: list[dict], delimiter: str = ",") -> bytes:
-    columns, rows = draw(table_rows(header, seeds))
+def csv_file(
+    draw: st.DrawFn, header: list[str], seeds: list[dict], delimiter: str = ",", ordered: bool = False
+) -> bytes:
+    columns, rows = draw(table_rows(header, seeds, ordered))
     out = io.StringIO()
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
     writer.writerow(columns)

@@ -19,7 +19,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -677,24 +677,20 @@ class Warehouse:
     def _checkpoint_working(self) -> None:
         """Fold a killed writer's WAL into the file, so the copy publish makes has every commit. Without a WAL the
         file holds them all (a writer's session ends with a checkpoint): nothing to open."""
-        if not self.working_path.with_name(self.working_path.name + ".wal").exists():
-            return
-        con = self._open_working()
-        try:
-            con.execute("CHECKPOINT")
-        except duckdb.Error as exc:
-            raise storage_failure(exc, self.working_path) or exc from exc
-        finally:
-            with contextlib.suppress(duckdb.Error):
-                con.close()
+        if self.working_path.with_name(self.working_path.name + ".wal").exists():
+            self._on_working(lambda con: None)
 
     def _migrate_working(self) -> None:
         """Bring the working database to this code's schema in place (one transaction, then a checkpoint): `publish`
         alone upgrades a warehouse as every writing command does."""
         self._seen.pop("working", None)
+        self._on_working(lambda con: migrate(con, self.working_path))
+
+    def _on_working(self, action: Callable[[duckdb.DuckDBPyConnection], object]) -> None:
+        """`action` on the working database, then a checkpoint; a storage failure as its one line."""
         con = self._open_working()
         try:
-            migrate(con, self.working_path)
+            action(con)
             con.execute("CHECKPOINT")
         except duckdb.Error as exc:
             raise storage_failure(exc, self.working_path) or exc from exc
