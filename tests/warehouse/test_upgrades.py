@@ -10,6 +10,7 @@ import hashlib
 import json
 import shutil
 import tarfile
+import tomllib
 from pathlib import Path
 
 import duckdb
@@ -17,18 +18,26 @@ import pytest
 
 from pipeline.export import tables as exporting
 from pipeline.stores import annotations, probes
-from tests.helpers import REPO, query, run_cli
+from tests.helpers import REPO, query, run_cli, shown
 from warehouse import db
 from warehouse.db import SchemaMismatch, Warehouse, code_schema_version
 from warehouse.marts import EXPORTS
+from warehouse.version import release
 
 FIXTURES = REPO / "tests" / "fixtures" / "warehouses"
 RELEASES = sorted(path.name.removesuffix(".tar.xz") for path in FIXTURES.glob("*.tar.xz"))
 
 
-def test_there_is_a_fixture_for_the_current_release_and_one_from_before_versions() -> None:
-    from warehouse.version import release
+def test_the_version_is_pyprojects_and_the_schema_version_the_newest_migrations(tmp_path: Path) -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert release() == project["version"]
+    result = run_cli(tmp_path / "w.duckdb", "--version")
+    assert result.stdout.strip() == f"dish-atlas {release()} (warehouse schema version {code_schema_version()})"
+    assert code_schema_version() == max(version for version, _, _ in db.migrations())
+    assert not (tmp_path / "w.duckdb").exists()
 
+
+def test_there_is_a_fixture_for_the_current_release_and_one_from_before_versions() -> None:
     assert release() in RELEASES, f"add tests/fixtures/warehouses/{release()}.tar.xz (build.py --name {release()})"
     assert any(name.startswith("pre-") for name in RELEASES)
     for name in RELEASES:
@@ -97,6 +106,7 @@ def test_the_dashboard_reads_the_warehouse_or_names_both_versions_and_the_upgrad
     if manifest["schema_version"] == code_schema_version():
         assert not at.error, [e.value for e in at.error]
         assert any("worldcuisines" in str(box.value) for box in at.selectbox)
+        assert any(f"Dish Atlas {release()} · snapshot published" in shown(c.value) for c in at.sidebar.caption)
     else:
         [error] = at.error
         _one_line_refusal(error.value.replace("\\", ""), path, manifest["schema_version"])
