@@ -1,5 +1,5 @@
 """The fuzz tests at volume (issue 51): every import format and dataset reader fed N generated and mutated files
-each (the suite runs 20), fresh inputs every run; prints how many inputs each format was fed and what became of them
+each (the suite runs 15), fresh inputs every run; prints how many inputs each format was fed and what became of them
 (`result`: imported or loaded, odd lines counted as quirks; `error`: one error naming the file, nothing written). A
 failure is a traceback or a partial write, shown with the input hypothesis shrank it to.
 

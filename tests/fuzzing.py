@@ -7,7 +7,7 @@ and blank lines. The property checked (`check_outcome`) is the project's rule fo
 or one error naming the file (a `DataError`, which the CLI prints as one `error:` line, exit 2), never another
 exception (the CLI's "this is a bug") and never a partial write.
 
-Volume: DISH_ATLAS_FUZZ_EXAMPLES=N examples per format (default 20, what the suite runs); with
+Volume: DISH_ATLAS_FUZZ_EXAMPLES=N examples per format (default 15, what the suite runs); with
 DISH_ATLAS_FUZZ_REPORT=FILE each test adds `format: inputs tried, outcomes` to FILE as a JSON line
 (`bench/fuzz.py --examples 500` runs a larger volume and prints the counts).
 """
@@ -35,7 +35,7 @@ REPORT_ENV = "DISH_ATLAS_FUZZ_REPORT"
 
 
 def examples() -> int:
-    return int(os.environ.get(EXAMPLES_ENV, "20"))
+    return int(os.environ.get(EXAMPLES_ENV, "15"))
 
 
 def fuzz_settings() -> settings:

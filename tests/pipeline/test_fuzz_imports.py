@@ -33,7 +33,7 @@ def base(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fuzz-imports")
     warehouse = Warehouse(root / "w" / "warehouse.duckdb")
     sources = {
-        "worldcuisines": slice_data(data_dir, root / "data"),
+        "worldcuisines": slice_data(data_dir, root / "data", dishes=30),
         "borsch": fuzzing.write_borsch(data_dir, root / "borsch"),
         "culturemix": fuzzing.write_culturemix(data_dir, root / "culturemix"),
         "zno": zno_files.write_zno(root / "zno"),
