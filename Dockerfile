@@ -1,13 +1,13 @@
 # CPU image: the dashboard on the demo warehouse. Build: docker build -t dish-atlas .
 # Run:   docker run -p 127.0.0.1:8501:8501 dish-atlas             (embedded sample)
 #        docker run -p 127.0.0.1:8501:8501 -v /path/to/data:/data:ro -e DATA=/data dish-atlas   (real data)
-# Shared with stakeholders (docs/deploy.md): the published warehouse mounted read-only, public mode, a login:
+# Shared with stakeholders (docs/deployment.md): the published warehouse mounted read-only, public mode, a login:
 #        docker run --read-only --tmpfs /tmp -p 127.0.0.1:8501:8501 \
 #            -v /srv/dish-atlas/warehouse:/var/lib/dish-atlas:ro -e DISH_ATLAS_PUBLIC=1 dish-atlas
 # Inside the container the app listens on all interfaces (so the published port reaches it); the
 # `127.0.0.1:` in -p keeps that port on the host's loopback. It runs as the unprivileged user `atlas`.
 # The GPU pipeline image differs: it starts from a CUDA base (e.g. vllm/vllm-openai) and adds
-# requirements-gpu.txt; see README "GPU image".
+# requirements-gpu.txt; see docs/deployment.md, "GPU image".
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -24,65 +24,73 @@ VIEWS_DIR = ROOT / "app" / "views"
 
 @dataclass(frozen=True)
 class View:
-    """One page of the dashboard: its script in app/views/, its navigation title and icon, its URL path ("" for the
-    default page) and what it draws on arrival, so that the browser fetches those parts of Streamlit's frontend
-    while the page's first run computes (app/preload.py)."""
+    """One page of the dashboard: its script in app/views/, its section of the navigation, its title and icon, its
+    URL path ("" for the default page) and what it draws on arrival, so that the browser fetches those parts of
+    Streamlit's frontend while the page's first run computes (app/preload.py)."""
 
     script: str
+    section: str
     title: str
     icon: str
     url_path: str
     draws: tuple[preload.Kind, ...] = ()
 
 
+# The navigation's sections, in order, for the people who read them: what the loaded answers show, the answers and
+# dishes themselves, one section per study, how the scores are made, and the tools.
+SECTIONS = ("Findings", "Explore", "BORSch", "ZNO-Vision", "CultureMix", "WorldCuisines", "Methods", "Tools")
 # The pages, in the navigation's order (the same `Registry` form as every pluggable kind, keyed by script name):
 # adding a page adds its script and one line here.
 VIEWS: Registry[View] = Registry("page", ordered=True)
 for _view in (
-    View("overview.py", "Overview", ":material/insights:", "", ("chart", "table")),
-    View("map.py", "Map", ":material/public:", "map", ("map", "table")),
-    View("confusion.py", "Confusion", ":material/grid_on:", "confusion", ("chart", "table")),
-    View("language_pull.py", "Language pull", ":material/translate:", "language-pull", ("chart", "table")),
-    View("answers.py", "Answers", ":material/search:", "answers", ("table",)),
-    View("compare.py", "Compare", ":material/compare:", "compare", ("chart", "table")),
-    View("consistency.py", "Consistency", ":material/sync_alt:", "consistency", ("chart", "table")),
-    View("method_audit.py", "Method audit", ":material/fact_check:", "method-audit", ("table",)),
-    View("language_switching.py", "Language switching", ":material/g_translate:", "language-switching", ("table",)),
-    View("language_gap.py", "Language gap", ":material/trending_down:", "language-gap", ("chart", "table")),
-    View("uacuisine.py", "UACUISINE", ":material/soup_kitchen:", "uacuisine", ("table",)),
-    View("dish.py", "Dish", ":material/ramen_dining:", "dish", ("table",)),
-    View("dishes.py", "Dishes", ":material/restaurant_menu:", "dishes", ("table",)),
-    View("dish_names.py", "Dish names", ":material/label:", "dish-names", ("chart", "table")),
-    View("cooccurrence.py", "Co-occurrence", ":material/hub:", "cooccurrence", ("chart", "table")),
-    View("codemix.py", "Code mixing", ":material/compare_arrows:", "codemix", ("chart", "table")),
-    View("borsch_paper.py", "BORSch paper", ":material/menu_book:", "borsch-paper", ("chart", "table")),
-    View("imagined.py", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
-    View("review.py", "Review", ":material/rate_review:", "review"),
-    View("culturemix.py", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
-    View("culturemix_paper.py", "Culture mix, paper", ":material/table:", "culture-mix-paper", ("chart", "table")),
-    View("finetune.py", "Fine-tuning", ":material/model_training:", "fine-tuning", ("chart", "table")),
-    View("probe.py", "Live probe", ":material/science:", "probe"),
-    View("zno.py", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
-    View("captions.py", "Captions", ":material/closed_caption:", "captions", ("table",)),
-    View("vqa.py", "VQA UA vs EN", ":material/quiz:", "vqa", ("table",)),
-):
+    View("overview.py", "Findings", "What models believe", ":material/insights:", "", ("chart", "table")),
+    View("map.py", "Findings", "Map", ":material/public:", "map", ("map", "table")),
+    View("language_pull.py", "Findings", "Language pull", ":material/translate:", "language-pull", ("chart", "table")),
+    View("compare.py", "Findings", "Compare models", ":material/compare:", "compare", ("chart", "table")),
+    View("consistency.py", "Findings", "Consistency", ":material/sync_alt:", "consistency", ("chart", "table")),
+    View("answers.py", "Explore", "Answers", ":material/search:", "answers", ("table",)),
+    View("dishes.py", "Explore", "Dishes", ":material/restaurant_menu:", "dishes", ("table",)),
+    View("dish.py", "Explore", "Dish", ":material/ramen_dining:", "dish", ("table",)),
+    View("confusion.py", "Explore", "Confusion", ":material/grid_on:", "confusion", ("chart", "table")),
+    View("borsch_paper.py", "BORSch", "BORSch paper", ":material/menu_book:", "borsch-paper", ("chart", "table")),
+    View("cooccurrence.py", "BORSch", "Co-occurrence", ":material/hub:", "cooccurrence", ("chart", "table")),
+    View("codemix.py", "BORSch", "Code mixing", ":material/compare_arrows:", "codemix", ("chart", "table")),
+    View("review.py", "BORSch", "Corpus review", ":material/rate_review:", "review"),
+    View("imagined.py", "BORSch", "Imagined dishes", ":material/palette:", "imagined", ("chart", "table")),
+    View("zno.py", "ZNO-Vision", "ZNO exam", ":material/school:", "zno", ("chart", "table")),
+    View("captions.py", "ZNO-Vision", "Captions", ":material/closed_caption:", "captions", ("table",)),
+    View("vqa.py", "ZNO-Vision", "VQA UA vs EN", ":material/quiz:", "vqa", ("table",)),
+    View("uacuisine.py", "ZNO-Vision", "UACUISINE", ":material/soup_kitchen:", "uacuisine", ("table",)),
+    View("language_switching.py", "ZNO-Vision", "Language switching", ":material/g_translate:", "language-switching",
+         ("table",)),
+    View("culturemix.py", "CultureMix", "Culture mix", ":material/blender:", "culture-mix", ("chart", "table")),
+    View("dish_names.py", "WorldCuisines", "Dish names", ":material/label:", "dish-names", ("chart", "table")),
+    View("language_gap.py", "WorldCuisines", "Language gap", ":material/trending_down:", "language-gap",
+         ("chart", "table")),
+    View("method_audit.py", "Methods", "Method audit", ":material/fact_check:", "method-audit", ("table",)),
+    View("finetune.py", "Methods", "Fine-tuning", ":material/model_training:", "fine-tuning", ("chart", "table")),
+    View("probe.py", "Tools", "Live probe", ":material/science:", "probe"),
+):  # fmt: skip
     VIEWS.add(_view.script.removesuffix(".py"), _view)
 # What each page draws on arrival, by URL path (app/preload.py).
 DRAWS: dict[str, tuple[preload.Kind, ...]] = {view.url_path: view.draws for view in VIEWS.values() if view.draws}
 
 
-def pages() -> list[st.Page]:
-    """The pages of `VIEWS` (built in each run: st.Page belongs to a script run); the first is the default."""
-    return [
-        st.Page(
-            VIEWS_DIR / view.script,
-            title=view.title,
-            icon=view.icon,
-            url_path=view.url_path or None,
-            default=not view.url_path,
+def pages() -> dict[str, list[st.Page]]:
+    """The pages of `VIEWS` by section (built in each run: st.Page belongs to a script run); the first is the
+    default."""
+    sections: dict[str, list[st.Page]] = {section: [] for section in SECTIONS}
+    for view in VIEWS.values():
+        sections[view.section].append(
+            st.Page(
+                VIEWS_DIR / view.script,
+                title=view.title,
+                icon=view.icon,
+                url_path=view.url_path or None,
+                default=not view.url_path,
+            )
         )
-        for view in VIEWS.values()
-    ]
+    return {section: listed for section, listed in sections.items() if listed}
 
 
 def not_published() -> None:
@@ -97,7 +105,7 @@ def main() -> None:
 def _main() -> None:
     # A local favicon: a material-icon page_icon makes the browser fetch it from a font CDN.
     st.set_page_config(page_title="Dish Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
-    page = st.navigation(pages())
+    page = st.navigation(pages(), position="top")  # sections as menus across the top: no list past the fold
     loading = preload.start(DRAWS.get(page.url_path, ()))
     try:
         data.snapshot()

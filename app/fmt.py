@@ -306,12 +306,27 @@ def columns(frame: pd.DataFrame, overrides: Mapping[str, Any] | None = None) -> 
     return config
 
 
+def model(name: Any) -> str:
+    """A model as people name it: a model run from a local folder (`generate --model /path/to/folder`, the demo's
+    tiny model) is recorded by its path, which is the machine's business, not the reader's: its folder's name."""
+    text = "" if _missing(name) else str(name)
+    if text.startswith(("/", "~", "./", "../")) or "\\" in text:
+        return PurePath(text.replace("\\", "/")).name or text
+    return text
+
+
+MODEL_COLUMNS = {"model", "model_a", "model_b", "base_model", "tuned_model"}
+
+
 def display(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `frame` for the eye: language codes with their names. Download the original."""
+    """A copy of `frame` for the eye: language codes with their names, models by name. Download the original."""
     shown = frame.copy()
     for column in LANGUAGE_COLUMNS & set(shown.columns):
         if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
             shown[column] = shown[column].map(language)
+    for column in MODEL_COLUMNS & set(shown.columns):
+        if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
+            shown[column] = shown[column].map(model)
     return shown
 
 

@@ -1,6 +1,6 @@
 """How this dashboard is shared: one user on loopback (the default), or a shared server in public mode.
 
-DISH_ATLAS_PUBLIC=1: a deployment that people other than its owner open (docs/deploy.md). No page writes a file: the
+DISH_ATLAS_PUBLIC=1: a deployment that people other than its owner open (docs/deployment.md). No page writes a file: the
 review page labels only for a signed-in user (Streamlit's OpenID Connect login, `st.login`), under that account's
 name, and only when the store is writable; the live probe is off, and the probes it answers are not recorded.
 DISH_ATLAS_PUBLIC_PROBE=1 turns the probe on there, limited per client (the signed-in account, else the client's
@@ -21,7 +21,7 @@ _TRUE = {"1", "true", "yes", "on"}
 LABELS_OFF = "This dashboard is shared: labelling is off for visitors not signed in. The labels are shown below."
 PROBE_OFF = (
     "The live probe is off on this shared dashboard. Its operator turns it on with `DISH_ATLAS_PUBLIC_PROBE=1` "
-    "(each client may then ask a few questions a minute; see docs/deploy.md)."
+    "(each client may then ask a few questions a minute; see docs/deployment.md)."
 )
 _SESSION_KEY = "_client_session"
 

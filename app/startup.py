@@ -39,6 +39,7 @@ def warm() -> None:
     import warehouse.queries.culturemix
     import warehouse.queries.culturemix_paper
     import warehouse.queries.dish
+    import warehouse.queries.findings
     import warehouse.queries.finetune
     import warehouse.queries.geo
     import warehouse.queries.imagined
@@ -50,8 +51,23 @@ def warm() -> None:
     import warehouse.queries.probe
     import warehouse.queries.published_tables
     import warehouse.queries.search
+    import warehouse.queries.templates
     import warehouse.queries.zno  # noqa: F401
-    from app import charts, dashboard, data, dish_links, fmt, linked, links, maps, ui, vega, widgets  # noqa: F401
+    from app import (  # noqa: F401
+        charts,
+        dashboard,
+        data,
+        dish_links,
+        empty_study,
+        findings,
+        fmt,
+        linked,
+        links,
+        maps,
+        ui,
+        vega,
+        widgets,
+    )
     from warehouse.db import WarehouseError
 
     with contextlib.suppress(WarehouseError, duckdb.Error):  # not published, or a bad setting: the page says which

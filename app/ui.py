@@ -17,6 +17,11 @@ from warehouse.queries.answers import Filters
 from warehouse.version import release
 
 SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
+# The embedded bundle (pipeline/datasets/bundle.py) is real data, cut: say how, and how to load it whole.
+SUBSET_BANNER = (
+    "Embedded bundle of real results — {subset}. For the whole dataset: `make demo DATA=DIR` with a copy of the "
+    "public data, or `python -m pipeline data fetch` and then `make demo`."
+)
 
 # The one wording of the one definition (marts.origin_scores.no_country), wherever a page shows a
 # no-country share or the no-country column.
@@ -111,7 +116,9 @@ def answer_filters(dataset: str) -> tuple[Filters | None, tuple[str, ...], tuple
     st.sidebar.divider()
     task = url_select("Task", tasks, param="task", what="task")
     all_models, all_langs = task_choices(dataset, task)
-    models = url_multiselect("Models", all_models, param="models", help="None selected: all models.")
+    models = url_multiselect(
+        "Models", all_models, param="models", format_func=fmt.model, help="None selected: all models."
+    )
     langs = url_multiselect(
         "Prompt languages", all_langs, param="langs", format_func=fmt.language, help="None selected: all languages."
     )
@@ -203,6 +210,8 @@ def selection() -> Selection:
 def sample_banner(selected: Selection) -> None:
     if selected.summary.get("is_sample"):
         st.info(SAMPLE_BANNER, icon=":material/science:")
+    elif isinstance(subset := selected.summary.get("subset"), str) and subset:
+        st.info(SUBSET_BANNER.format(subset=literal(subset)), icon=":material/inventory_2:")
 
 
 def downloads(frame: pd.DataFrame, stem: str, *, key: str) -> None:

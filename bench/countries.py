@@ -191,7 +191,7 @@ def coverage(data: Path) -> None:
     print("## WorldCuisines gold answer strings -> gold country\n")
     print(
         f"resolved: {1 - all_misses / sum(total.values()):.2%} of {sum(total.values()):,} "
-        f"({1 - clean_misses / clean:.2%} without yue, whose strings are misaligned in the data: see README)"
+        f"({1 - clean_misses / clean:.2%} without yue, whose strings are misaligned in the data: see bench/README.md)"
     )
     for lang in sorted(total):
         examples = "; ".join(f"{t!r}->{f or '()'} (gold {e})" for t, e, f in misses[lang][:3])

@@ -130,7 +130,7 @@ def scenarios(data: Path, inputs: Path, server_url: str, tiny: Path | None = Non
         ),
         Scenario("corpus scan", (borsch,), ("corpus", "scan", "--lang", "ru", "--source", str(inputs / "corpus"))),
         Scenario("publish", (("ingest", "sample"),), ("publish", "--force")),
-        Scenario("demo", (), ("demo",)),
+        Scenario("demo", (), ("demo", "--sample")),
     ]
 
 
@@ -154,7 +154,7 @@ def write_inputs(data: Path, inputs: Path, answers: int = 1500) -> None:
 
 
 def environment(root: Path) -> dict[str, str]:
-    """The tests' CLI environment, with no public data in reach: `demo` uses the embedded sample."""
+    """The tests' CLI environment, with no public data in reach: `demo --sample` uses the embedded sample."""
     return {**cli_environment(), "DISH_ATLAS_DATA": str(root / "no-data")}
 
 

@@ -62,8 +62,8 @@ TITLE = "[data-testid='stMainBlockContainer'] h1"
 FINISHED = "[data-test-script-state='notRunning']"
 EXCEPTION = "[data-testid='stException']"
 ALERT = "[data-testid='stAlert']"
-NAV_LINK = "[data-testid='stSidebarNavLink']"
-NAV_MORE = "[data-testid='stSidebarNavViewButton']"
+NAV_SECTION = "[data-testid='stTopNavSection']"  # the navigation's sections across the top, each a menu of pages
+NAV_LINK = "[data-testid='stTopNavDropdownLink']"
 FIRST_QUERY = "?dataset=worldcuisines"
 POLL_MS = 100
 # what the app says when a reader finds no snapshot, or one it cannot read (app/ui.py, app/dashboard.py)
@@ -97,12 +97,11 @@ def exact(title: str) -> re.Pattern:
     return re.compile(rf"{re.escape(title)}\s*$")  # "Dish", not "Dishes" or "Dish names"
 
 
-async def unfold_navigation(page) -> None:
-    """A long navigation hides its last links behind "View more": open it."""
-    more = page.locator(NAV_MORE)
-    if await more.count() and "more" in (await more.first.inner_text()).lower():
-        await more.first.click()
-        await page.wait_for_timeout(300)
+async def open_section(page, title: str) -> None:
+    """Open the navigation menu of the section that holds the page titled `title`."""
+    section = next(view.section for view in VIEWS.values() if view.title == title)
+    await page.locator(NAV_SECTION).filter(has_text=exact(section)).first.click()
+    await page.locator(NAV_LINK).first.wait_for(state="visible")
 
 
 async def drawn(page, title: str, previous: str | None, timeout_ms: int) -> None:
@@ -174,7 +173,7 @@ async def reader(
             previous = (await page.locator(TITLE).first.inner_text()).strip()
             start = time.perf_counter()
             try:
-                await unfold_navigation(page)
+                await open_section(page, title)
                 await page.locator(NAV_LINK).filter(has_text=exact(title)).first.click()
                 await drawn(page, title, previous, timeout_ms)
                 await page.wait_for_timeout(200)  # elements can land just after the run reports it finished

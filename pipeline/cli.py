@@ -254,6 +254,30 @@ def data_fetch(
     _run(ctx, action)
 
 
+@data_app.command("bundle")
+def data_bundle(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Option(help="Local copy of the public data (borsch/, worldcuisines/).")],
+    out: Annotated[Path | None, typer.Option(help="Target folder (default: assets/bundle).")] = None,
+) -> None:
+    """Write the embedded bundle (assets/bundle/) from the public files: BORSch whole and a seeded WorldCuisines
+    subset with the real answers of its 12 models, byte for byte reproducible; `demo` reads it when no data is given."""
+
+    def action() -> None:
+        from pipeline.datasets import bundle
+
+        built = bundle.build(source, out or bundle.BUNDLE_DIR)
+        say(
+            "bundle written to {}: {} files, {} bytes compressed; {}",
+            out or bundle.BUNDLE_DIR,
+            len(built["files"]),
+            f"{built['archive']['bytes']:,}",
+            built["sources"]["worldcuisines"]["subset"],
+        )
+
+    _run(ctx, action)
+
+
 @app.command("compose")
 def compose(
     ctx: typer.Context,
@@ -849,12 +873,27 @@ def demo(
     data: Annotated[
         Path | None, typer.Option(envvar="DATA", help="Local copy of the public data (borsch/, worldcuisines/).")
     ] = None,
+    sample: Annotated[
+        bool, typer.Option("--sample", help="The hand-written sample of 80 dishes and no answers (a quick smoke run).")
+    ] = False,
 ) -> None:
-    """Build the demo warehouse: the real data when a data folder is found, else the embedded sample."""
+    """Build the demo warehouse: the real data when a data folder is found, else the embedded bundle of real results
+    (assets/bundle/), else the hand-written sample."""
 
-    source = data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
+    from pipeline.datasets import bundle
+
+    source = None if sample else data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
+    if source is None and not sample and bundle.available():
+        source = bundle.unpack(ctx.obj.warehouse.path.parent / "bundle")
+        say("No data folder: building the demo on the embedded bundle of real results ({}).", "assets/bundle")
+        # Real answers only (the tiny-model CultureMix answers stay with the full data), and the real Ukrainian
+        # corpus the ua-gec package ships, for the co-occurrence and code-mixing pages.
+        datasets = ("borsch", "worldcuisines", "culturemix")  # CultureMix: its sample's images, no answers are public
+        _pipeline(ctx, "demo", Options(datasets=datasets, data=source, uagec=True))
+        _next_step(ctx)
+        return
     if source is None:
-        console.print("[yellow]No data folder: building the demo on the embedded sample dataset.[/]")
+        console.print("[yellow]Building the demo on the hand-written embedded sample (no model answers).[/]")
         _pipeline(ctx, "demo", Options(datasets=("sample",)))
         _next_step(ctx)
         return

@@ -109,6 +109,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     so the minutes it takes overlap with every other test instead of stalling the first that needs it.
     pytest-xdist hands out modules in this order (`--no-loadscope-reorder` in pyproject.toml)."""
     waiting = {item.nodeid.split("::")[0] for item in items if "real_warehouse" in getattr(item, "fixturenames", ())}
+    bundled = any("bundle_warehouse" in getattr(item, "fixturenames", ()) for item in items)
 
     def order(item: pytest.Item) -> tuple[bool, int]:
         module = item.nodeid.split("::")[0]
@@ -118,6 +119,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=order)  # stable: each module keeps its tests' order
     if waiting:
         shared_builds.start(*real_demo(shared_data_dir()))
+    if bundled:
+        shared_builds.start(*BUNDLE_DEMO)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -133,6 +136,16 @@ def real_warehouse(data_dir: Path) -> Path:
     """BORSch + WorldCuisines + all 12 real prediction files + the CultureMix sample, published once for
     the whole session (shared by pytest-xdist workers; tests copy it before writing)."""
     return shared_builds.wait(*real_demo(data_dir))
+
+
+# `make demo` on a fresh machine: `demo` with no data folder builds from the embedded bundle (assets/bundle/).
+BUNDLE_DEMO = ("bundle", ["demo"])
+
+
+@pytest.fixture(scope="session")
+def bundle_warehouse() -> Path:
+    """The embedded bundle's demo warehouse (real answers of 12 models, 30 languages), built once per session."""
+    return shared_builds.wait(*BUNDLE_DEMO)
 
 
 @pytest.fixture(scope="session")

@@ -98,8 +98,10 @@ for name, origins in zip(rows["name"], rows["origins"], strict=True):
 REGISTRATIONS = {
     "pipeline/datasets/__init__.py": ('    "culturemix": "pipeline.datasets.culturemix",\n',
                                       '    "toy": "pipeline.datasets.toy",\n'),
-    "app/dashboard.py": ('    View("overview.py", "Overview", ":material/insights:", "", ("chart", "table")),\n',
-                         '    View("toy.py", "Toy", ":material/science:", "toy", ("table",)),\n'),
+    "app/dashboard.py": (
+        '    View("overview.py", "Findings", "What models believe", ":material/insights:", "", ("chart", "table")),\n',
+        '    View("toy.py", "Explore", "Toy", ":material/science:", "toy", ("table",)),\n',
+    ),
 }  # fmt: skip
 
 

@@ -8,7 +8,7 @@ Built by warehouse/marts/111_borsch_figures.sql."""
 
 import streamlit as st
 
-from app import charts, data, fmt, links, ui, widgets
+from app import charts, data, empty_study, fmt, links, ui, widgets
 from app.safe import literal
 from warehouse.queries import borsch as queries
 from warehouse.queries.answers import Filters
@@ -53,6 +53,7 @@ method = ui.scoring_method(container=st)
 wrong = data.query(queries.wrong_predictions, models, method)
 if wrong.empty:
     st.info(NO_ANSWERS, icon=":material/info:")
+    empty_study.template_download("borsch")  # every BORSch dish, ready for a model's answers
 else:
     st.caption(
         f"The ten countries most often named wrongly that are not Post-Soviet, per model, task and prompt language, "

@@ -5,7 +5,7 @@ references. Reads marts.caption_* only."""
 
 import streamlit as st
 
-from app import data, fmt
+from app import data, empty_study, fmt
 from app.safe import literal
 from warehouse.queries import zno as q
 
@@ -18,12 +18,21 @@ st.caption(
 )
 scores = data.query(q.caption_scores)
 if scores.empty:
-    st.info(
-        "No scored captions yet. Ingest Multi30K (`python -m pipeline ingest multi30k --source DIR`), import "
-        "captions (`python -m pipeline import-responses --format multi30k FILE`) and run `python -m pipeline score`.",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "Each model's one-sentence captions of Flickr photos against the Ukrainian reference (ZNO-Vision Table 2: "
+            "mean ± std of sentence SacreBLEU and BERTScore F1) beside corpus SacreBLEU, and one model's captions.",
+            (("Scores per model (Table 2)", "marts.caption_scores"), ("Captions", "marts.caption_answers")),
+            (
+                "python -m pipeline data fetch multi30k     # image lists and captions of the paper's splits",
+                "python -m pipeline ingest multi30k --source ~/.cache/dish-atlas/data/multi30k",
+                "python -m pipeline import-responses --format multi30k CAPTIONS.jsonl",
+                "python -m pipeline score",
+            ),
+            "multi30k",
+        ),
+        "No scored captions in this warehouse yet.",
     )
-    st.stop()
 
 models = sorted(scores["model"].unique())
 st.markdown(f"**Captions by:** {literal(', '.join(models), 300)} ({len(models)} models, imported or generated).")

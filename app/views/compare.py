@@ -110,10 +110,12 @@ if len(models) < 2:
     st.stop()
 
 pick = st.columns([2, 2, 1])
-model_a = widgets.url_select("Model A", models, param="a", what="model", default=models[0], container=pick[0])
+model_a = widgets.url_select(
+    "Model A", models, param="a", what="model", format_func=fmt.model, default=models[0], container=pick[0]
+)
 model_b = widgets.url_select(
-    "Model B", models, param="b", what="model", default=models[1] if models[0] == model_a else models[0],
-    container=pick[1],
+    "Model B", models, param="b", what="model", format_func=fmt.model,
+    default=models[1] if models[0] == model_a else models[0], container=pick[1],
 )  # fmt: skip
 metric = widgets.url_radio("Measure", METRICS, param="metric", container=pick[2])
 if model_a == model_b:

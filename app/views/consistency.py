@@ -82,7 +82,7 @@ ui.downloads(models, f"{filters.dataset}_{filters.task}_consistency_models", key
 
 st.subheader("One model")
 names = models["model"].tolist()
-model = widgets.url_select("Model", names, param="model", what="model", container=st)
+model = widgets.url_select("Model", names, param="model", what="model", format_func=fmt.model, container=st)
 
 per_lang = data.query(queries.by_language, filters, model)
 left, right = st.columns([2, 3])

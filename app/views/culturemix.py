@@ -1,239 +1,77 @@
-"""Culture mix: does a model still name a food's country when another culture is in the picture?
+"""Culture mix: does a model still name a food's country when another culture is in the picture? One page, two
+parts: CultureMix's own tables and figures as published (app/culturemix_tables.py) and our analyses of label shift
+and entropy (app/culturemix_analysis.py), over the same answers and prompt. Reads marts.culturemix_* only, and
+says which models produced what it shows."""
 
-(a) label shift per model and subtask, (b) retention vs shift toward the distractor, (c) accuracy
-and entropy by cultural distance, (d) cultural vs culture-agnostic distractors, (e) SF entropy vs
-label shift per food, and a drilldown: every image of one target food with each model's answer.
-The page reads marts.culturemix_* only, and says where its answers come from."""
-
-from pathlib import Path
-
-import pandas as pd
 import streamlit as st
 
-from app import data, fmt, vega, widgets
-from app.safe import code, literal
+from app import culturemix_analysis as analysis
+from app import culturemix_tables as tables
+from app import data, empty_study, fmt, widgets
+from app.safe import literal
 from pipeline.score.food_match import FOOD_RULE
 from warehouse.queries import culturemix as q
 
-SHIFT_COLOURS = {
-    "kept": "#4c9f70",
-    "to_distractor_country": "#d1495b",
-    "to_distractor_continent": "#edae49",
-    "elsewhere": "#8d99ae",
-}
-SHIFT_MARKS = {
-    "kept": "kept",
-    "to_distractor_country": "→ distractor's country",
-    "to_distractor_continent": "→ distractor's continent",
-    "elsewhere": "→ elsewhere",
-}
-SUBTASK_ORDER = ["MF", "SFB", "MFB", "REAL"]
-
-
-def stacked_shares(frame: pd.DataFrame, x: str, order: list[str] | None) -> dict:
-    """Bars of answer shares stacked by shift, one panel per model."""
-    return {
-        "data": {"values": vega.records(frame)},
-        "mark": "bar",
-        "width": 180,
-        "height": 320,
-        "encoding": {
-            "column": {"field": "model", "type": "nominal", "title": None},
-            "x": {"field": x, "type": "nominal", "sort": order, "axis": {"labelAngle": -30}},
-            "y": {"field": "share", "type": "quantitative", "title": "share of answers", "stack": "zero"},
-            "color": {
-                "field": "shift",
-                "type": "nominal",
-                "scale": {"domain": list(SHIFT_COLOURS), "range": list(SHIFT_COLOURS.values())},
-            },
-            "order": {"field": "shift_rank"},
-            "tooltip": [{"field": f} for f in ("model", x, "shift", "share", "n")],
-        },
-        "transform": [
-            {"calculate": f"indexof({list(SHIFT_COLOURS)!r}, datum.shift)", "as": "shift_rank"},
-        ],
-    }
-
+PROMPT_NAMES = {"base": "base (the paper's question)", "direct": "direct instruction", "cot": "chain of thought"}
+PARTS = {"tables": "As published: the paper's tables and figures", "analysis": "Our analyses: label shift, entropy"}
 
 st.title("Culture mix")
 st.caption(
     "CultureMix asks a model to name a food and its country in four settings: alone (SF), beside another "
-    "food (MF, the target on the left), on a foreign background (SFB) and both (MFB). An answer's *shift* "
-    "compares its country with the same model's SF answer for the same food: kept, moved to a distractor's "
-    "country, to a distractor's continent, or elsewhere."
+    "food (MF, the target on the left), on a foreign background (SFB) and both (MFB), and on real photos. An "
+    "answer's *shift* compares its country with the same model's SF answer for the same food: kept, moved to a "
+    "distractor's country, to a distractor's continent, or elsewhere. Country: the answer's `Country:` line when "
+    "its prompt asks for one, else the first country it names (name variants such as USA or Korea count as their "
+    "country; §3.1). Food: " + FOOD_RULE
 )
-
-st.caption(
-    "Country: the `Country:` line when the prompt asks for one, else the first country named. Food: " + FOOD_RULE
-    + " The paper's tables and figures are on the Culture mix, paper page."
-)  # fmt: skip
 
 sources = data.query(q.sources)
 if sources.empty:
-    st.info(
-        "No CultureMix answers yet. Ingest the dataset (`python -m pipeline ingest culturemix --source DIR`), "
-        "then answer it (`python -m pipeline run assets/culturemix.run.toml`) or import answers "
-        "(`python -m pipeline import-responses --format culturemix FILE`).",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "Per model and subtask (SF, MF, SFB, MFB, REAL): country and food accuracy and entropy (CultureMix "
+            "Fig. 3a, Tables 6 and 8), by cultural distance (Figs. 5, 19), street vs landmark backgrounds (Table 7), "
+            "real photos (Fig. 8, Table 9), position and size bias (Tables 10, 11), the prompt methods (Table 2); "
+            "and our label-shift analyses.",
+            (
+                ("Cells of every table and figure", "marts.culturemix_cells"),
+                ("Answers", "marts.culturemix_answers"),
+            ),
+            (
+                "python -m pipeline ingest culturemix --source DIR   # images.csv, or the full sf/mf/sfb/mfb tables",
+                "python -m pipeline import-responses --format culturemix ANSWERS.jsonl",
+                "# or answer it here: python -m pipeline run assets/culturemix.run.toml",
+            ),
+            "culturemix",
+        ),
+        "No CultureMix answers in this warehouse yet: no model answers to CultureMix are public.",
     )
-    st.stop()
 
 described = "; ".join(
-    f"{literal(row.model, 60)} ({literal(row.backend)}, {row.n_answers:,} answers on {row.n_images:,} images)"
+    f"{literal(fmt.model(row.model), 60)} ({literal(row.backend)}, {row.n_answers:,} answers on "
+    f"{row.n_images:,} images)"
     for row in sources.itertuples()
 )
-st.markdown(f"**Answers shown:** {described}.")
+st.markdown(f"**Answers shown, by model:** {described}.")
 if sources["is_test_model"].all():
     st.warning(
-        "These answers come only from a small test model with random weights: the plots show that the "
-        "pipeline works end to end, not what any real model believes. No model answers to CultureMix are "
+        "These answers come only from a small test model with random weights: the figures show that the "
+        "analyses work end to end, not what any real model believes. No model answers to CultureMix are "
         "public; import real ones with `import-responses --format culturemix`.",
         icon=":material/science:",
     )
 
-PROMPT_NAMES = {"base": "base (the paper's question)", "direct": "direct instruction", "cot": "chain of thought"}
+controls = st.columns(2)
 prompt = widgets.url_select(
     "Prompt",
     data.query(q.prompts),
     param="prompt",
     format_func=lambda p: PROMPT_NAMES.get(p, p),
     what="prompt",
-    container=st,
+    container=controls[0],
 )
-
-# (a) stacked label-shift bars per model x subtask
-st.subheader("(a) Label shift per model and subtask")
-shares = data.query(q.shift_shares, prompt)
-if shares.empty:
-    st.info("No answer has an SF answer of the same model to compare with yet.")
+part = widgets.url_radio("Show", PARTS, param="part", container=controls[1])
+if part == "tables":
+    tables.render(prompt, sources)
 else:
-    vega.draw(stacked_shares(shares, "subtask", SUBTASK_ORDER), key="culturemix_shift", width="content")
-
-# (b) retention vs shift toward the distractor
-st.subheader("(b) Retention vs shift toward the distractor")
-points = data.query(q.retention, prompt)
-if not points.empty:
-    unit = {"type": "quantitative", "scale": {"domain": [-0.05, 1.05]}}
-    vega.draw(
-        {
-            "data": {"values": vega.records(points)},
-            "height": 420,
-            "mark": {"type": "point", "filled": True, "size": 140},
-            "encoding": {
-                "x": {"field": "retention", "title": "kept the SF country"} | unit,
-                "y": {"field": "toward_distractor", "title": "moved to a distractor's country/continent"} | unit,
-                "color": {"field": "model", "type": "nominal"},
-                "shape": {"field": "subtask", "type": "nominal"},
-                "tooltip": [{"field": f} for f in ("model", "subtask", "retention", "toward_distractor", "n")],
-            },
-        },
-        key="culturemix_retention",
-    )
-
-# (c) accuracy and entropy by cultural distance
-st.subheader("(c) Accuracy and entropy by cultural distance")
-distance = data.query(q.by_distance, prompt)
-if not distance.empty:
-    long = distance.melt(
-        id_vars=["model", "distance", "n"], value_vars=["food_accuracy", "country_accuracy", "mean_entropy"],
-        var_name="measure", value_name="value",
-    )  # fmt: skip
-    distances = ["same_country", "same_continent", "other_continent"]
-    vega.draw(
-        {
-            "data": {"values": vega.records(long)},
-            "mark": "bar",
-            "width": 220,
-            "height": 300,
-            "encoding": {
-                "column": {"field": "measure", "type": "nominal", "title": None},
-                "x": {"field": "distance", "type": "nominal", "sort": distances, "axis": {"labelAngle": -30}},
-                "xOffset": {"field": "model", "type": "nominal"},
-                "y": {"field": "value", "type": "quantitative"},
-                "color": {"field": "model", "type": "nominal"},
-                "tooltip": [{"field": f} for f in ("model", "distance", "measure", "value", "n")],
-            },
-            "resolve": {"scale": {"y": "independent"}},
-        },
-        key="culturemix_distance",
-        width="content",
-    )
-    st.caption(
-        "Entropy (bits) of the countries a model named for one target food at that distance, averaged over foods."
-    )
-
-# (d) cultural vs agnostic distractors
-st.subheader("(d) Cultural vs culture-agnostic distractors")
-kinds = data.query(q.by_kind, prompt)
-if kinds.empty or kinds["distractor_kind"].nunique() < 2:
-    st.info(
-        "Culture-agnostic variants (a plain object or a plain wall instead of another culture) come from "
-        "`python -m pipeline compose culturemix`; answer them to compare."
-    )
-if not kinds.empty:
-    vega.draw(stacked_shares(kinds, "distractor_kind", None), key="culturemix_kinds", width="content")
-
-# (e) SF entropy vs label shift per food
-st.subheader("(e) SF entropy vs label shift per food")
-foods_points = data.query(q.food_points, prompt)
-if not foods_points.empty:
-    vega.draw(
-        {
-            "data": {"values": vega.records(foods_points)},
-            "height": 420,
-            "mark": {"type": "circle", "size": 110},
-            "encoding": {
-                "x": {"field": "sf_entropy", "type": "quantitative", "title": "entropy of the SF answers (bits)"},
-                "y": {
-                    "field": "shifted_share",
-                    "type": "quantitative",
-                    "title": "share of its other answers that shifted",
-                },
-                "color": {"field": "model", "type": "nominal"},
-                "tooltip": [
-                    {"field": f} for f in ("target_food_name", "model", "sf_entropy", "shifted_share", "n_answers")
-                ],
-            },
-        },
-        key="culturemix_foods",
-    )
-
-# drilldown per target food
-st.subheader("One target food")
-foods = data.query(q.foods)
-names = {
-    row.target_food_id: f"{row.target_food_name} ({row.target_country or '?'}; {row.n_images} images)"
-    for row in foods.itertuples()
-}
-food = widgets.url_select(
-    "Target food", list(names), param="food", format_func=lambda f: names.get(f, f), what="food", container=st
-)
-images = data.query(q.food_images, food)
-answers = data.query(q.food_answers, food, prompt)
-per_row = 4
-for start in range(0, len(images), per_row):
-    columns = st.columns(per_row)
-    for column, row in zip(columns, images.iloc[start : start + per_row].itertuples(), strict=False):
-        with column:
-            path = Path(row.local_path) if isinstance(row.local_path, str) else None
-            if path is not None and path.is_file():
-                st.image(str(path), width="stretch")
-            else:
-                st.caption("(image file not available)")
-            distractor = row.distractor_food_name if isinstance(row.distractor_food_name, str) else ""
-            background = row.background_label if isinstance(row.background_label, str) else ""
-            parts = [row.subtask, row.distractor_kind if row.distractor_kind != "none" else ""]
-            if distractor:
-                parts.append(f"with {distractor} ({row.distractor_country or '?'})")
-            if background:
-                parts.append(f"on {background}")
-            st.caption(literal(" · ".join(p for p in parts if p), 120))
-            mine = answers[answers["image"] == row.image]
-            if mine.empty:
-                st.caption("no answer with this prompt")
-            else:
-                missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
-                marks = mine["shift"].map(lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none)
-                shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
-                fmt.dataframe(shown, width="stretch")
-st.caption(f"Images of food {code(food)}; answers with the {literal(prompt)} prompt.")
+    analysis.render(prompt)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, vega, widgets
+from app import data, empty_study, fmt, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import finetune as queries
 
@@ -47,12 +47,24 @@ st.markdown(
 )
 runs = data.query(queries.runs)
 if runs.empty:
-    st.info(
-        f"No fine-tuning run yet. Run `{COMMAND}`, then `generate --backend transformers` with the base model and "
-        "with each tuned folder it names, and `score`; the comparison appears here once the warehouse is published.",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "One fine-tuning run at a time: its data and settings, its training loss, and the base model against "
+            "each tuned model on the run's held-out test items (CultureMix §6.1, ZNO-Vision §4).",
+            (
+                ("Runs", "marts.finetune_runs"),
+                ("Loss", "marts.finetune_losses"),
+                ("Base against tuned", "marts.finetune_comparison"),
+            ),
+            (
+                COMMAND,
+                "python -m pipeline generate --task culturemix.sf --lang en --backend transformers --model BASE",
+                "python -m pipeline generate --task culturemix.sf --lang en --backend transformers --model DIR/epoch-1",
+                "python -m pipeline score",
+            ),
+        ),
+        "No fine-tuning run in this warehouse yet.",
     )
-    st.stop()
 
 finetune_id = widgets.url_select(
     "Fine-tuning run", runs["finetune_id"].tolist()[::-1], param="finetune_run", format_func=run_label(runs)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, links, ui, vega, widgets
+from app import data, empty_study, fmt, links, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import imagined as queries
 
@@ -191,12 +191,24 @@ st.markdown(
 
 summary = data.query(queries.correlations, selected.dataset)
 if summary.empty:
-    st.info(
-        f"No imagined dishes for **{literal(selected.dataset)}** yet. Run `{COMMAND}` (or a run configuration "
-        "with the imagine stages); the images appear here once the warehouse is published.",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "A model describes each dish, the description is translated to English and drawn; the drawings are "
+            "compared with the dish's real photos (BORSch §5, Table 4, Figs. 8, 9 and 16). Generated images are made "
+            "by the pipeline, not imported: on this machine, tiny random models built offline run the same stages.",
+            (("Per model (Table 4)", "marts.imagined_table4"), ("Correlations", "marts.imagined_correlations")),
+            (
+                COMMAND,
+                "# or offline, with tiny random models (a smoke run, not findings):",
+                "python -m pipeline tiny-model --kind text --out /tmp/tiny-text",
+                "python -m pipeline tiny-model --kind text-to-image --out /tmp/tiny-flux",
+                "python -m pipeline tiny-model --kind image-encoder --out /tmp/tiny-dino",
+                "python -m pipeline imagine --dataset borsch --lang uk --describer /tmp/tiny-text "
+                "--generator /tmp/tiny-flux --encoder /tmp/tiny-dino --limit 3 --steps 2 --size 64",
+            ),
+        ),
+        f"No imagined dishes for {literal(selected.dataset)} in this warehouse yet.",
     )
-    st.stop()
 
 tiny = set(data.query(queries.tiny_models))
 model = widgets.url_select("Describing model", sorted(summary["model"].unique()), param="imagined_model")

@@ -107,7 +107,7 @@ st.caption(
     f"{literal(rows['metric'].iloc[0])} ({literal(ui.SCORING_METHODS[method])})."
 )
 
-model = widgets.url_select("Model", model_names, param="model", what="model", container=st)
+model = widgets.url_select("Model", model_names, param="model", what="model", format_func=fmt.model, container=st)
 one = rows[rows["model"] == model]
 vega.draw(gap_bars(one, model), key="language_gap_chart")
 

@@ -1,12 +1,12 @@
-"""Overview: the model leaderboard (when answers are scored), then what the selected dataset contains
-and what the ingest had to work around."""
+"""The landing page: the headline findings of the selected answers (app/findings.py), each linked to its evidence,
+then the model leaderboard, what the selected dataset contains and what the ingest had to work around."""
 
 from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, fmt, links, ui, vega, widgets
+from app import charts, data, findings, fmt, links, ui, vega, widgets
 from app.safe import code, literal
 from warehouse.queries import answers as answer_queries
 from warehouse.queries import methods
@@ -197,10 +197,12 @@ def leaderboard(filters) -> None:
 selected = ui.selection()
 summary = selected.summary
 
-st.title("Overview")
+st.title("What models believe about where food comes from")
 st.caption(literal(summary["title"]))
 
 if selected.filters is not None:
+    findings.headline(selected.filters)
+    st.divider()
     leaderboard(selected.filters)
     st.divider()
     st.header("Dataset composition")

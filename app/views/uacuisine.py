@@ -3,7 +3,7 @@ the warehouse, as published (Appendix C), with our own scores beside it, and whi
 
 import streamlit as st
 
-from app import data, fmt, ui
+from app import data, empty_study, fmt, ui
 from app.safe import literal
 from warehouse.queries import published_tables as queries
 
@@ -18,10 +18,15 @@ st.caption(
 
 table = data.query(queries.uacuisine_table4)
 if table.empty:
-    st.info(
-        "No UACUISINE answers in this warehouse. Import a table of them (dish, question, gold, model, answer) with "
-        "`python -m pipeline import-responses --format uacuisine TABLE`.",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "Per model, the paper's BERTScore of the recipes, exact match of names, taste and temperature, and "
+            "intersection match of the ingredients (ZNO-Vision Table 4, Appendix C), with our scores beside them.",
+            (("Table 4", "marts.uacuisine_table4"),),
+            ("python -m pipeline import-responses --format uacuisine TABLE.csv   # imported and scored at once",),
+            "uacuisine",
+        ),
+        "No UACUISINE answers in this warehouse yet.",
     )
     st.stop()
 

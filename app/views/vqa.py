@@ -4,7 +4,7 @@ languages side by side. Reads marts.vqa_* only."""
 
 import streamlit as st
 
-from app import data, fmt
+from app import data, empty_study, fmt
 from app.safe import literal
 from warehouse.queries import zno as q
 
@@ -17,12 +17,20 @@ st.caption(
 )
 table = data.query(q.vqa_languages)
 if table.empty:
-    st.info(
-        "No scored VQA answers yet. Ingest the questions (`python -m pipeline ingest vqa --source DIR`), import "
-        "answers (`python -m pipeline import-responses --format vqa FILE`) and run `python -m pipeline score`.",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "Each model's VQA accuracy on the same questions asked in English and in Ukrainian, and the gap "
+            "(ZNO-Vision Table 3), and one model's answers to each question in both languages side by side.",
+            (("Accuracy per language (Table 3)", "marts.vqa_languages"), ("Answers", "marts.vqa_answers")),
+            (
+                "python -m pipeline ingest vqa --source DIR   # uk/ and en/ VQA 2.0 question and annotation files",
+                "python -m pipeline import-responses --format vqa ANSWERS.jsonl",
+                "python -m pipeline score",
+            ),
+            "vqa",
+        ),
+        "No scored VQA answers in this warehouse yet.",
     )
-    st.stop()
 
 models = table["model"].tolist()
 st.markdown(f"**Answers by:** {literal(', '.join(models), 300)} ({len(models)} models, imported or generated).")

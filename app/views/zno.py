@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, vega, widgets
+from app import data, empty_study, fmt, vega, widgets
 from app.safe import literal
 from warehouse.queries import zno as q
 
@@ -27,12 +27,25 @@ st.caption(
 
 splits = data.query(q.splits)
 if not splits:
-    st.info(
-        "No ZNO answers yet. Ingest the exam (`python -m pipeline ingest zno --source DIR`), import answers "
-        "(`python -m pipeline import-responses --format zno FILE`) and score them (`python -m pipeline score`).",
-        icon=":material/info:",
+    empty_study.show(
+        empty_study.EmptyStudy(
+            "Each model's accuracy on the exam's image questions per subject (ZNO-Vision Tables 1, 5 and 6) under the "
+            "paper's rule and ours, beside the first-option and random baselines, and every question with its "
+            "images and both readings of each answer.",
+            (
+                ("Accuracy per model and subject (Tables 1, 5, 6)", "marts.zno_accuracy"),
+                ("Baselines (§4)", "marts.zno_baselines"),
+            ),
+            (
+                "python -m pipeline data fetch zno          # the exam's public parquet files (needs internet)",
+                "python -m pipeline ingest zno --source ~/.cache/dish-atlas/data/zno",
+                "python -m pipeline import-responses --format zno ANSWERS.jsonl",
+                "python -m pipeline score",
+            ),
+            "zno",
+        ),
+        "No ZNO exam answers in this warehouse yet.",
     )
-    st.stop()
 
 controls = st.columns(2)
 method = widgets.url_radio("Scoring", METHODS, param="zno_method", container=controls[0])
@@ -180,7 +193,7 @@ st.caption(
 
 st.subheader("Questions and answers")
 pick = st.columns(2)
-model = widgets.url_select("Model", models, param="zno_model", what="model", container=pick[0])
+model = widgets.url_select("Model", models, param="zno_model", what="model", format_func=fmt.model, container=pick[0])
 subject = widgets.url_select("Subject", subjects, param="zno_subject", what="subject", container=pick[1])
 answers = data.query(q.answers, model, split, subject)
 right = "paper_correct" if method == "paper" else "atlas_correct"

@@ -147,15 +147,18 @@ def ingest(ctx: Context) -> None:
     """Each dataset module loads its own files (the only writer of its dishes, items, gold, images).
     `demo` drops the sample when real data is loaded, so the two never mix."""
     from pipeline.datasets import get_dataset
+    from pipeline.datasets.bundle import subset_notes
     from pipeline.datasets.sample import remove as remove_sample
 
     options = ctx.options
     if options.data is not None and "sample" not in options.datasets:
         remove_sample(ctx.con)
+    subsets = subset_notes(options.data)  # the embedded bundle says which datasets it cut, and how
     for name in options.datasets:
         dataset = get_dataset(name)
         source = _dataset_source(name, options)
         _report(dataset.ingest(ctx.con, source, ctx.run_id, options.force))
+        ctx.con.execute("UPDATE core.datasets SET subset = ? WHERE dataset = ?", [subsets.get(name), name])
 
 
 def _dataset_source(name: str, options: Options) -> Path | None:

@@ -97,4 +97,6 @@ def test_answers_only_from_a_small_test_model_are_said_to_be_so(test_model_answe
 
 def test_a_warehouse_without_culturemix_answers_says_how_to_get_them(culturemix_warehouse: Path, monkeypatch):
     at = open_page(culturemix_warehouse, monkeypatch)
-    assert any("No CultureMix answers yet" in i.value for i in at.info)
+    assert any("No CultureMix answers in this warehouse yet" in i.value for i in at.info)
+    assert "import-responses --format culturemix" in " ".join(c.value for c in at.code)
+    assert len(at.get("download_button")) == 1  # the template answer file, listing the warehouse's images

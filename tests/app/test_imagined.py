@@ -117,5 +117,6 @@ def test_without_qa_answers_the_page_says_so_instead_of_inventing(
 def test_before_anything_is_imagined_the_page_says_how(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_cli(warehouse, "ingest", "sample")
     at = open_imagined(warehouse, monkeypatch, dataset="sample")
-    assert "No imagined dishes for **sample** yet" in page_text(at)
-    assert "python -m pipeline imagine --dataset borsch" in page_text(at)
+    assert "No imagined dishes for sample in this warehouse yet" in page_text(at)
+    commands = " ".join(c.value for c in at.code)  # the exact commands, offline tiny models included
+    assert "python -m pipeline imagine --dataset borsch" in commands and "tiny-model --kind text-to-image" in commands

@@ -21,7 +21,6 @@ ESCAPERS = {"literal", "code"}
 NUMBER_WRITERS = {"fmt.count", "fmt.pct", "fmt.score", "fmt.of", "scale.label"}
 REVIEWED = {
     # (file, expression): why it is safe
-    ("app/views/finetune.py", "COMMAND"): "a constant command line",
     ("app/views/finetune.py", "tuned or 'none saved yet'"): "model paths each escaped with code(), or a constant",
     ("app/views/probe.py", "position"): "an int from the probe queue",
     ("app/views/probe.py", "ahead"): "a constant sentence with an int",
@@ -49,10 +48,10 @@ REVIEWED = {
     ("app/views/review.py", "'s' if len(changes) != 1 else ''"): "constants",
     ("app/widgets.py", "shown"): "built with code()",
     ("app/views/culturemix.py", "described"): "built with literal() and formatted numbers",
-    ("app/views/culturemix_paper.py", "described"): "built with literal() and formatted numbers",
+    ("app/empty_study.py", "', '.join((code(c) for c in chosen.columns))"): "each column name built with code()",
+    ("app/findings.py", "sentence"): "sentences built with literal(), fmt numbers and app/links.py URLs",
     ("app/views/dish_names.py", "RULE_NOTES[rule]"): "a constant note of a known rule",
     ("app/views/imagined.py", "models_line(rows, tiny)"): "built with code()",
-    ("app/views/imagined.py", "COMMAND"): "a constant command line",
     ("app/views/imagined.py", "spearman_text(row)"): "formatted numbers only",
     ("app/views/compare.py", "INTERVAL"): "a constant",
     ("app/views/compare.py", "verdict"): "built with literal()",

@@ -1,4 +1,4 @@
-"""Public mode (app/settings.py, docs/deploy.md): a dashboard shared with stakeholders writes no file. Every page is
+"""Public mode (app/settings.py, docs/deployment.md): a dashboard shared with stakeholders writes no file. Every page is
 opened (the review form is there, disabled; the probe's button, when the probe is on, is pressed), and every file the
 app could touch (the warehouse's folder, the two stores) keeps its modification time, size and bytes. The probe is
 off unless DISH_ATLAS_PUBLIC_PROBE=1, and then limited per client, not per browser session."""

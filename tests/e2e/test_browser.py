@@ -83,14 +83,18 @@ class Page:
 
 
 PAGES = (
-    Page("overview", "Overview", f"/?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 + 30), (METRICS, 5)), min_rows=13),
+    Page(
+        "overview", "What models believe", f"/?{WORLDCUISINES}", (VEGA,), ((RECTS, 12 + 30), (METRICS, 5)), min_rows=13
+    ),
     Page("map", "Map", f"/map?{WORLDCUISINES}", (DECK,)),
     Page("confusion", "Confusion", f"/confusion?{WORLDCUISINES}", (VEGA,), ((RECTS, 5 * 17),)),
     Page(
         "language_pull", "Language pull", f"/language-pull?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (RECTS, 10)), 11
     ),
     Page("answers", "Answers", f"/answers?{WORLDCUISINES}&q=borscht", min_rows=10),
-    Page("compare", "Compare", f"/compare?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (METRICS, 4)), min_rows=100),
+    Page(
+        "compare", "Compare models", f"/compare?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 30), (METRICS, 4)), min_rows=100
+    ),
     Page("consistency", "Consistency", f"/consistency?{WORLDCUISINES}", (VEGA,), ((RECTS, 12),), min_rows=100),
     Page("method_audit", "Method audit", f"/method-audit?{WORLDCUISINES}"),
     Page("language_switching", "Language switching", f"/language-switching?{WORLDCUISINES}"),
@@ -108,7 +112,7 @@ PAGES = (
     Page("cooccurrence", "Co-occurrence", f"/cooccurrence?{WORLDCUISINES}", (VEGA,), ((SYMBOLS, 4), (RECTS, 2)), 3),
     Page("codemix", "Code mixing", "/codemix?dataset=borsch", (VEGA,), ((RECTS, 3),)),
     Page("imagined", "Imagined dishes", "/imagined?dataset=borsch", content=((ALERTS, 1),)),  # empty state; drawn below
-    Page("review", "Review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
+    Page("review", "Corpus review", f"/review?{WORLDCUISINES}", content=((TEXTS, 5), (RADIOS, 5))),
     Page("culturemix", "Culture mix", "/culture-mix?dataset=culturemix", (VEGA,)),
     # the shipped config offers the embedded real model: the form (language radio, ask button) draws
     Page("probe", "Live probe", f"/probe?{WORLDCUISINES}", content=((RADIOS, 1), (BUTTONS, 1)), optional=True),
@@ -169,14 +173,18 @@ def screenshot(page, name: str) -> None:
 
 
 def nav_titles(page) -> set[str]:
-    """Page titles in the navigation (each link's text also holds its icon's ligature name, first);
-    a long navigation is folded behind "View more" first, so that is opened."""
-    more = page.locator("[data-testid='stSidebarNavViewButton']")
-    if more.count() and "more" in more.first.inner_text().lower():
-        more.first.click()
-        page.wait_for_timeout(500)
-    links = page.locator("[data-testid='stSidebarNavLink']").all_inner_texts()
-    return {text.strip().splitlines()[-1].strip() for text in links if text.strip()}
+    """Page titles in the navigation: its sections run across the top, each a menu of its pages, opened in turn
+    (each link's text also holds its icon's ligature name, first)."""
+    titles: set[str] = set()
+    sections = page.locator("[data-testid='stTopNavSection']")
+    for index in range(sections.count()):
+        sections.nth(index).click()
+        links = page.locator("[data-testid='stTopNavDropdownLink']")
+        links.first.wait_for(state="visible")
+        titles |= {text.strip().splitlines()[-1].strip() for text in links.all_inner_texts() if text.strip()}
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(200)
+    return titles
 
 
 # Half the pages here, half in test_browser_pages.py: two files, so the two test workers draw them side by side.

@@ -1,5 +1,5 @@
 """Secure by default, checked as a user meets it: the dashboard listens on loopback only when started
-as README says, and hostile links render as plain text in a real browser.
+as README.md and docs/deployment.md say, and hostile links render as plain text in a real browser.
 
 A link is written by anyone, so `?models=![x](http://127.0.0.1:9/a),[click](http://evil.example)`
 must show those characters, make no <img> or <a> for them, and make the browser request nothing
@@ -132,7 +132,7 @@ LOOPBACK = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::1 as
 
 
 def test_the_dashboard_listens_on_loopback_only_when_started_as_readme_says(tmp_path: Path):
-    # As README and `make app` start it: no address on the command line, the repository's config.
+    # As README.md and `make app` start it: no address on the command line, the repository's config.
     with serve("app/main.py", {"DISH_ATLAS_WAREHOUSE": str(tmp_path / "none.duckdb")}, address=None) as url:
         addresses = listening_addresses(urlsplit(url).port)
     assert addresses, "no listening socket found"
@@ -142,7 +142,7 @@ def test_the_dashboard_listens_on_loopback_only_when_started_as_readme_says(tmp_
 def test_make_app_and_docker_instructions_keep_to_loopback():
     makefile = (REPO / "Makefile").read_text()
     assert "ADDRESS ?= 127.0.0.1" in makefile and "--server.address $(ADDRESS)" in makefile
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "README.md").read_text() + (REPO / "docs" / "deployment.md").read_text()
     runs = re.findall(r"docker run [^`\n]*", readme)
     assert runs and all("-p 127.0.0.1:8501:8501" in run for run in runs), runs
     assert "no login" in readme and "--server.address 0.0.0.0" in readme

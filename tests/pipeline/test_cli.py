@@ -19,8 +19,8 @@ from tests.helpers import REPO, query, run_cli
 CONTRACT = ["dataset", "lang", "dish_id", "name", "origins", "source"]
 
 
-def test_demo_without_data_uses_the_embedded_sample(warehouse: Path) -> None:
-    result = run_cli(warehouse, "demo")
+def test_demo_with_sample_builds_the_hand_written_sample(warehouse: Path) -> None:
+    result = run_cli(warehouse, "demo", "--sample")
     assert "embedded sample" in result.stderr
     # it ends with the next step: the dashboard on this warehouse (not the default one, so it is named)
     last = " ".join(result.stderr.strip().splitlines()[-2:])
@@ -109,7 +109,7 @@ def test_image_fetch_fails_fast_offline(tmp_path: Path) -> None:
 
 
 def test_a_demo_without_publishing_says_to_publish_before_starting_the_dashboard(warehouse: Path) -> None:
-    result = run_cli(warehouse, "--no-publish", "demo")
+    result = run_cli(warehouse, "--no-publish", "demo", "--sample")
     assert not warehouse.exists() and warehouse.with_name("warehouse.work.duckdb").is_file()
     last = result.stderr.strip().splitlines()[-1]
     assert "publish" in last and "then start the dashboard" in last

@@ -323,11 +323,11 @@ def test_the_page_shows_each_table_and_the_answers_behind_a_cell(analysed: Path,
     monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(analysed))
     at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=120)
     at.query_params.update(
-        {"dataset": "culturemix", "analysis": "transition", "cm_model": "m", "subtask": "MF"}
+        {"dataset": "culturemix", "part": "tables", "analysis": "transition", "cm_model": "m", "subtask": "MF"}
         | {"cell": "country: right in SF → wrong"}
     )
     at.run()
-    at.switch_page("views/culturemix_paper.py").run()
+    at.switch_page("views/culturemix.py").run()
     assert not at.exception, [e.value for e in at.exception]
     headers = " ".join(h.value for h in at.subheader)
     for name in ("Fig. 3a", "Fig. 5", "Table 7", "Fig. 8", "Table 10", "Table 11", "Fig. 17", "Fig. 9", "Table 2"):
@@ -367,12 +367,13 @@ def test_a_new_scorer_version_rescores_and_nothing_else_does(analysed: Path, tmp
 def test_the_page_links_each_bias_pair_to_its_answers(analysed: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("DISH_ATLAS_WAREHOUSE", str(analysed))
     at = AppTest.from_file(REPO / "app" / "main.py", default_timeout=120)
-    at.query_params["dataset"] = "culturemix"
+    at.query_params.update({"dataset": "culturemix", "part": "tables"})
     at.run()
-    at.switch_page("views/culturemix_paper.py").run()
+    at.switch_page("views/culturemix.py").run()
     assert not at.exception, [e.value for e in at.exception]
     frames = [df.value for df in at.dataframe]
     flipped = next(f for f in frames if "country_consistency" in f.columns and "right" in set(f["variant"]))
     (link,) = flipped["answers"]
-    assert link.startswith("culture-mix-paper?") and "analysis=position" in link and "cell=right" in link
+    assert link.startswith("culture-mix?") and "part=tables" in link
+    assert "analysis=position" in link and "cell=right" in link
     assert link.endswith("#1%20answers")

@@ -8,7 +8,8 @@ SELECT ds.dataset, ds.title, ds.is_sample, ds.home,
        (SELECT count(*) FROM core.generations g JOIN core.items i USING (item_id) JOIN core.tasks t USING (task_id)
          WHERE t.dataset = ds.dataset) AS n_generations,
        (SELECT count(DISTINCT g.model_id) FROM core.generations g JOIN core.items i USING (item_id)
-         JOIN core.tasks t USING (task_id) WHERE t.dataset = ds.dataset) AS n_models
+         JOIN core.tasks t USING (task_id) WHERE t.dataset = ds.dataset) AS n_models,
+       ds.subset
 FROM core.datasets ds
 ORDER BY ds.is_sample, ds.dataset;
 

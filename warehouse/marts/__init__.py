@@ -39,7 +39,7 @@ class Mart:
     file: str
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     build: Callable[[duckdb.DuckDBPyConnection], None] | None = None
-    # `export NAME` -> the table it writes: an export's column contract is its table's (README "Contracts")
+    # `export NAME` -> the table it writes: an export's column contract is its table's (docs/contracts.md)
     exports: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -203,6 +203,7 @@ for _mart in (
                 "n_items",
                 "n_generations",
                 "n_models",
+                "subset",
             ),
             "marts.dishes_per_origin": (
                 "dataset",
@@ -914,6 +915,7 @@ for _mart in (
             ),
         },
     ),
+    Mart("160_answer_sheets.sql", columns={"marts.answer_sheets": ("dataset", "source_ref", "lang")}),
 ):
     MARTS.add(Path(_mart.file).stem, _mart)
 

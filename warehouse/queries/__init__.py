@@ -53,7 +53,8 @@ def dataset_summary(source: Source) -> pd.DataFrame:
     return _frame(
         source,
         """
-        SELECT dataset, title, is_sample, home, n_dishes, n_origin_countries, n_items, n_generations, n_models
+        SELECT dataset, title, is_sample, home, n_dishes, n_origin_countries, n_items, n_generations, n_models,
+               subset
         FROM marts.dataset_summary
         ORDER BY is_sample, dataset
         """,

@@ -1,6 +1,6 @@
 """The extractor as a spaCy component: `nlp.add_pipe("dish_atlas_countries")` on blank pipelines
 of several languages, spans with alpha-2 labels, negation marked, the doc-level answer, the
-gazetteer as EntityRuler patterns, and README's example run verbatim."""
+gazetteer as EntityRuler patterns, and docs/reading-answers.md's example run verbatim."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def test_entry_point_is_declared_in_pyproject() -> None:
     assert getattr(__import__(module, fromlist=[attribute]), attribute) is component.make_country_component
 
 
-def test_readme_spacy_example_runs_verbatim() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_documented_spacy_example_runs_verbatim() -> None:
+    readme = (REPO / "docs" / "reading-answers.md").read_text(encoding="utf-8")
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "dish_atlas_countries" in b]
     assert len(blocks) == 1
     done = subprocess.run(

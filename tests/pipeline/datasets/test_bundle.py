@@ -1,0 +1,123 @@
+"""The embedded bundle (assets/bundle/, pipeline/datasets/bundle.py): what the public files give, byte for byte; small
+enough to ship; every model and language of the published answers; unpacked safely."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import lzma
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from pipeline.core.errors import DataError
+from pipeline.datasets import bundle
+
+LIMIT_BYTES = 15 * 1024 * 1024  # "at most ~15 MB in the repository"
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict:
+    return bundle.manifest()
+
+
+@pytest.fixture(scope="module")
+def members() -> dict[str, bytes]:
+    raw = lzma.decompress((bundle.BUNDLE_DIR / bundle.ARCHIVE).read_bytes())
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        return {member.name: tar.extractfile(member).read() for member in tar.getmembers()}
+
+
+def test_the_committed_bundle_is_what_the_public_files_give(data_dir: Path, committed: dict, members: dict) -> None:
+    """Rebuilding from the pinned public files selects the same questions and writes the same bytes in every file."""
+    selection = bundle.select(data_dir / "worldcuisines")
+    assert list(selection.task2_qa_ids) == committed["selection"]["worldcuisines.origin_vqa"]["qa_ids"]
+    assert list(selection.task1_food_ids) == committed["selection"]["worldcuisines.dish_name_vqa"]["food_ids"]
+    rebuilt = bundle.bundle_files(data_dir, selection)
+    assert {name: hashlib.sha256(data).hexdigest() for name, data in rebuilt.items()} == {
+        name: entry["sha256"] for name, entry in committed["files"].items()
+    }
+    assert {name: hashlib.sha256(data).hexdigest() for name, data in members.items()} == {
+        name: entry["sha256"] for name, entry in committed["files"].items()
+    }
+    archive = (bundle.BUNDLE_DIR / bundle.ARCHIVE).read_bytes()
+    assert hashlib.sha256(archive).hexdigest() == committed["archive"]["sha256"]
+    assert bundle._archive(dict(reversed(list(rebuilt.items())))) == archive  # the archive: its files' bytes alone
+
+
+def test_the_bundle_is_small_and_carries_its_licences() -> None:
+    size = sum(path.stat().st_size for path in bundle.BUNDLE_DIR.rglob("*") if path.is_file())
+    assert size < LIMIT_BYTES
+    licences = {path.name for path in (bundle.BUNDLE_DIR / "licenses").iterdir()}
+    assert licences == {"borsch-LICENSE", "worldcuisines-LICENSE", "culturemix-sample-LICENSE"}
+    expected = {"borsch": "MIT", "worldcuisines": "Apache License", "culturemix-sample": "ShareAlike 4.0"}
+    for name, words in expected.items():
+        assert words in (bundle.BUNDLE_DIR / "licenses" / f"{name}-LICENSE").read_text(encoding="utf-8")
+
+
+def test_the_bundle_holds_every_borsch_dish_and_every_model_in_every_language(data_dir: Path, members: dict) -> None:
+    for name in ("RU_DATA.xlsx", "UK_DATA.xlsx", "PARALLEL_RU_UK.xlsx"):
+        assert members[f"borsch/{name}"] == (data_dir / "borsch" / name).read_bytes()
+    sample = data_dir / "culturemix-sample"
+    assert {f"culturemix-sample/{p.relative_to(sample).as_posix()}" for p in sample.rglob("*") if p.is_file()} <= set(
+        members
+    )  # the CultureMix sample whole: licensed for redistribution
+    answers = {name: data for name, data in members.items() if name.startswith("worldcuisines/predictions/task2_oe_")}
+    assert len(answers) == 12
+    for name, data in answers.items():
+        lines = [json.loads(line) for line in data.decode("utf-8").splitlines()]
+        assert len({line["lang"] for line in lines}) == 30, name
+        assert len({line["qa_id"] for line in lines}) == bundle.TASK2_ITEMS, name
+
+
+def test_the_selection_keeps_every_post_soviet_question_and_many_origins(data_dir: Path, committed: dict) -> None:
+    import csv
+
+    with open(data_dir / "worldcuisines" / "eval" / "large_eval_task2.csv", encoding="utf-8", newline="") as handle:
+        rows = {row["qa_id"]: row for row in csv.DictReader(handle)}
+    kept = set(committed["selection"]["worldcuisines.origin_vqa"]["qa_ids"])
+    post_soviet = {qa for qa, row in rows.items() if bundle._countries(row) & bundle.POST_SOVIET_NAMES}
+    assert post_soviet and post_soviet <= kept
+    assert len({rows[qa]["answer"] for qa in kept}) >= 60  # one question per country in turn: a wide map
+
+
+def test_unpack_makes_a_data_folder_once(tmp_path: Path) -> None:
+    first = bundle.unpack(tmp_path)
+    assert (first / "borsch" / "RU_DATA.xlsx").is_file()
+    assert (first / "worldcuisines" / "kb" / "final_data.csv").is_file()
+    assert bundle.subset_notes(first)["worldcuisines"].startswith("bundled subset: 100 of 500")
+    assert "borsch" not in bundle.subset_notes(first)  # whole
+    assert bundle.unpack(tmp_path) == first
+    assert [path.name for path in tmp_path.iterdir()] == [first.name]  # no staging folder left behind
+
+
+def test_a_damaged_archive_is_one_clear_error(tmp_path: Path) -> None:
+    copy = tmp_path / "bundle"
+    shutil.copytree(bundle.BUNDLE_DIR, copy)
+    archive = bytearray((copy / bundle.ARCHIVE).read_bytes())
+    archive[len(archive) // 2] ^= 0xFF
+    (copy / bundle.ARCHIVE).write_bytes(bytes(archive))
+    with pytest.raises(DataError, match="damaged"):
+        bundle.unpack(tmp_path / "out", copy)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_an_archive_member_outside_its_folder_is_refused(tmp_path: Path) -> None:
+    """A bundle whose archive names ../ paths (a hostile or broken rebuild) writes nothing outside its folder."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    archive = lzma.compress(raw.getvalue())
+    hostile = tmp_path / "bundle"
+    hostile.mkdir()
+    (hostile / bundle.ARCHIVE).write_bytes(archive)
+    manifest = {"sources": {}, "archive": {"sha256": hashlib.sha256(archive).hexdigest()}}
+    (hostile / bundle.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(DataError, match="outside"):
+        bundle.unpack(tmp_path / "out", hostile)
+    assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "out" / "escaped.txt").exists()
