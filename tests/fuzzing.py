@@ -367,7 +367,11 @@ def parquet_file(draw: st.DrawFn, seeds: list[dict]) -> bytes:
     except (pa.ArrowException, OverflowError, TypeError, ValueError):
         table = pa.table({c: [None if r.get(c) is None else _cell(r.get(c)) for r in records] for c in columns})
     out = io.BytesIO()
-    pq.write_table(table, out)
+    try:
+        pq.write_table(table, out)
+    except pa.ArrowException:  # a type Parquet cannot hold (an empty struct): written as text instead
+        out = io.BytesIO()
+        pq.write_table(pa.table({c: [_cell(v) for v in table.column(c).to_pylist()] for c in table.column_names}), out)
     return draw(_cut_short(out.getvalue()))
 
 
