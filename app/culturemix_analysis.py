@@ -91,7 +91,8 @@ def render(prompt: str) -> None:
     distance = data.query(q.by_distance, prompt)
     if not distance.empty:
         long = distance.melt(
-            id_vars=["model", "distance", "n"], value_vars=["food_accuracy", "country_accuracy", "mean_entropy"],
+            id_vars=["model", "distance", "n"],
+            value_vars=["food_accuracy", "country_accuracy", "mean_entropy", "mean_entropy_across_images"],
             var_name="measure", value_name="value",
         )  # fmt: skip
         distances = ["same_country", "same_continent", "other_continent"]
@@ -115,7 +116,10 @@ def render(prompt: str) -> None:
             width="content",
         )
         st.caption(
-            "Entropy (bits) of the countries a model named for one target food at that distance, averaged over foods."
+            "mean_entropy, as published (§4.2): the entropy (bits) of the countries a model named over its repeated "
+            "samples of each image at that distance, averaged over images and foods; 0 where each image was answered "
+            "once. mean_entropy_across_images, ours: the entropy of every country named for one target food at that "
+            "distance, images pooled, averaged over foods."
         )
 
     # (d) cultural vs agnostic distractors
@@ -147,12 +151,26 @@ def render(prompt: str) -> None:
                     },
                     "color": {"field": "model", "type": "nominal"},
                     "tooltip": [
-                        {"field": f} for f in ("target_food_name", "model", "sf_entropy", "shifted_share", "n_answers")
+                        {"field": f}
+                        for f in (
+                            "target_food_name",
+                            "model",
+                            "sf_entropy",
+                            "sf_samples_per_image",
+                            "shifted_share",
+                            "n_answers",
+                        )
                     ],
                 },
             },
             key="culturemix_foods",
         )
+        if (foods_points["sf_samples_per_image"] <= 1).all():
+            st.caption(
+                "Every SF image was answered once, so every SF entropy is 0: the paper's SF entropy (Fig. 7, §4.4: "
+                "a proxy for prediction confidence) is over repeated samples of the same image. Sample again at "
+                "temperature 1 (`generate --setting temperature=1 --setting seed=N`, or import lines with `sample`)."
+            )
 
     # drilldown per target food
     st.subheader("One target food")

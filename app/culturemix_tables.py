@@ -91,8 +91,13 @@ def accuracy_bars(frame: pd.DataFrame, x: str, order: list[str], key: str) -> No
 def render(prompt: str, sources: pd.DataFrame) -> None:
     """The paper's tables and figures for the answers to `prompt`; `sources` lists the models shown."""
     st.caption(
-        "Entropy: per target food, the entropy (bits) of the labels a model gave it within the cell, averaged over "
-        "foods. Every count links to the answers behind it, listed at the bottom."
+        "Entropy, as published (§4, Fig. 7, Table 8: prediction confidence and consistency): the entropy (bits) "
+        "of the labels a model gave one image over its repeated samples, averaged over the food's images in the "
+        "cell, then over the cell's foods. The paper does not say over what it is taken; we read it so because it "
+        "reports high entropy in SF, where each food has one image. With one answer per image "
+        "(`samples_per_image` 1) it is 0: sample again at temperature 1 to measure it. Ours beside it "
+        "(`*_entropy_across_images`): the entropy of every label a food got in the cell, images pooled. Every "
+        "count links to the answers behind it, listed at the bottom."
     )
     st.subheader("Accuracy and entropy per subtask (Fig. 3a, Tables 6 and 8)")
     per_subtask = cells_table("subtask", prompt, "No answers with this prompt.")
@@ -113,7 +118,9 @@ def render(prompt: str, sources: pd.DataFrame) -> None:
     cells_table(
         "real",
         prompt,
-        "No answers on real photos (REAL items with the other food's country) yet; the SF row compares the same foods.",
+        "No answers on CultureMix-Real photos (§5.1: `real/real.csv` beside the dataset) yet. Only real photos "
+        "count here, as published; the composed red-box variants are not real photos (they are in the REAL "
+        "column above). The SF row is the foods cropped out of the same photos.",
     )
 
     st.subheader("Position bias: the target flipped to the right (Table 10)")

@@ -4,7 +4,9 @@
    ours and natasha's Russian NER (LOC spans looked up in the same gazetteer) side by side; per prompt
    language on the real answers labelled by hand (`real`: tests/data/country_gold_real.tsv; `wide`:
    issue 38's tests/data/country_gold_wide.tsv, 42 answers per language drawn by
-   bench/sample_country_gold.py), with every answer where extractor and label differ.
+   bench/sample_country_gold.py; `unseen`: issue 49's tests/data/country_gold_unseen.tsv, 360 answers the
+   extractor was never tuned on, drawn by bench/sample_unseen_gold.py), with every answer where extractor
+   and label differ.
 2. Answers per second, warm, one core, on the same 20,000 real Russian answers (the ru_formal and
    ru_casual predictions of the 12 WorldCuisines models, and every other answer written in Russian,
    cycled to 20,000), ours vs natasha; and (`speed_all`) ours over all 180,000 real task-2 answers in
@@ -43,6 +45,9 @@ REAL_GOLD = GOLD.with_name("country_gold_real.tsv")
 # Issue 38: 1,260 real answers, 42 per prompt language, drawn by bench/sample_country_gold.py
 # (stratified by what the extractor found: none / one / several) and labelled by hand.
 WIDE_GOLD = GOLD.with_name("country_gold_wide.tsv")
+# Issue 49: 360 real answers, one per model and prompt language, on items no earlier set labelled in that
+# language, drawn by bench/sample_unseen_gold.py without the extractor and labelled before it was run on them.
+UNSEEN_GOLD = GOLD.with_name("country_gold_unseen.tsv")
 
 
 class Natasha:
@@ -260,8 +265,9 @@ def main() -> None:
     parser.add_argument("--natasha-answers", type=int, default=2_000, help="natasha is slow: time it on a prefix")
     parser.add_argument(
         "--only",
-        default="accuracy,real,wide,cases,speed,speed_all,coverage,no_country,timing",
-        help="comma-separated sections: accuracy, real, wide, cases, speed, speed_all, coverage, no_country, timing",
+        default="accuracy,real,wide,unseen,cases,speed,speed_all,coverage,no_country,timing",
+        help="comma-separated sections: accuracy, real, wide, unseen, cases, speed, speed_all, coverage, no_country, "
+        "timing",
     )
     parser.add_argument(
         "--longest", type=int, default=TIMING_SIZES[-1], help="timing: the longest answer in characters"
@@ -275,6 +281,8 @@ def main() -> None:
         real_accuracy()
     if "wide" in sections:
         real_accuracy(WIDE_GOLD)
+    if "unseen" in sections:
+        real_accuracy(UNSEEN_GOLD)
     if "cases" in sections:
         case_coverage()
     if "speed" in sections:

@@ -14,7 +14,6 @@ Usage: .venv/bin/python bench/sample_country_gold.py [--data ../shared/data] [--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.extract.countries import extract_countries
-from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, read_real_gold
+from pipeline.extract.evaluation import REAL_GOLD_COLUMNS, escape_answer, read_real_gold, task2_predictions
 
 REAL_GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "country_gold_real.tsv"
 STRATA = ("none", "one", "several")
@@ -38,30 +37,20 @@ def stratum(countries: tuple[str, ...]) -> str:
     return STRATA[min(len(countries), 2)]
 
 
-def escape(text: str) -> str:
-    """The escaping of tests/data/country_gold_real.tsv: carriage returns dropped, a tab written as a space,
-    backslash doubled, newline as \\n (`evaluation.read_real_gold` reads it back)."""
-    text = text.replace("\r", "").replace("\t", " ")
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
-
-
 def draw(data: Path, per_stratum: int) -> list[dict[str, str]]:
     taken = {item.id for item in read_real_gold(REAL_GOLD)}
     pools: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
-    for path in sorted((data / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl")):
-        model = path.stem.removeprefix("task2_oe_")
-        for line in path.open(encoding="utf-8"):
-            record = json.loads(line)
-            text = record.get("prediction")
-            if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
-                continue
-            key = f"{model}/{record['qa_id']}/{record['lang']}"
-            if key in taken:
-                continue
-            found = extract_countries(text, record["lang"]).countries
-            pools[(record["lang"], stratum(found))].append(
-                {"model": model, "qa_id": str(record["qa_id"]), "lang": record["lang"], "answer": text}
-            )
+    for model, record in task2_predictions(data):
+        text = record.get("prediction")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
+            continue
+        key = f"{model}/{record['qa_id']}/{record['lang']}"
+        if key in taken:
+            continue
+        found = extract_countries(text, record["lang"]).countries
+        pools[(record["lang"], stratum(found))].append(
+            {"model": model, "qa_id": str(record["qa_id"]), "lang": record["lang"], "answer": text}
+        )
     rng = random.Random(SEED)
     rows = []
     for lang in sorted({lang for lang, _ in pools}):
@@ -97,7 +86,7 @@ def main() -> None:
     with open(args.out, "w", encoding="utf-8") as out:
         out.write("\t".join([*REAL_GOLD_COLUMNS, "stratum"]) + "\n")
         for row in rows:
-            values = [row["model"], row["qa_id"], row["lang"], escape(row["answer"]), "", row["stratum"]]
+            values = [row["model"], row["qa_id"], row["lang"], escape_answer(row["answer"]), "", row["stratum"]]
             out.write("\t".join(values) + "\n")
     print(f"{len(rows)} answers drawn -> {args.out}")
 

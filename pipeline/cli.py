@@ -470,7 +470,7 @@ RayAddressOption = Annotated[
     str | None, typer.Option(help="--executor ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray).")
 ]
 RayWorkersOption = Annotated[
-    int | None, typer.Option(min=1, help="--executor ray: model or scanner workers (default: one per CPU).")
+    int | None, typer.Option(min=1, help="--executor ray: model, scanner or scorer workers (default: one per CPU).")
 ]
 
 
@@ -525,10 +525,13 @@ def corpus_uagec(
 def score(
     ctx: typer.Context,
     rescore: Annotated[bool, typer.Option(help="Re-extract and re-score everything, not only what is new.")] = False,
+    executor: ExecutorOption = Executor.local,
+    ray_address: RayAddressOption = None,
+    ray_workers: RayWorkersOption = None,
 ) -> None:
     """Extract the countries of every answer not yet scored and score them (no model run needed)."""
 
-    _pipeline(ctx, "score", Options(rescore=rescore))
+    _pipeline(ctx, "score", Options(rescore=rescore, executor=executor.value, ray=RayOptions(ray_address, ray_workers)))
 
 
 @app.command("generate")

@@ -2,9 +2,11 @@
 
 Import (`import-responses --format culturemix FILE…`): JSON lines
 `{"model", "image", "prompt", "response"}` where `image` is the path as written in the dataset's
-table and `prompt` is `base`, `direct` or `cot`. A bad line stops the file with FILE:LINE and the
-reason (or, with --skip-bad-lines, is recorded and left out); one file is one transaction; the same
-bytes imported again are a no-op.
+table and `prompt` is `base`, `direct` or `cot`; an optional `sample` (0, 1, 2, ...; 0 when absent)
+numbers repeated samples of the same question, which the paper's entropy is computed over (§4:
+"entropy for prediction confidence and consistency"; marts/culturemix.py). A bad line stops the
+file with FILE:LINE and the reason (or, with --skip-bad-lines, is recorded and left out); one file is
+one transaction; the same bytes imported again are a no-op.
 
 Food parsing (the culturemix parse step, after the shared countries extraction): the food is the
 longest known dish name (WorldCuisines English names and the dataset's own food names) that occurs
@@ -193,6 +195,7 @@ class Answer:
     image: str
     prompt: str
     response: str | None
+    sample: int = 0  # the repeated sample's number (the same question asked again, §4's entropy)
 
 
 @dataclass
@@ -230,10 +233,13 @@ def parse_line(text: str, items: dict[str, str]) -> Answer | str:
     response = record.get("response")
     if response is not None and not isinstance(response, str):
         return f"response must be text or null, got a JSON {type(response).__name__}"
+    sample = record.get("sample", 0)
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        return f"sample must be a whole number from 0, got {sample!r}"
     image = record["image"].strip()
     if image not in items:
         return f"image {image!r} is not a CultureMix image of the warehouse (paths as in the dataset's table)"
-    return Answer(0, record["model"].strip(), image, record["prompt"], response)
+    return Answer(0, record["model"].strip(), image, record["prompt"], response, sample)
 
 
 def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_bad_lines: bool = False) -> FileImport:
@@ -246,7 +252,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
     if not items:
         raise DataError(path, "no CultureMix images in the warehouse: run `python -m pipeline ingest culturemix` first")
     result = FileImport(path)
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, int], int] = {}
     try:
         with open(path, "rb") as handle:  # a line over the cap is refused, not read whole
             lines = [line.decode("utf-8").rstrip("\r\n") for line in limits.lines(handle)]
@@ -259,12 +265,15 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
             continue
         parsed = parse_line(text, items)
         if isinstance(parsed, Answer):
-            key = (parsed.model, parsed.image, parsed.prompt)
+            key = (parsed.model, parsed.image, parsed.prompt, parsed.sample)
             if key in seen:
-                parsed = f"second answer of {key[0]} for {key[1]} with prompt {key[2]} (first on line {seen[key]})"
+                parsed = (
+                    f"second answer of {key[0]} for {key[1]} with prompt {key[2]} and sample {key[3]} "
+                    f"(first on line {seen[key]})"
+                )
             else:
                 seen[key] = number
-                parsed = Answer(number, *key, parsed.response)
+                parsed = Answer(number, *key[:3], parsed.response, parsed.sample)
         if isinstance(parsed, str):
             if not skip_bad_lines:
                 raise DataError(path, parsed + " (use --skip-bad-lines to import the other lines)", line=number)
@@ -276,7 +285,8 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = [
         {
-            "generation_id": generation_id(a.model, items[a.image], "en", a.prompt),  # the prompt is its variant
+            # the prompt is its variant; each repeated sample its own answer
+            "generation_id": generation_id(a.model, items[a.image], "en", a.prompt, a.sample),
             "run_id": f"{run_id}:{a.model}",
             "model_id": a.model,
             "item_id": items[a.image],
@@ -285,6 +295,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
             "response": a.response,
             "origin": "import",
             "created_at": now,
+            "sample": a.sample,
         }
         for a in result.accepted
     ]
@@ -304,7 +315,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
             )
         ids = [r["generation_id"] for r in rows]
         con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.generations", pl.DataFrame(rows, schema=IMPORTED_GENERATION_SCHEMA))
+        insert(con, "core.generations", pl.DataFrame(rows, schema=IMPORTED_GENERATION_SCHEMA | {"sample": pl.Int32}))
         record_quirks(con, result.quirks, run_id, replace_files=[path.name])
         record_source(
             con,

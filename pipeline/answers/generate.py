@@ -99,8 +99,11 @@ def render(task: Task, item: ItemInput, template: str) -> tuple[Message, ...]:
     return (Message("user", text, images),)
 
 
-def cache_key(backend: Backend, messages: tuple[Message, ...], image_hashes: tuple[str, ...]) -> str:
-    """What makes two requests the same: model identity, backend settings, messages, image bytes."""
+def cache_key(
+    backend: Backend, messages: tuple[Message, ...], image_hashes: tuple[str, ...], temperature: float | None = None
+) -> str:
+    """What makes two requests the same: model identity, backend settings, messages, image bytes, and the
+    task's temperature where it declares one (absent otherwise, so older keys stay valid)."""
     identity = backend.identity()
     payload = {
         "model": [identity.model_id, identity.revision, identity.weights_hash],
@@ -109,6 +112,8 @@ def cache_key(backend: Backend, messages: tuple[Message, ...], image_hashes: tup
         "messages": [[m.role, m.text] for m in messages],
         "images": list(image_hashes),
     }
+    if temperature is not None:
+        payload["temperature"] = temperature
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
@@ -129,13 +134,15 @@ def plan(
                 continue
             messages = render(task, item, template)
             hashes = item.image_hashes if messages[0].images else ()
-            key = cache_key(backend, messages, hashes)
+            key = cache_key(backend, messages, hashes, task.temperature)
             messages_json = json.dumps(
                 [{"role": m.role, "text": m.text, "images": list(hashes)} for m in messages], ensure_ascii=False
             )
             planned.append(
                 Planned(
-                    Request(key, messages, max_tokens or task.max_tokens, item.item_id, lang, variant),
+                    Request(
+                        key, messages, max_tokens or task.max_tokens, item.item_id, lang, variant, task.temperature
+                    ),
                     item.item_id,
                     lang,
                     variant,
@@ -209,9 +216,12 @@ def run(
     clock = time.perf_counter()
     planned_by_key = {p.request.key: p for p in todo}
     chunks = [[p.request for p in chunk] for chunk in _chunks(todo, chunk_size)]
+    # a seeded backend's answers are that seed's repeated sample (core.generations.sample; CultureMix §4's
+    # entropy is over them): another seed is another sample of the same question, never a duplicate
+    sample = int(backend.settings().get("seed") or 0)
     for asked, responses in (answers or answer_locally(backend))(chunks):
         by_key = {request.key: planned_by_key[request.key] for request in asked}
-        _write_chunk(con, task, run_id, identity.model_id, backend.name, by_key, responses, summary)
+        _write_chunk(con, task, run_id, identity.model_id, backend.name, by_key, responses, summary, sample)
         summary.seconds = time.perf_counter() - clock
         if on_progress:
             on_progress(len(asked), sum(r.tokens_out or 0 for r in responses), len(todo))
@@ -243,6 +253,7 @@ def _write_chunk(
     by_key: dict[str, Planned],
     responses: list[Response],
     summary: RunSummary,
+    sample: int = 0,
 ) -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
     rows, failures = [], []
@@ -267,6 +278,7 @@ def _write_chunk(
                 "latency_ms": response.latency_ms,
                 "origin": backend_name,
                 "created_at": now,
+                "sample": sample,
             }
         )
         summary.tokens_in += response.tokens_in or 0
@@ -343,4 +355,5 @@ GENERATION_SCHEMA = {
     "latency_ms": pl.Float64,
     "origin": pl.String,
     "created_at": pl.Datetime("us"),
+    "sample": pl.Int32,
 }

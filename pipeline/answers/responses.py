@@ -296,9 +296,11 @@ def _guess_key(text: str) -> tuple[str | None, str | None]:
     return (lang.group(1) if lang else None, qa_id.group(1) if qa_id else None)
 
 
-def generation_id(model: str, item_id: str, lang: str, variant: str) -> str:
-    """Imported answers are keyed by what they answer; a re-import replaces, never duplicates."""
-    key = json.dumps(["import", model, item_id, lang, variant])
+def generation_id(model: str, item_id: str, lang: str, variant: str, sample: int = 0) -> str:
+    """Imported answers are keyed by what they answer; a re-import replaces, never duplicates. A repeated
+    sample (`sample` > 0: the same question asked again) is an answer of its own."""
+    parts = ["import", model, item_id, lang, variant] + ([sample] if sample else [])
+    key = json.dumps(parts)
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
@@ -426,10 +428,20 @@ def import_file(
                 "core.models",
                 [{"model_id": model, "display_name": model, "backend": "replay", "path": None, "is_vision": True}],
             )
-        con.execute(
-            "DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))",
-            [generations["generation_id"].to_list()],
-        )
+        # An imported answer's id is a digest of its model and item (`generation_id`): only a re-import of this
+        # model's answers to this task can meet an earlier row. The DELETE scans the whole table, a cost that grew
+        # with every file imported before (quadratic over a lab's 360 files); asking first costs a scan of the
+        # model's own rows only.
+        if scalar(
+            con,
+            "SELECT count(*) FROM core.generations WHERE model_id = ? AND item_id IN "
+            "(SELECT item_id FROM core.items WHERE task_id = ?)",
+            [model, task_id],
+        ):
+            con.execute(
+                "DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))",
+                [generations["generation_id"].to_list()],
+            )
         insert(con, "core.generations", generations)
         insert(
             con,

@@ -38,6 +38,9 @@ class Request:
     item_id: str = ""
     lang: str = ""
     variant: str = ""
+    # the task's decoding temperature (ZNO-Vision §4: 1); None: the backend's own setting. A backend that
+    # samples (> 0) does so seeded, so a rerun with the same seed gives the same answers.
+    temperature: float | None = None
 
 
 @dataclass(frozen=True)

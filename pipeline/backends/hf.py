@@ -2,8 +2,13 @@
 
 Text models load with `AutoModelForCausalLM` + `AutoTokenizer`; models whose config has a vision tower
 load with `AutoModelForImageTextToText` + `AutoProcessor`. Requests are batched with left padding and
-decoded greedily; each batch is generated to the largest `max_tokens` in it and every row is cut at
-its own limit, which is exactly what greedy decoding would have produced with that limit alone.
+decoded greedily by default; each batch is generated to the largest `max_tokens` in it and every row is
+cut at its own limit, which is exactly what greedy decoding would have produced with that limit alone.
+
+A temperature above 0 (the backend's `temperature` setting, or the task's: ZNO-Vision §4 runs every
+generation at temperature 1) samples instead, from the whole distribution at that temperature (no top-k or
+top-p cut: the paper names none), seeded with the `seed` setting at each batch: the same requests, batch
+size and seed give the same answers. A task that asks for temperature 0 stays greedy.
 """
 
 from __future__ import annotations
@@ -99,6 +104,8 @@ class TransformersBackend:
         batch_size: int = 8,
         max_new_tokens: int | None = None,
         threads: int | None = None,
+        temperature: float = 0.0,
+        seed: int = 0,
     ) -> None:
         """`threads`: CPU threads for torch's operations (None: torch's default, one per core). A tiny
         model's operations are too small to share: on a busy 2-core machine two threads each made the
@@ -117,6 +124,10 @@ class TransformersBackend:
         if threads is not None and int(threads) < 1:
             raise BackendError(f"threads must be at least 1, not {threads!r}")
         self.threads = None if threads is None else int(threads)
+        self.temperature = float(temperature)
+        if self.temperature < 0:
+            raise BackendError(f"temperature must be 0 (greedy) or more, not {temperature!r}")
+        self.seed = int(seed)
         self.config = self._load_config()
         self.is_vision = hasattr(self.config, "vision_config")
         self._model = None
@@ -140,7 +151,14 @@ class TransformersBackend:
         )
 
     def settings(self) -> dict:
-        return {"dtype": self.dtype, "do_sample": False, "max_new_tokens": self.max_new_tokens}
+        """Greedy runs keep the keys they always had; a sampling backend adds its temperature, any non-zero
+        seed is named (a task's own temperature is part of the cache key too: answers/generate.py)."""
+        settings = {"dtype": self.dtype, "do_sample": self.temperature > 0, "max_new_tokens": self.max_new_tokens}
+        if self.temperature > 0:
+            settings["temperature"] = self.temperature
+        if self.seed:
+            settings["seed"] = self.seed
+        return settings
 
     # -- loading ---------------------------------------------------------------------------------
 
@@ -199,16 +217,21 @@ class TransformersBackend:
     def _limit(self, request: Request) -> int:
         return self.max_new_tokens or request.max_tokens
 
-    def _generate_kwargs(self, max_new_tokens: int) -> dict:
+    def _temperature(self, request: Request) -> float:
+        """The task's temperature where it declares one, else the backend's."""
+        return self.temperature if request.temperature is None else float(request.temperature)
+
+    def _generate_kwargs(self, max_new_tokens: int, temperature: float = 0.0) -> dict:
         tokenizer = self._tokenizer_of(self._processor)
-        return {
-            "max_new_tokens": max_new_tokens,
-            "do_sample": False,
-            "temperature": None,
-            "top_p": None,
-            "top_k": None,
-            "pad_token_id": tokenizer.pad_token_id,
-        }
+        if temperature > 0:  # seeded by the caller (`_seeded`)
+            sampling = {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
+        else:
+            sampling = {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        return {"max_new_tokens": max_new_tokens, **sampling, "pad_token_id": tokenizer.pad_token_id}
+
+    def _seeded(self, temperature: float) -> None:
+        if temperature > 0:
+            torch.manual_seed(self.seed)
 
     # -- generation ------------------------------------------------------------------------------
 
@@ -217,10 +240,18 @@ class TransformersBackend:
 
         Images are read one batch at a time, so a long run never holds all of them in memory."""
         self._load()
-        ordered = sorted(requests, key=self._limit)  # similar limits share a batch
-        for start in range(0, len(ordered), self.batch_size):
+        # one temperature per batch; similar limits share a batch
+        ordered = sorted(requests, key=lambda r: (self._temperature(r), self._limit(r)))
+        batches: list[list[Request]] = []
+        for request in ordered:
+            last = batches[-1] if batches else None
+            if last and len(last) < self.batch_size and self._temperature(last[0]) == self._temperature(request):
+                last.append(request)
+            else:
+                batches.append([request])
+        for requests_of_batch in batches:
             ready: list[tuple[Request, str, list[Image.Image]]] = []
-            for request in ordered[start : start + self.batch_size]:
+            for request in requests_of_batch:
                 try:
                     ready.append((request, *self._prompt(request)))
                 except Exception as error:
@@ -247,8 +278,10 @@ class TransformersBackend:
         started = time.perf_counter()
         inputs = self._encode([prompt for _, prompt, _ in batch], [image for *_, images in batch for image in images])
         limits = [self._limit(request) for request, _, _ in batch]
+        temperature = self._temperature(batch[0][0])  # one per batch (`generate`)
+        self._seeded(temperature)
         with torch.inference_mode():
-            output = self._model.generate(**inputs, **self._generate_kwargs(max(limits)))
+            output = self._model.generate(**inputs, **self._generate_kwargs(max(limits), temperature))
         prompt_length = inputs["input_ids"].shape[1]
         share_ms = (time.perf_counter() - started) * 1000 / len(batch)
         tokenizer = self._tokenizer_of(self._processor)
@@ -295,8 +328,10 @@ class TransformersBackend:
         def run() -> None:
             try:
                 with torch.inference_mode():
+                    self._seeded(self._temperature(request))
                     self._model.generate(
-                        **inputs, **self._generate_kwargs(self._limit(request)), streamer=streamer,
+                        **inputs, **self._generate_kwargs(self._limit(request), self._temperature(request)),
+                        streamer=streamer,
                         stopping_criteria=StoppingCriteriaList([Abandoned()]),
                     )  # fmt: skip
             except BaseException as error:

@@ -67,12 +67,13 @@ def message_payload(message: Message) -> dict:
 
 
 def chat_payload(model: str, request: Request, temperature: float, stream: bool = False) -> dict:
-    """The arguments of `chat.completions.create` for one request (raises OSError/ValueError on a bad image)."""
+    """The arguments of `chat.completions.create` for one request (raises OSError/ValueError on a bad image).
+    The task's temperature, where it declares one (ZNO-Vision §4: 1), wins over the backend's `temperature`."""
     return {
         "model": model,
         "messages": [message_payload(m) for m in request.messages],
         "max_tokens": request.max_tokens,
-        "temperature": temperature,
+        "temperature": temperature if request.temperature is None else request.temperature,
         "stream": stream,
     }
 

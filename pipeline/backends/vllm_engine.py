@@ -247,6 +247,11 @@ class VLLMBackend:
                     yield error_response(request.key, str(exc))
             yield from self._chat(llm, ready)
 
+    def params_key(self, request: Request) -> tuple[int, float]:
+        """The request's token limit and temperature: its sampling parameters."""
+        temperature = self.config.temperature if request.temperature is None else request.temperature
+        return self.config.max_tokens or request.max_tokens, float(temperature)
+
     def _chat(self, llm: Any, ready: list[tuple[Request, list[dict]]]) -> Iterator[Response]:
         """One chat call; if vLLM rejects the batch for a bad prompt (too long, bad image), the
         batch is halved until the bad requests are alone, and only those fail."""
@@ -254,15 +259,15 @@ class VLLMBackend:
             return
         vllm = _import_vllm()
         params = {}
-        for request, _ in ready:
-            limit = self.config.max_tokens or request.max_tokens
-            if limit not in params:
-                params[limit] = vllm.SamplingParams(**sampling_kwargs(limit, self.config.temperature))
+        for request, _ in ready:  # the task's temperature, where it declares one (ZNO-Vision §4: 1), wins
+            if self.params_key(request) not in params:
+                limit, temperature = self.params_key(request)
+                params[limit, temperature] = vllm.SamplingParams(**sampling_kwargs(limit, temperature))
         started = time.perf_counter()
         try:
             outputs = llm.chat(
                 [conversation for _, conversation in ready],
-                sampling_params=[params[self.config.max_tokens or request.max_tokens] for request, _ in ready],
+                sampling_params=[params[self.params_key(request)] for request, _ in ready],
                 use_tqdm=True,
             )
         except (ValueError, TypeError, KeyError, OSError) as exc:

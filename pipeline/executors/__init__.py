@@ -1,10 +1,12 @@
 """Executors: who runs the heavy stages' work. The steps (pipeline/flow/steps.py) stay the same; only the loop that
-asks the model (`generate`) or reads the shards (`corpus scan`) changes.
+asks the model (`generate`), reads the shards (`corpus scan`) or scores the answers' chunks (`score`) changes.
 
-* `local` (default): this process, as pipeline/answers/generate.py and pipeline/corpus/scan.py do it.
+* `local` (default): this process, as pipeline/answers/generate.py, pipeline/corpus/scan.py and
+  pipeline/score/stage.py do it.
 * `ray`: Ray Data on a local Ray or an existing cluster (`--ray-address` / `RAY_ADDRESS`):
-  pipeline/executors/ray_generate.py and ray_corpus.py. Cache keys, shard checksums, the one-writer warehouse
-  and its transactions stay on the driver, so both executors write the same rows and resume alike.
+  pipeline/executors/ray_generate.py and ray_corpus.py; the score stage's chunks on Ray actors: ray_score.py.
+  Cache keys, shard checksums, the one-writer warehouse and its transactions stay on the driver, so both executors
+  write the same rows and resume alike.
 
 Ray is imported only here, when `--executor ray` is asked for.
 """
@@ -19,12 +21,14 @@ from warehouse.registry import Registry, load_function
 
 @dataclass(frozen=True)
 class Executor:
-    """Where a stage's work runs. `answers` and `scan` name ("module:function") what replaces the generate loop's
-    model calls and the corpus scan; None: the stage's own loop in this process. Imported only when used."""
+    """Where a stage's work runs. `answers`, `scan` and `score` name ("module:function") what replaces the generate
+    loop's model calls, the corpus scan and the score stage's chunk loop; None: the stage's own loop in this
+    process. Imported only when used."""
 
     description: str
     answers: str | None = None
     scan: str | None = None
+    score: str | None = None
     fans_out: bool = False  # may spread one model over several OpenAI-compatible servers
 
     def function(self, part: str) -> Callable | None:
@@ -40,6 +44,7 @@ EXECUTORS.add(
         "Ray Data on a local Ray or a running cluster",
         answers="pipeline.executors.ray_generate:answer_on_ray",
         scan="pipeline.executors.ray_corpus:scan_corpus_on_ray",
+        score="pipeline.executors.ray_score:score_on_ray",
         fans_out=True,
     ),
 )

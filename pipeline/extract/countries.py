@@ -58,8 +58,10 @@ from pipeline.extract.language_cues import names_language_or_people
 # 6: places inside countries, older names, Natural Earth names and endonyms, continental regions, language and
 # people cues, Latin-script names bounded on the right in suffixing languages, a place before its country);
 # 7: spread countries dropped only when a country is claimed as origin: a list after a region, a people, "traditional
-# in", "typical of" or "popularized in" is the answer (list introducers take the role of the cue before them).
-EXTRACTOR = "countries@7"
+# in", "typical of" or "popularized in" is the answer (list introducers take the role of the cue before them);
+# 8 (issue 49): Russian and Ukrainian spread, origin and claim cues by lemma in every form (`cue_words`), pycountry's
+# ISO 3166-1 translations of country names.
+EXTRACTOR = "countries@8"
 # What a question asks, declared per prompt variant in the task declarations (pipeline/tasks/*.toml `asks`):
 # `origin` (where a dish comes from) or `served` (where it is served, eaten, cooked, popular or traditional).
 READINGS = ("origin", "served")
@@ -101,7 +103,13 @@ def _is_latin(char: str) -> bool:
 
 
 # A whole answer of one word, between optional spaces, quotes, asterisks and final punctuation.
-_ONE_WORD = re.compile(r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f])*)[\s\"'«»“”*.!?]*")
+# A bare one-word answer: letters and the combining marks written with them (Latin accents, Arabic vowels, the vowel
+# signs of the Indic scripts from Devanagari to Sinhala, Thai's), then a chat model's end-of-turn token if it leaked
+# ("वियेतनाम<|im_end|>").
+_ONE_WORD = re.compile(
+    r"[\s\"'«»“”*]*([^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u064b-\u065f\u0900-\u0dff\u0e31-\u0e4e])*)"
+    r"[\s\"'«»“”*.!?]*(?:<\|[a-z_]+\|>|</s>)?\s*"
+)
 _NEAR_MISS_MIN = 6
 # A five-letter answer is read as a near miss only by a letter it lacks ("Itali", "Grece"): one more edit on
 # so short a word reaches other words ("Samosa" -> Samoa).
@@ -162,14 +170,13 @@ _SENTENCE_END = re.compile(r"[.;!?\n]")
 _SENTENCE = re.compile(
     r"(?:[^.;!?\n:]|:(?![ \t]*\n))+(?::[ \t]*(?:\n[ \t]*(?:(?:[-*•]|\d+[.)])[^.;!?\n]*)?)+)?[.;!?\n]*"
 )
-_SPREAD = re.compile(
-    r"популяр|распространен|поширен|готовят\s+во\s+многих|готують\s+у\s+багатьох|ресторан|"
-    r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|варианты|різновиди|"
-    r"popular|widespread|worldwide|around\s+the\s+world|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
+# Russian and Ukrainian spread words (popular, spread, known, served, eaten, cooked, liked, variants) are matched by
+# lemma, in every form (`cue_words`, issue 49); here are the fixed phrases and the other prompt languages' cues.
+_SPREAD_SOURCE = (
+    r"по\s+всему\s+миру|по\s+всьому\s+світу|в\s+том\s+числе|зокрема|например|наприклад|"
+    r"popular|widespread|worldwide|around\s+the\s+world|well[\s-]+known\s+(?:in|across|throughout)|widely\s+known\s+(?:in|across|throughout)|restaurants?|brought\s+it|famous|also\s+(?:eaten|made|found)|"
     # where a dish went, is served, eaten, cooked or liked (issue 35: BORSch's served questions and spread clauses)
-    r"распространил|поширил|попал[аои]?\s+в|потрапил|подают|подаё?тся|подается|подаєтьс|подають|"
-    r"готовят|готують|едят|їдять|любят|люблять|полюбля|полюбил|скуштува|попробова|встречается|зустрічається|"
-    r"spread\s+to|served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
+    r"served\s+(?:in|as|throughout|across)|often\s+served|usually\s+served|commonly\s+served|"
     r"typically\s+served|widely\s+served|"
     r"eaten\s+in|enjoyed\s+in|brought\s+to|"
     r"such\s+as|including|variants|versions|"
@@ -178,27 +185,21 @@ _SPREAD = re.compile(
     # The other prompt languages: "consumato in molti paesi, tra cui…", "populaire en", "especialmente en".
     r"popolar|diffus|consumat|tra\s+cui|come\s+ad\s+esempio|populaire|répandu|repandu|notamment|"
     r"especialmente|países\s+como|paises\s+como|incluyendo|entre\s+ellos|populer|terutama|seperti|"
-    r"人気|流行|受歡迎|受欢迎|인기|लोकप्रिय|นิยม|sikat|kilala",
-    re.I,
+    r"人気|流行|受歡迎|受欢迎|인기|लोकप्रिय|นิยม|sikat|kilala"
 )
 # A sentence that states an origin is an origin claim even when it also says where a dish spread.
-_ORIGIN_CUE = re.compile(
-    r"originat|origin|invented|birthplace|происх|родом|походж|походить|походять|родин[аыеуо]|батьківщин|homeland|"
-    r"возникл|виникл|придума|origen|originari|origine|berasal|asal|"
+# Russian and Ukrainian origin words by lemma (`cue_words`), in every form; "родом" is a fixed adverb.
+_ORIGIN_SOURCE = (
+    r"originat|origin|invented|birthplace|родом|homeland|origen|originari|origine|berasal|asal|"
     r"起源|발상|기원|उत्पत्ति|ที่มา|"
     # Who made a dish popular (a WorldCuisines question, issue 38): "популяризировано в странах…, таких как…".
-    r"populari[sz]|made\s+(?:\w+\s+){0,3}?popular|популяризир|популяризов|popolarizz|dipopulerkan",
-    re.I,
+    r"populari[sz]|made\s+(?:\w+\s+){0,3}?popular|popolarizz|dipopulerkan"
 )
 # Claims short of "comes from" (issue 38): where a dish is traditional or typical. A mention after one (list
 # introducers passed over) is claimed, not spread: "a traditional dish in many Latin American countries,
 # including…", "typical of the Balkans, such as…"; but a sentence holding one is no origin sentence ("a
 # traditional pudding, popular in many countries, including…" lists where it is eaten).
-_CLAIM_CUE = re.compile(
-    r"traditional|typical(?!ly)|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional|"
-    r"традиционн|типичн|традиційн|типов",
-    re.I,
-)
+_CLAIM_SOURCE = r"traditional|typical(?!ly)|tradizional|tipic|tradicional|típic|traditionnel|typique|tradisional"
 # Words that introduce a list ("such as", "including", "таких как"): a mention after one takes the role of the
 # cue before the list ("traditional in many countries, including A, B" is a claim; "popular in many countries,
 # including A, B" is spread); with no cue before it in its sentence, the introducer itself reads as spread.
@@ -209,7 +210,46 @@ _LIST_INTRO = re.compile(
 )
 # `re` matches case-insensitive alternations ~8x slower than plain ones: the cue patterns run on the
 # lower-cased answer (same length in all but a few scripts; otherwise the re.I originals run).
-_LOWER = {pattern: re.compile(pattern.pattern) for pattern in (_REFUSAL, _CORRECTION, _SPREAD, _ORIGIN_CUE, _CLAIM_CUE)}
+
+
+class _Cues(NamedTuple):
+    spread: re.Pattern
+    origin: re.Pattern
+    claim: re.Pattern
+
+
+@functools.cache
+def _cues() -> _Cues:
+    """The spread, origin and claim patterns: each kind's Russian and Ukrainian lemmas in every form
+    (`cue_words.cue_forms`, built on first use: pymorphy3's dictionaries load only then) before the other cues."""
+    from pipeline.extract.cue_words import cue_forms, stemmed_pattern, trie_pattern
+
+    def compiled(kind: str, source: str) -> re.Pattern:
+        return re.compile(f"{trie_pattern(cue_forms(kind))}|{source}", re.I)
+
+    spread = compiled("spread", f"{stemmed_pattern('spread')}|{_SPREAD_SOURCE}")
+    origin = compiled("origin", f"{stemmed_pattern('origin')}|{_ORIGIN_SOURCE}")
+    return _Cues(spread, origin, compiled("claim", _CLAIM_SOURCE))
+
+
+def _cue_matches(pattern: re.Pattern, text: str, lowered: str | None) -> list[re.Match]:
+    """Every match of a cue pattern, a stemmed verb's only where Snowball agrees (`cue_words.stem_agrees`)."""
+    from pipeline.extract.cue_words import stem_agrees
+
+    return [match for match in _finditer(pattern, text, lowered) if stem_agrees(match.group())]
+
+
+# By the pattern's id, not the pattern: hashing a compiled pattern hashes its whole compiled code, which for the
+# lemma tries (`cue_words`) cost more than matching them (the patterns here live as long as the module).
+_LOWERED: dict[int, tuple[re.Pattern, re.Pattern]] = {}
+
+
+def _lower(pattern: re.Pattern) -> re.Pattern:
+    """`pattern` without re.I, for lower-cased text."""
+    known = _LOWERED.get(id(pattern))
+    if known is None or known[0] is not pattern:
+        known = _LOWERED[id(pattern)] = (pattern, re.compile(pattern.pattern))
+    return known[1]
 
 
 def _lowered(text: str) -> str | None:
@@ -220,13 +260,13 @@ def _lowered(text: str) -> str | None:
 def _finditer(pattern: re.Pattern, text: str, lowered: str | None):
     if lowered is None:
         return pattern.finditer(text)
-    return _LOWER[pattern].finditer(lowered) if len(lowered) < _SCAN_FROM else _scan(_LOWER[pattern], lowered)
+    return _lower(pattern).finditer(lowered) if len(lowered) < _SCAN_FROM else _scan(_lower(pattern), lowered)
 
 
 def _search(pattern: re.Pattern, text: str, lowered: str | None) -> re.Match | None:
     if lowered is None:
         return pattern.search(text)
-    return _LOWER[pattern].search(lowered) if len(lowered) < _SCAN_FROM else next(_scan(_LOWER[pattern], lowered), None)
+    return _lower(pattern).search(lowered) if len(lowered) < _SCAN_FROM else next(_scan(_lower(pattern), lowered), None)
 
 
 # From how many characters the cue patterns are run through `_scan`: `re` tries every alternative at
@@ -768,7 +808,7 @@ class _Layout:
     def spread(self) -> set[int]:
         """Sentences (by index; -1 = outside any) holding a spread cue and no origin cue, from one pass
         over the text each; none without a spread cue anywhere."""
-        cues = list(_finditer(_SPREAD, self.text, self.lowered))
+        cues = _cue_matches(_cues().spread, self.text, self.lowered)
         if not cues:
             return set()
         spread = self._sentences_of(cues)
@@ -776,8 +816,8 @@ class _Layout:
 
     @functools.cached_property
     def origin_cues(self) -> list[re.Match]:
-        """Every origin word (`_ORIGIN_CUE`), found once for the rules that ask."""
-        return list(_finditer(_ORIGIN_CUE, self.text, self.lowered))
+        """Every origin word (`_cues().origin`), found once for the rules that ask."""
+        return _cue_matches(_cues().origin, self.text, self.lowered)
 
     @functools.cached_property
     def origin_sentences(self) -> set[int]:
@@ -821,7 +861,7 @@ class _Layout:
             stop = _CLAUSE_BREAK.search(window)
             words = _TOKEN.findall((window[: stop.start()] if stop else window).lower())
             for i, word in enumerate(words):
-                if word in _NEGATION and any(_SPREAD.match(w) for w in words[i + 1 : i + 3]):
+                if word in _NEGATION and any(_cues().spread.match(w) for w in words[i + 1 : i + 3]):
                     result[index] = True
                     break
         return result
@@ -863,10 +903,10 @@ class _Layout:
     def role_cues(self) -> tuple[np.ndarray, np.ndarray]:
         """Every spread, list and origin cue: start positions in order, and the kind of each (`_CUE_*`). A spread
         word inside an origin cue ("популяр" in "популяризировано", "popular" in "popularized") is the origin cue."""
-        spread = list(_finditer(_SPREAD, self.text, self.lowered))
+        spread = _cue_matches(_cues().spread, self.text, self.lowered)
         if not spread:
             return _positions(()), np.zeros(0, dtype=np.int8)
-        origin = [*self.origin_cues, *_finditer(_CLAIM_CUE, self.text, self.lowered)]
+        origin = [*self.origin_cues, *_finditer(_cues().claim, self.text, self.lowered)]
         if origin:
             # A spread cue inside an origin cue: the origin cues by start, each with the furthest end reached so far
             # (the two patterns' matches may overlap), one binary search per spread cue, for all at once.
@@ -951,7 +991,7 @@ def _origin_claims(spans: list[Span], layout: _Layout, spread: list[bool]) -> li
     """Drop countries named only where the answer talks about spread, popularity or variations (`spread`: per
     mention), but only when the answer also claims a country as origin ("Деруни походять з Білорусі. Згодом
     вони поширилися в Україні…" -> BY). A country list after a claim short of a country (a region, a people,
-    "traditional in", "typical of", "popularized in") is that claim's answer, not spread (`_ORIGIN_CUE`,
+    "traditional in", "typical of", "popularized in") is that claim's answer, not spread (`_cues().origin`,
     `_LIST_INTRO`): "from Eastern Europe, with variations in countries such as Poland, Ukraine" keeps both."""
     origin = [s for s, about_spread in zip(spans, spread, strict=True) if s.country and not about_spread]
     regions = [s.start for s, about_spread in zip(spans, spread, strict=True) if s.region and not about_spread]

@@ -11,7 +11,7 @@ and bench/countries.py.
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,6 +88,43 @@ def read_real_gold(path: Path) -> list[GoldAnswer]:
         )
         for row in rows
     ]
+
+
+def micro_f1(scores: dict[str, Scores]) -> float:
+    """F1 over the country codes of every language together."""
+    tp = sum(s.true_positives for s in scores.values())
+    wrong = sum(s.false_positives + s.false_negatives for s in scores.values())
+    return 2 * tp / (2 * tp + wrong) if tp else 0.0
+
+
+def task2_predictions(data: Path) -> Iterator[tuple[str, dict]]:
+    """(model, record) of every real WorldCuisines task-2 answer under `data`, model by model in name order."""
+    import json
+
+    for path in sorted((data / "worldcuisines" / "predictions").glob("task2_oe_*.jsonl")):
+        model = path.stem.removeprefix("task2_oe_")
+        with open(path, encoding="utf-8") as lines:
+            for line in lines:
+                yield model, json.loads(line)
+
+
+def written_predictions(data: Path, gold: Iterable[GoldAnswer]) -> dict[str, str]:
+    """The real task-2 predictions of the labelled answers (by gold id), as the gold files write them (carriage
+    returns dropped, tabs as spaces)."""
+    wanted = {item.id for item in gold}
+    found = {}
+    for model, record in task2_predictions(data):
+        key = f"{model}/{record['qa_id']}/{record['lang']}"
+        if key in wanted:
+            found[key] = record["prediction"].replace("\r", "").replace("\t", " ")
+    return found
+
+
+def escape_answer(text: str) -> str:
+    """The escaping of the real-answer gold files: carriage returns dropped, a tab written as a space,
+    backslash doubled, newline as \\n (`read_real_gold` reads it back)."""
+    text = text.replace("\r", "").replace("\t", " ")
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
 
 
 def _unescape(text: str) -> str:

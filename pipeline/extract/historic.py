@@ -206,6 +206,71 @@ OLD_NAMES: tuple[OldName, ...] = (
         "the Roman Empire spans the Mediterranean (ancient Rome, the city, is Italy's: see places)",
         {"en": ("Roman Empire",)},
     ),
+    # Issue 49: broad historical regions whose name holds a country's, read as that country through the part
+    # ("印度支那" and "인도차이나" as India, "อินโดจีน" as China, "New Spain" as Spain, "Greater Syria" as Syria).
+    OldName(
+        None,
+        "Indochina",
+        "Indochina (French Indochina) spans Vietnam, Laos and Cambodia, and by some uses Thailand and Myanmar",
+        {
+            "en": ("Indochina", "French Indochina", "Indo-China"),
+            "fr": ("Indochine", "Indochine française"),
+            "es": ("Indochina",),
+            "it": ("Indocina",),
+            "id": ("Indocina", "Indochina"),
+            "fil": ("Indotsina",),
+            "cs": ("Indočína",),
+            "ru": ("Индокитай", "Французский Индокитай"),
+            "uk": ("Індокитай",),
+            "ja": ("インドシナ",),
+            "ko": ("인도차이나",),
+            "zh": ("印度支那", "中南半岛"),
+            "zh_Hant": ("印度支那", "中南半島"),
+            "th": ("อินโดจีน",),
+            "hi": ("हिंद-चीन", "हिन्द-चीन", "इंडोचाइना"),
+            "mr": ("इंडोचायना",),
+            "bn": ("ইন্দোচীন",),
+            "ar": ("الهند الصينية",),
+        },
+    ),
+    OldName(
+        None,
+        "New Spain",
+        "New Spain was a Spanish viceroyalty: Mexico, Central America, the US south-west and the Philippines",
+        {
+            "en": ("New Spain",),
+            "es": ("Nueva España",),
+            "fr": ("Nouvelle-Espagne",),
+            "it": ("Nuova Spagna",),
+            "ru": ("Новая Испания",),
+            "uk": ("Нова Іспанія",),
+        },
+    ),
+    OldName(
+        None,
+        "Greater Syria",
+        "Greater Syria (Bilad al-Sham) is the Levant: Syria, Lebanon, Jordan, Israel and Palestine",
+        {"en": ("Greater Syria",), "fr": ("Grande Syrie",), "ar": ("سوريا الكبرى", "بلاد الشام")},
+    ),
+    OldName(
+        None,
+        "British India",
+        "British India spans today's India, Pakistan, Bangladesh and (until 1937) Myanmar",
+        {"en": ("British India", "British Raj"), "ru": ("Британская Индия",), "uk": ("Британська Індія",)},
+    ),
+    OldName(
+        "ID",
+        None,
+        "the Dutch East Indies were the colony that became Indonesia",
+        {
+            "en": ("Dutch East Indies", "Netherlands East Indies"),
+            "id": ("Hindia Belanda",),
+            "jv": ("Hindia Walanda",),
+            "fr": ("Indes orientales néerlandaises",),
+            "es": ("Indias Orientales Neerlandesas",),
+            "ru": ("Нидерландская Ост-Индия", "Голландская Ост-Индия"),
+        },
+    ),
 )
 
 

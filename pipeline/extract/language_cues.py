@@ -33,6 +33,16 @@ _BEFORE = re.compile(
 _LANGUAGE_SUFFIX = frozenset("語语어")
 
 
+# A name said to be what a language is ("text in a language that appears to be Persian or Arabic", "a language such
+# as Thai or Lao"), the second of two names too (issue 49).
+_LANGUAGE_IS = re.compile(
+    r"\b(?:language|lingua|idioma|langue|script)s?\s+(?:(?:that|which)\s+(?:\w+\s+){0,3}?(?:be|like|is)|such\s+as|like)"
+    r"\s+(?:[\w-]+\s+(?:or|and)\s+)?$",
+    re.IGNORECASE,
+)
+_LANGUAGE_IS_WINDOW = 72
+
+
 # A language label before a colon inside a list of translations: "(Russian: Пасха, Ukrainian: Пасха, ...)".
 _LABEL_BEFORE = re.compile(r"[(,;]\s*$")
 
@@ -44,6 +54,8 @@ def names_language_or_people(text: str, start: int, end: int) -> bool:
     if text.startswith(": ", end) and _LABEL_BEFORE.search(text, max(0, start - 4), start):
         return True
     if _BEFORE.search(text, max(0, start - 24), start):
+        return True
+    if _LANGUAGE_IS.search(text, max(0, start - _LANGUAGE_IS_WINDOW), start):
         return True
     after = _NEXT_WORD.match(text, end, end + 24)
     return after is not None and after.group(1).lower() in _AFTER

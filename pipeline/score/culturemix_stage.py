@@ -38,7 +38,7 @@ JOIN core.culturemix_images c ON c.image = i.source_ref
 LEFT JOIN core.extractions e USING (generation_id)
 LEFT JOIN core.culturemix_food_parses p USING (generation_id)
 WHERE i.task_id LIKE 'culturemix.%'
-ORDER BY g.model_id, c.target_food_id, g.variant, c.image
+ORDER BY g.model_id, c.target_food_id, g.variant, c.image, g.sample
 """
 
 STALE_SQL = """
@@ -83,10 +83,10 @@ def score_frame(frame: pl.DataFrame, asks_line=_prompt_asks_line, read_countries
         pl.Series("country_source", sources, dtype=pl.String),
     )
     # The same model's SF answer for the same food and prompt: the first SF image as published (a resized
-    # variant only when there is none), when several.
+    # variant only when there is none), when several; its first repeated sample (ANSWERS_SQL's order).
     sf = (
         frame.filter(pl.col("subtask") == "SF")
-        .sort(pl.col("target_scale") != 1, "image")
+        .sort(pl.col("target_scale") != 1, "image", maintain_order=True)
         .group_by("model", "target_food_id", "prompt", maintain_order=True)
         .agg(
             pl.col("generation_id").first().alias("sf_generation_id"),

@@ -14,7 +14,7 @@ than the generation itself (an answer re-imported since).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +36,13 @@ from pipeline.tasks import TASKS, Task
 from warehouse.io import delete_rebuilding, insert, transaction
 
 CHUNK = 20_000
+MEMO_LIMIT = 1_000_000  # distinct inputs a scoring process keeps results of (_Memo.trim); the demo has ~300,000
+# What an executor does instead of this process's loop: takes (task, chunk) pairs and the dish-name context, yields
+# (task, chunk, rows by table) as `score_chunk` computes them, in any order.
+ScoreElsewhere = Callable[
+    [Iterator[tuple[Task, pl.DataFrame]], "names.NamesContext | None"],
+    Iterator[tuple[Task, pl.DataFrame, dict[str, pl.DataFrame]]],
+]
 
 
 @dataclass
@@ -85,11 +92,12 @@ STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g
                                AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
 
 
-def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> pl.DataFrame:
-    """generation_id, lang, response, gold, gold_text (or options), prompt and scored_before (rows to replace) of
-    what needs (re)scoring."""
+def _pending_query(task: Task, extractor: str, rescore: bool, count: bool = False) -> tuple[str, list]:
     table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
+    if count:
+        sql = f"SELECT count(*) FROM core.generations g JOIN core.items i USING (item_id) WHERE i.task_id = ? {stale}"
+        return sql, params
     # a rescore removes every earlier row first (clear_for_rescore): nothing to look up per answer
     scored_before = (
         "false"
@@ -97,32 +105,80 @@ def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore:
         else f"""(EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g.generation_id)
                 OR EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = g.generation_id))"""
     )
-    return con.sql(
-        f"""
+    sql = f"""
         SELECT g.generation_id, g.lang, g.variant, g.response, {GOLD_SQL[task.answer_kind]} AS gold,
                {EXTRA_SQL.get(task.answer_kind, DEFAULT_EXTRA_SQL)},
                {scored_before} AS scored_before
         FROM core.generations g JOIN core.items i USING (item_id)
         WHERE i.task_id = ? {stale}
         ORDER BY g.generation_id
-        """,
-        params=params,
-    ).pl()
+        """
+    return sql, params
+
+
+def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> pl.DataFrame:
+    """generation_id, lang, response, gold, gold_text (or options), prompt and scored_before (rows to replace) of
+    what needs (re)scoring, all at once (`pending_chunks` streams them)."""
+    sql, params = _pending_query(task, extractor, rescore)
+    return con.sql(sql, params=params).pl()
+
+
+def pending_count(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> int:
+    sql, params = _pending_query(task, extractor, rescore, count=True)
+    return con.execute(sql, params).fetchone()[0]
+
+
+def pending_chunks(
+    con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool, size: int
+) -> Iterator[pl.DataFrame]:
+    """`pending`'s rows in chunks of `size`, streamed from a cursor of their own: the stage holds one chunk of
+    answers (and DuckDB, which spills what it cannot hold, the rest), never every answer (a lab's 4.7 million held
+    10 GB). The cursor's query reads one snapshot, so the chunks written meanwhile on `con` do not move it. The
+    countries extractor's chunks carry what each answer's question asked (the task's `asks`, issue 35)."""
+    sql, params = _pending_query(task, extractor, rescore)
+    cursor = con.cursor()
+    try:
+        for table in _rechunked(cursor.sql(sql, params=params).to_arrow_reader(size), size):
+            chunk = pl.from_arrow(table)
+            if task.extractor == "countries":
+                readings = [task.reading(lang, v) for lang, v in zip(chunk["lang"], chunk["variant"], strict=True)]
+                chunk = chunk.with_columns(reading=pl.Series(readings, dtype=pl.String))
+            yield chunk
+    finally:
+        cursor.close()
+
+
+def _rechunked(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
+    """Tables of exactly `size` rows (the last one fewer) from record batches of any size (DuckDB's vary)."""
+    held: list[pa.RecordBatch] = []
+    rows = 0
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        while rows >= size:
+            table = pa.Table.from_batches(held)
+            rest = table.slice(size)
+            yield table.slice(0, size)
+            held, rows = rest.to_batches(), rest.num_rows
+    if rows:
+        yield pa.Table.from_batches(held)
 
 
 def score(
     con: duckdb.DuckDBPyConnection,
     rescore: bool = False,
     on_chunk: Callable[[int, int], None] | None = None,
+    elsewhere: ScoreElsewhere | None = None,
 ) -> ScoreSummary:
     """Extract and score every pending generation of every task in the warehouse.
 
     `on_chunk(done, total)` follows progress: answers just scored, and the answers known to be pending so far
-    (every earlier task's plus the current one's)."""
+    (every earlier task's plus the current one's). `elsewhere` (an executor's, pipeline/executors/): computes the
+    chunks' rows on other processes or machines (`score_chunk` there) and hands them back in any order; this
+    process stays the one writer."""
     summary = ScoreSummary()
     started = time.perf_counter()
     declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
-    names_context: names.NamesContext | None = None
     memo = _Memo()
     work = []
     for task in TASKS.values():
@@ -134,35 +190,33 @@ def score(
                 f"(known: {', '.join(sorted(GOLD_SQL))}); declare its gold in pipeline/score/stage.py GOLD_SQL and "
                 "register an extractor for it before its answers can be scored"
             )
-        extractor_name, extract = get_extractor(task.extractor)
-        rows = pending(con, task, extractor_name, rescore)
-        if task.extractor == "countries":  # what each answer's question asked (the task's `asks`), issue 35
-            rows = rows.with_columns(
-                reading=pl.Series(
-                    [task.reading(lang, v) for lang, v in zip(rows["lang"], rows["variant"], strict=True)],
-                    dtype=pl.String,
-                )
-            )
-        work.append((task, extractor_name, extract, rows))
+        extractor_name, _ = get_extractor(task.extractor)
+        work.append((task, extractor_name, pending_count(con, task, extractor_name, rescore)))
     if rescore:
-        clear_for_rescore(con, [rows for *_, rows in work])
-    total = sum(rows.height for *_, rows in work)
+        clear_for_rescore(con, [task.task_id for task, _, count in work if count])
+    total = sum(count for *_, count in work)
     # The stage allocates millions of small tuples and lists (keys, memo rows) beside the gazetteers and matchers:
     # each burst started the cyclic collector, whose full passes walk every object; measured 8 of the stage's 55 CPU-s,
     # with the same peak memory without it (the stage's results are freed by reference counting).
     with cyclic_gc_paused():
-        for task, extractor_name, extract, rows in work:
-            metrics = {name: get_metric(name) for name in task.metrics}
-            if rows.height and task.answer_kind == "dish_name" and names_context is None:
-                names_context = names.NamesContext.load(con)
-            for chunk in rows.iter_slices(CHUNK):
-                if task.answer_kind == "choice":
-                    _write_choices(con, chunk, extractor_name, extract, metrics, task.answer_kind, memo, task.dataset)
-                else:
-                    _write(con, chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
-                summary.scored += chunk.height
-                if on_chunk:
-                    on_chunk(chunk.height, total)
+        dish_names = any(task.answer_kind == "dish_name" and count for task, _, count in work)
+        names_context = names.NamesContext.load(con) if dish_names else None
+        chunks = (
+            (task, chunk)
+            for task, extractor_name, count in work
+            if count
+            for chunk in pending_chunks(con, task, extractor_name, rescore, CHUNK)
+        )
+        scored = (
+            ((task, chunk, score_chunk(task, chunk, names_context, memo)) for task, chunk in chunks)
+            if elsewhere is None
+            else elsewhere(chunks, names_context)
+        )
+        for _task, chunk, rows in scored:  # one writer: this process, one transaction per chunk
+            store_chunk(con, chunk, rows)
+            summary.scored += chunk.height
+            if on_chunk:
+                on_chunk(chunk.height, total)
         # Inside the pause too: the gold check builds a matcher per language of the gold strings (30 for
         # WorldCuisines), whose allocations started full collections (4.8 -> 3.8 CPU-s on a first score).
         check_gold_texts(con, rescore)
@@ -203,23 +257,21 @@ RESCORED_TABLES = (
 )
 
 
-def clear_for_rescore(con: duckdb.DuckDBPyConnection, pending_rows: list[pl.DataFrame]) -> None:
-    """Remove the earlier rows of every answer a rescore redoes, one statement per table, before the chunks are
-    written as a first scoring writes them: a DELETE per chunk and table scanned each table again for every chunk
-    (19 s of a 468,360-answer rescore's stage, measured on a shared machine), and each table is rebuilt rather than
-    deleted from (`delete_rebuilding`: the commit of the DELETEs cost 29 CPU-s on the demo). Committed on its own: a
-    rescore killed after it leaves these answers unscored, which the next `score` (plain or --rescore) finds pending
-    and scores, as it resumes any killed run."""
-    ids = pl.concat([rows.select("generation_id") for rows in pending_rows]) if pending_rows else None
-    if ids is None or not ids.height:
+def clear_for_rescore(con: duckdb.DuckDBPyConnection, task_ids: list[str]) -> None:
+    """Remove the earlier rows of every answer a rescore redoes (every answer of `task_ids`), one statement per
+    table, before the chunks are written as a first scoring writes them: a DELETE per chunk and table scanned each
+    table again for every chunk (19 s of a 468,360-answer rescore's stage, measured on a shared machine), and each
+    table is rebuilt rather than deleted from (`delete_rebuilding`: the commit of the DELETEs cost 29 CPU-s on the
+    demo). Committed on its own: a rescore killed after it leaves these answers unscored, which the next `score`
+    (plain or --rescore) finds pending and scores, as it resumes any killed run."""
+    if not task_ids:
         return
-    con.register("_rescored_ids", ids)
-    try:
-        with transaction(con):
-            for table in RESCORED_TABLES:
-                delete_rebuilding(con, table, "generation_id IN (SELECT generation_id FROM _rescored_ids)")
-    finally:
-        con.unregister("_rescored_ids")
+    listed = ", ".join(f"'{task_id}'" for task_id in task_ids)  # declared task ids (pipeline/tasks), not input
+    rescored = f"""generation_id IN (SELECT g.generation_id FROM core.generations g JOIN core.items i USING (item_id)
+                                     WHERE i.task_id IN ({listed}))"""
+    with transaction(con):
+        for table in RESCORED_TABLES:
+            delete_rebuilding(con, table, rescored)
 
 
 def check_gold_texts(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> int:
@@ -316,10 +368,47 @@ class _Memo:
     choices: dict[str, _Results] = field(default_factory=dict)  # extractor -> (response, lang, options) -> reading
     papers: _Results = field(default_factory=lambda: _Results(_PAPER_SCHEMA))  # (response, prompt) -> paper rule
     paper_reads: list = field(default_factory=list)  # the paper rule's number by paper id, as the metric reads it
+    metrics: dict[str, dict] = field(default_factory=dict)  # task id -> its metric functions by name
+
+    def trim(self, limit: int) -> None:
+        """Forget every result once more than `limit` distinct inputs are kept: the memo holds its inputs' texts,
+        and a lab's millions of answers (distinct ones growing with every model) would all stay in memory. Real
+        answers repeat within a few chunks ("Italy", "2"), so a memo emptied now and then still finds most repeats;
+        results are pure functions of their inputs, so the rows are the same."""
+        kept = sum(len(r.ids) for group in (self.extractions, self.values, self.names, self.choices)
+                   for r in group.values()) + len(self.papers.ids)  # fmt: skip
+        if kept > limit:
+            metrics = self.metrics
+            self.__init__()
+            self.metrics = metrics
 
 
-def _write(
-    con,
+def score_chunk(
+    task: Task, chunk: pl.DataFrame, names_context: names.NamesContext | None, memo: _Memo
+) -> dict[str, pl.DataFrame]:
+    """The rows one chunk of a task's pending answers adds, by table: a pure function of the chunk (and the dish-name
+    context), so any process can compute it (`--executor ray`) while one writes it (`store_chunk`). `memo` keeps
+    the results of distinct inputs across the chunks one process scores."""
+    memo.trim(MEMO_LIMIT)
+    extractor_name, extract = get_extractor(task.extractor)
+    metrics = memo.metrics.get(task.task_id)
+    if metrics is None:
+        metrics = memo.metrics[task.task_id] = {name: get_metric(name) for name in task.metrics}
+    if task.answer_kind == "choice":
+        return _choice_rows(chunk, extractor_name, extract, metrics, memo, task.dataset)
+    return _answer_rows(chunk, extractor_name, extract, metrics, task.answer_kind, names_context, memo)
+
+
+def store_chunk(con: duckdb.DuckDBPyConnection, chunk: pl.DataFrame, rows: dict[str, pl.DataFrame]) -> None:
+    """One chunk's rows in one transaction, after removing its answers' earlier rows from the same tables."""
+    with transaction(con):
+        for table in rows:
+            _delete(con, table, chunk)
+        for table, frame in rows.items():
+            insert(con, table, frame)
+
+
+def _answer_rows(
     chunk: pl.DataFrame,
     extractor_name: str,
     extract,
@@ -327,7 +416,7 @@ def _write(
     answer_kind: str,
     names_context: names.NamesContext | None,
     memo: _Memo,
-) -> None:
+) -> dict[str, pl.DataFrame]:
     now = datetime.now(UTC).replace(tzinfo=None)
     ids, langs, responses = chunk["generation_id"], chunk["lang"].to_list(), chunk["response"].to_list()
     extracted = memo.extractions.setdefault(extractor_name, _Results(_EXTRACTED_SCHEMA))
@@ -365,14 +454,13 @@ def _write(
         scores, name_matches = _name_scores(memo, names_context, chunk, responses, langs, extractions, metrics)
     else:
         scores = _metric_scores(memo, chunk, responses, extractions, metrics)
-    with transaction(con):
-        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches", SCORE_MODELS):
-            _delete(con, table, chunk)
-        insert(con, "core.extractions", extractions.select(list(_EXTRACTION_SCHEMA)))
-        insert(con, "core.extraction_spans", spans)
-        insert(con, "core.scores", scores)
-        insert(con, "core.name_matches", name_matches)
-        insert(con, SCORE_MODELS, _score_models(scores, metrics))
+    return {
+        "core.extractions": extractions.select(list(_EXTRACTION_SCHEMA)),
+        "core.extraction_spans": spans,
+        "core.scores": scores,
+        "core.name_matches": name_matches,
+        SCORE_MODELS: _score_models(scores, metrics),
+    }
 
 
 # A metric computed by a model (BERTScore) names it with `scored_by()`; the model is stored per answer.
@@ -502,16 +590,9 @@ def _reads(metric) -> str:
     return getattr(metric, "reads", "extracted")
 
 
-def _write_choices(
-    con,
-    chunk: pl.DataFrame,
-    extractor_name: str,
-    extract,
-    metrics: dict,
-    answer_kind: str,
-    memo: _Memo,
-    dataset: str = "",
-) -> None:
+def _choice_rows(
+    chunk: pl.DataFrame, extractor_name: str, extract, metrics: dict, memo: _Memo, dataset: str = ""
+) -> dict[str, pl.DataFrame]:
     """Multiple choice: our reading and the paper's rule's reading of each answer, and both scores. The paper's
     rule is WorldCuisines' number parsing, or ZNO-Vision's last bracketed letter for the ZNO exam."""
     now = datetime.now(UTC).replace(tzinfo=None)
@@ -569,11 +650,7 @@ def _write_choices(
         lambda key: scored(*key),
     )
     scores = _long_scores([values.gather(keys).with_columns(generation_id=ids)] if names_ else [])
-    with transaction(con):
-        for table in ("core.choice_extractions", "core.scores"):
-            _delete(con, table, chunk)
-        insert(con, "core.choice_extractions", extractions)
-        insert(con, "core.scores", scores)
+    return {"core.choice_extractions": extractions, "core.scores": scores}
 
 
 _EXTRACTION_SCHEMA = {

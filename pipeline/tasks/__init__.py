@@ -29,6 +29,9 @@ class Task:
     inputs: str = "name"  # what fills the prompt: the dish name, its images, or both
     langs: tuple[str, ...] = ()  # prompt languages the task is declared for
     max_tokens: int = 64
+    # The decoding temperature the paper ran the task at (ZNO-Vision §4: 1); None: the backend's own setting
+    # (greedy unless told otherwise). 0 asks for greedy decoding whatever the backend's setting.
+    temperature: float | None = None
     prompt_source: str = "task"  # task: the templates below | dataset: questions shipped per item
     prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # lang -> variant -> template
     # What each variant asks, for the countries extractor (pipeline/extract/countries.py READINGS): lang -> variant
@@ -89,6 +92,7 @@ def load_tasks(directory: Path = TASKS_DIR) -> dict[str, Task]:
                 inputs=spec.get("inputs", "name"),
                 langs=tuple(spec.get("langs", ())),
                 max_tokens=int(spec.get("max_tokens", 64)),
+                temperature=float(spec["temperature"]) if "temperature" in spec else None,
                 prompt_source=spec.get("prompt_source", "task"),
                 prompts={
                     lang: {str(k): v for k, v in variants.items()} for lang, variants in spec.get("prompts", {}).items()

@@ -66,7 +66,7 @@ def _text(at: AppTest) -> str:
 
 
 def test_the_page_draws_all_five_plots_and_names_its_sources(hand_answers: Path, monkeypatch):
-    at = open_page(hand_answers, monkeypatch)
+    at = open_page(hand_answers, monkeypatch, part="analysis")  # our analyses; the paper's tables are the default
     subheaders = [h.value for h in at.subheader]
     for title in ("(a) Label shift", "(b) Retention", "(c) Accuracy and entropy", "(d) Cultural vs", "(e) SF entropy"):
         assert any(s.startswith(title) for s in subheaders), title
@@ -75,10 +75,12 @@ def test_the_page_draws_all_five_plots_and_names_its_sources(hand_answers: Path,
     assert "hand\\-a (replay, 10 answers on 10 images)" in text and "hand\\-b (replay, 1 answers" in text
     assert not any("small test model" in w.value for w in at.warning)
     assert "≥ 0.8" in text  # the one food-match rule, with its threshold (issue 37)
+    # one answer per image: the paper's SF entropy (over repeated samples) is 0, and the page says why
+    assert "Every SF image was answered once" in text
 
 
 def test_the_drilldown_shows_each_variant_with_its_answer_and_shift(hand_answers: Path, monkeypatch):
-    at = open_page(hand_answers, monkeypatch, food="1789")
+    at = open_page(hand_answers, monkeypatch, food="1789", part="analysis")
     assert at.selectbox(key="url_food").value == "1789"
     frames = [df.value for df in at.dataframe]
     rows = {(r["model"], r["predicted_country"], r["shift"]) for frame in frames for r in frame.to_dict("records")}

@@ -142,16 +142,18 @@ def test_an_answer_without_its_sf_answer_has_no_shift(answered: Path):
     assert row["shift"] == "" and row["predicted_country"] == "CM" and row["food_correct"] == "false"
 
 
-def test_entropy_per_target_food_across_variants(answered: Path):
+def test_our_entropy_per_target_food_across_variants(answered: Path):
     # PT x4, CM, ES, JP, GT, CA, none: -(0.4 log2 0.4 + 6 x 0.1 log2 0.1)
     expected_all = -(0.4 * math.log2(0.4) + 6 * 0.1 * math.log2(0.1))
     rows = dict(
         query(
             answered,
-            "SELECT grouping || ':' || group_value, entropy FROM marts.culturemix_entropy "
+            "SELECT grouping || ':' || group_value, entropy_across_images FROM marts.culturemix_entropy "
             "WHERE model = 'hand-a' AND target_food_id = '1789'",
         )
     )
+    # as published, entropy is over each image's repeated samples: one answer per image here, so 0 everywhere
+    assert query(answered, "SELECT DISTINCT entropy, samples_per_image FROM marts.culturemix_entropy") == [(0.0, 1.0)]
     assert rows["all:all"] == pytest.approx(expected_all)
     assert rows["SF:SF"] == 0
     # same_country: PT, PT -> 0; same_continent: ES, PT -> 1 bit

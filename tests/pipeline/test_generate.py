@@ -28,6 +28,18 @@ def test_prompts_are_rendered_from_the_task_declaration() -> None:
     assert task.max_tokens == 200  # as published (BORSch Appendix N)
 
 
+def test_zno_vision_tasks_generate_at_temperature_1_with_300_new_tokens_as_section_4_says() -> None:
+    for task_id in ("zno.exam", "vqa.answer", "multi30k.caption"):
+        task = get_task(task_id)
+        assert (task.temperature, task.max_tokens) == (1.0, 300), task_id
+    assert get_task("borsch.origin_qa").temperature is None  # the backend's setting: greedy, as BORSch ran
+
+
+def test_every_borsch_model_task_generates_200_new_tokens_as_appendix_n_says() -> None:
+    for name in ("origin_qa", "origin_vqa", "origin_vqa_with_name", "dish_name_vqa", "dish_description"):
+        assert get_task(f"borsch.{name}").max_tokens == 200, name
+
+
 def test_the_projects_own_wording_stays_selectable_by_name() -> None:
     task = with_prompt_set(get_task("borsch.origin_qa"), "atlas")
     item = ItemInput("borsch.origin_qa:ru:39", "borsch:ru:39", "ПЛОВ")
@@ -116,6 +128,20 @@ def test_text_task_end_to_end_with_the_transformers_backend(borsch_warehouse: Pa
         FROM marts.origin_scores WHERE dataset = 'borsch' AND task = 'origin_qa'""",
     )
     assert scored == [(15, 3, "GR")]  # ID 1 ДАКОС is Greek
+
+
+def test_each_seed_of_a_sampling_run_is_a_repeated_sample_of_its_own(borsch_warehouse: Path, tiny_text_model: Path):
+    """At temperature 1 another seed asks the same questions again: each answer is kept as that seed's sample
+    (CultureMix's entropy is over such samples), and the warehouse still publishes (one answer per sample)."""
+    args = ["generate", "--task", "borsch.origin_qa", "--lang", "ru", "--backend", "transformers",
+            "--model", str(tiny_text_model), "--limit", "1", "--max-tokens", "4",
+            "--setting", "temperature=1"]  # fmt: skip
+    for seed in ("3", "4"):
+        run_cli(borsch_warehouse, "--no-publish", *args, "--setting", f"seed={seed}")
+    work = borsch_warehouse.with_name("warehouse.work.duckdb")
+    samples = query(work, "SELECT variant, list(sample ORDER BY sample) FROM core.generations GROUP BY 1 ORDER BY 1")
+    assert samples == [(str(v), [3, 4]) for v in range(1, 6)]
+    run_cli(borsch_warehouse, "score")  # publishing runs the integrity checks
 
 
 def make_images(root: Path, lang_dir: str, dish_id: int, count: int) -> None:

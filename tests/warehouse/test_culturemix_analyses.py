@@ -113,7 +113,15 @@ IMAGES = [
     ("hand/f2-sf.jpg", "SF", "F2", None, None, None, None, None, None),
     ("hand/f2-mf-cn.jpg", "MF", "F2", ("Dumplings", "CN"), None, None, "same_continent", None, None),
 ]
-FOODS = {"F1": ("Aletria", "PT"), "F2": ("Sushi", "JP")}
+# CultureMix-Real photos (§5.1), as pipeline/datasets/culturemix_real.py loads them: the food in a red box in
+# each photo (REAL, the photo's same/cross label) and cropped out (SF); their food has its own id. The two
+# hand/f1-real-* images above are composed red-box variants, no real photos.
+REAL_PHOTOS = [
+    ("real/t1.jpg#box0", "REAL", "same", ("Bacalhau", "PT"), "same_country"),
+    ("real/t2.jpg#box0", "REAL", "cross", ("Sushi", "JP"), "other_continent"),
+    ("real/t1.jpg#crop0", "SF", "same", None, None),
+]
+FOODS = {"F1": ("Aletria", "PT"), "F2": ("Sushi", "JP"), "real-aletria": ("Aletria", "PT")}
 # Base prompt (the paper's question: first mention) — country right?, food right?
 BASE = {
     "hand/f1-sf.jpg": "This is Aletria from Portugal.",  # PT  T T
@@ -128,6 +136,9 @@ BASE = {
     "hand/f1-real-cross.jpg": "Aletria from Japan.",  # JP  F T
     "hand/f2-sf.jpg": "Sushi from Japan.",  # JP  T T
     "hand/f2-mf-cn.jpg": "Sushi from China.",  # CN  F T
+    "real/t1.jpg#box0": "Aletria from Portugal.",  # PT  T T
+    "real/t2.jpg#box0": "Aletria from Japan.",  # JP  F T
+    "real/t1.jpg#crop0": "Aletria from Spain.",  # ES  F T
 }
 # Direct prompt (asks for the Country: line; the Mexican street and Spain are mentioned first)
 DIRECT = {
@@ -169,6 +180,27 @@ def _write_images(work: Path) -> None:
                 }
             )
             items.add(subtask, image, None, "composed", None, country, [])
+        name, country = FOODS["real-aletria"]
+        for image, subtask, culture, other, distance in REAL_PHOTOS:
+            photo = image.split("#")[0].removeprefix("real/")
+            rows.append(
+                {
+                    "image": image,
+                    "origin": "dataset",
+                    "subset": "real",
+                    "subtask": subtask,
+                    "distractor_kind": "none" if subtask == "SF" else "cultural",
+                    "target_food_id": "real-aletria",
+                    "target_food_name": name,
+                    "target_country": country,
+                    "distractor_food_name": other[0] if other else None,
+                    "distractor_country": other[1] if other else None,
+                    "distance": distance,
+                    "real_culture": culture,
+                    "photo": photo,
+                }
+            )
+            items.add(subtask, image, None, "real", None, country, [])
         con.register("_hand", pl.DataFrame(rows, infer_schema_length=None))
         con.execute("INSERT INTO core.culturemix_images BY NAME SELECT * FROM _hand")
         items.write(con, replace=True)
@@ -193,7 +225,9 @@ def analysed(tmp_path_factory, ingested_template) -> Path:
 def _cells(warehouse: Path, analysis: str, prompt: str = "base") -> dict[tuple[str, str], tuple]:
     rows = query(
         warehouse,
-        "SELECT subtask, cell, n_answers, country_accuracy, food_accuracy, country_entropy, food_entropy "
+        # ours (across the images) and then the paper's entropy (over each image's repeated samples)
+        "SELECT subtask, cell, n_answers, country_accuracy, food_accuracy, country_entropy_across_images, "
+        "food_entropy_across_images, country_entropy, food_entropy "
         "FROM marts.culturemix_cells WHERE analysis = ? AND model = 'm' AND prompt = ?",
         [analysis, prompt],
     )
@@ -216,20 +250,23 @@ def test_the_score_stage_reads_the_country_line_and_stores_where_each_country_ca
 
 def test_accuracy_and_entropy_per_subtask(analysed: Path):
     cells = _cells(analysed, "subtask")
-    # SF: PT, ES (Aletria) and JP (Sushi): country 2/3; entropy: Aletria {PT, ES} 1 bit, Sushi 0 -> mean 0.5
-    assert cells[("SF", "SF")] == pytest.approx((3, 2 / 3, 1.0, 0.5, 0.0))
+    # SF: PT, ES (Aletria), JP (Sushi), ES (the real photo's crop): country 2/4; entropy across images: Aletria
+    # {PT, ES} 1 bit, Sushi 0, the crop 0 -> mean 1/3; as published (over each image's repeated samples): one
+    # answer per image, 0
+    assert cells[("SF", "SF")] == pytest.approx((4, 0.5, 1.0, 1 / 3, 0.0, 0.0, 0.0))
     # MF: Aletria ES, CM, PT, ES -> 1.5 bits; foods Paella, Aletria, Aletria, Paella -> 1 bit; Sushi CN -> 0
-    assert cells[("MF", "MF")] == pytest.approx((5, 1 / 5, 3 / 5, 0.75, 0.5))
-    assert cells[("SFB", "SFB")] == pytest.approx((2, 0.5, 0.5, 1.0, 1.0))
-    assert cells[("REAL", "REAL")] == pytest.approx((2, 0.5, 1.0, 1.0, 0.0))
+    assert cells[("MF", "MF")] == pytest.approx((5, 1 / 5, 3 / 5, 0.75, 0.5, 0.0, 0.0))
+    assert cells[("SFB", "SFB")] == pytest.approx((2, 0.5, 0.5, 1.0, 1.0, 0.0, 0.0))
+    # every REAL image, composed or real: PT, JP (Aletria composed: 1 bit), PT, JP (the real photos: 1 bit)
+    assert cells[("REAL", "REAL")] == pytest.approx((4, 0.5, 1.0, 1.0, 0.0, 0.0, 0.0))
 
 
 def test_accuracy_and_entropy_by_distance_per_subtask(analysed: Path):
     cells = _cells(analysed, "distance")
-    assert cells[("MF", "same_country")] == pytest.approx((1, 1.0, 1.0, 0.0, 0.0))
+    assert cells[("MF", "same_country")] == pytest.approx((1, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0))
     # ES, ES (Aletria: 0 bits) and CN (Sushi: 0 bits); only the Sushi answer names its food
-    assert cells[("MF", "same_continent")] == pytest.approx((3, 0.0, 1 / 3, 0.0, 0.0))
-    assert cells[("MF", "other_continent")] == pytest.approx((1, 0.0, 1.0, 0.0, 0.0))
+    assert cells[("MF", "same_continent")] == pytest.approx((3, 0.0, 1 / 3, 0.0, 0.0, 0.0, 0.0))
+    assert cells[("MF", "other_continent")] == pytest.approx((1, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0))
     assert cells[("SFB", "other_continent")][:2] == (1, 0.0)
     assert cells[("SFB", "same_continent")][:2] == (1, 1.0)
 
@@ -238,11 +275,15 @@ def test_street_vs_landmark_and_real_photos(analysed: Path):
     background = _cells(analysed, "background")
     assert background[("SFB", "street")][:3] == (1, 0.0, 0.0)
     assert background[("SFB", "landmark")][:3] == (1, 1.0, 1.0)
+    # Fig. 8 / Table 9: the CultureMix-Real photos only (the composed red-box variants are no real photos)
     real = _cells(analysed, "real")
+    assert set(real) == {("REAL", "same_culture"), ("REAL", "cross_culture"), ("REAL", "SF")}
     assert real[("REAL", "same_culture")][:3] == (1, 1.0, 1.0)
     assert real[("REAL", "cross_culture")][:3] == (1, 0.0, 1.0)
-    # the SF answers of the food the real photos show (Aletria: PT, ES)
-    assert real[("REAL", "SF")] == pytest.approx((2, 0.5, 1.0, 1.0, 0.0))
+    # the SF answers on the foods cropped out of those photos (ES)
+    assert real[("REAL", "SF")] == pytest.approx((1, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0))
+    listed = query(analysed, "SELECT DISTINCT image FROM marts.culturemix_cell_answers WHERE analysis = 'real'")
+    assert sorted(i for (i,) in listed) == ["real/t1.jpg#box0", "real/t1.jpg#crop0", "real/t2.jpg#box0"]
 
 
 def test_position_and_size_bias_pair_each_variant_with_the_image_as_published(analysed: Path):
@@ -301,9 +342,60 @@ def test_mitigation_paired_t_test_against_the_base_prompt(analysed: Path):
     assert rows[("MF", "country_accuracy")] == pytest.approx((3, 1 / 3, 1.0, 2.0, 1 - 2 / math.sqrt(6)))
     # MF foods: 0->1, 1->1, 1->1: d = (1, 0, 0), t = 1, p = 1 - 1/sqrt(3)
     assert rows[("MF", "food_accuracy")] == pytest.approx((3, 2 / 3, 1.0, 1.0, 1 - 1 / math.sqrt(3)))
-    # one pair only (the SF image; Aletria's MF entropy): the test is undefined, p empty
+    # one pair only (the SF image; Aletria's MF entropy, as published: one answer per image, 0): the test is
+    # undefined, p empty
     assert rows[("SF", "country_accuracy")][:1] == (1,) and rows[("SF", "country_accuracy")][3:] == (None, None)
-    assert rows[("MF", "country_entropy")] == pytest.approx((1, 1.5, 0.0, None, None))
+    assert rows[("MF", "country_entropy")] == pytest.approx((1, 0.0, 0.0, None, None))
+
+
+# Repeated samples of the SF images (import lines with `sample`): Aletria's SF image PT (sample 0), ES, PT;
+# its half-size image ES once; Sushi's SF image JP twice.
+SAMPLES = [
+    ("hand/f1-sf.jpg", 1, "Aletria from Spain."),
+    ("hand/f1-sf.jpg", 2, "Aletria from Portugal."),
+    ("hand/f2-sf.jpg", 1, "Sushi from Japan."),
+]
+
+
+@pytest.fixture(scope="module")
+def sampled(analysed: Path, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cm-samples")
+    warehouse = copy_warehouse(analysed, root / "warehouse.duckdb")
+    answers = root / "samples.jsonl"
+    lines = [{"model": "m", "image": i, "prompt": "base", "sample": n, "response": r} for i, n, r in SAMPLES]
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run_cli(warehouse, "--no-publish", "import-responses", "--format", "culturemix", str(answers))
+    run_cli(warehouse, "score")
+    return warehouse
+
+
+def test_sf_entropy_as_published_is_over_each_images_repeated_samples(sampled: Path):
+    aletria_image = -(2 / 3 * math.log2(2 / 3) + 1 / 3 * math.log2(1 / 3))  # {PT, ES, PT}
+    cells = _cells(sampled, "subtask")
+    # Aletria: (0.918 + 0 for the half-size image) / 2, Sushi {JP, JP}: 0, the real crop 0 -> mean over foods;
+    # ours pools the images: Aletria {PT, ES, PT, ES} 1 bit, Sushi 0, the crop 0 -> 1/3
+    assert cells[("SF", "SF")] == pytest.approx((7, 4 / 7, 1.0, 1 / 3, 0.0, aletria_image / 6, 0.0))
+    rows = query(
+        sampled,
+        "SELECT target_food_id, n_answers, entropy, entropy_across_images, samples_per_image "
+        "FROM marts.culturemix_entropy WHERE model = 'm' AND prompt = 'base' AND grouping = 'SF' ORDER BY 1",
+    )
+    assert rows == [
+        ("F1", 4, pytest.approx(aletria_image / 2), pytest.approx(1.0), 2.0),
+        ("F2", 2, 0.0, 0.0, 2.0),
+        ("real-aletria", 1, 0.0, 0.0, 1.0),
+    ]
+
+
+def test_a_repeated_sample_is_numbered_from_0_and_a_bad_number_is_a_bad_line():
+    from pipeline.answers.culturemix import parse_line
+
+    items = {"hand/f1-sf.jpg": "item-1"}
+    line = {"model": "m", "image": "hand/f1-sf.jpg", "prompt": "base", "response": "Aletria."}
+    assert parse_line(json.dumps(line), items).sample == 0
+    assert parse_line(json.dumps(line | {"sample": 3}), items).sample == 3
+    for bad in (-1, 1.5, "2", True):
+        assert "sample must be a whole number" in parse_line(json.dumps(line | {"sample": bad}), items)
 
 
 def test_every_cell_lists_exactly_its_answers(analysed: Path):
@@ -338,7 +430,7 @@ def test_the_page_shows_each_table_and_the_answers_behind_a_cell(analysed: Path,
     frames = [df.value for df in at.dataframe]
     (paper,) = [f for f in frames if "country accuracy, MF" in f.columns]  # Tables 6 and 8, one row per model
     assert paper.to_dict("records")[0]["country accuracy, MF"] == pytest.approx(0.2)
-    assert paper.to_dict("records")[0]["country entropy (bits), MF"] == pytest.approx(0.75)
+    assert paper.to_dict("records")[0]["country entropy (bits), MF"] == pytest.approx(0.0)  # one answer per image
     behind = next(f for f in frames if "response" in f.columns)
     assert sorted(behind["image"]) == [
         "hand/f1-mf-cm.jpg",
@@ -347,7 +439,7 @@ def test_the_page_shows_each_table_and_the_answers_behind_a_cell(analysed: Path,
         "hand/f2-mf-cn.jpg",
     ]
     text = " ".join(m.value for m in at.markdown)
-    assert "m (replay, 16 answers)" in text  # which model produced what the page shows
+    assert "m (replay, 19 answers on 15 images)" in text  # which model produced what the page shows
 
 
 def test_a_new_scorer_version_rescores_and_nothing_else_does(analysed: Path, tmp_path: Path):
@@ -358,7 +450,7 @@ def test_a_new_scorer_version_rescores_and_nothing_else_does(analysed: Path, tmp
     try:
         assert score_answers(con) == 0  # everything is scored by the current version
         con.execute("UPDATE core.culturemix_scores SET scorer = 'culturemix_score@0'")  # an older rule's rows
-        assert score_answers(con) == 16
+        assert score_answers(con) == 19
         assert con.execute("SELECT DISTINCT scorer FROM core.culturemix_scores").fetchall() == [(SCORER,)]
     finally:
         con.close()

@@ -68,7 +68,7 @@ def test_a_reader_keeps_its_snapshot_while_a_new_one_is_published(tmp_path: Path
     wh.publish()
     reader = wh.reader()
     with wh.writer() as con:
-        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+        con.execute("INSERT INTO core.datasets (dataset, title) VALUES ('x', 'X')")
     wh.publish()
     try:
         assert reader.execute("SELECT count(*) FROM core.datasets").fetchall() == [(0,)]
@@ -86,7 +86,7 @@ def test_a_failed_run_leaves_the_published_snapshot_untouched(tmp_path: Path) ->
     wh.publish()
     before = wh.path.read_bytes()
     with pytest.raises(RuntimeError), wh.writer() as con:
-        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+        con.execute("INSERT INTO core.datasets (dataset, title) VALUES ('x', 'X')")
         raise RuntimeError("the run dies here")
     assert wh.path.read_bytes() == before
 
@@ -121,7 +121,7 @@ def test_publishing_unchanged_content_is_a_no_op(tmp_path: Path) -> None:
     assert wh.path.stat().st_mtime_ns == stamp
     assert wh.publish(force=True) is True
     with wh.writer() as con:
-        con.execute("INSERT INTO core.datasets VALUES ('x', 'X', NULL, NULL, false)")
+        con.execute("INSERT INTO core.datasets (dataset, title) VALUES ('x', 'X')")
     assert wh.publish() is True
 
 

@@ -29,5 +29,5 @@ SELECT i.item_id FROM core.items i WHERE i.dish_key IS NOT NULL AND i.dish_key N
 SELECT g.generation_id FROM core.generations g ANTI JOIN core.items i USING (item_id);
 SELECT g.generation_id FROM core.generations g ANTI JOIN core.models m USING (model_id);
 SELECT ii.item_id FROM core.item_images ii ANTI JOIN core.images i USING (image_id);
--- at most one answer per model, item, prompt language and variant
-SELECT model_id, item_id, lang, variant, count(*) FROM core.generations GROUP BY ALL HAVING count(*) > 1;
+-- at most one answer per model, item, prompt language, variant and repeated sample
+SELECT model_id, item_id, lang, variant, sample, count(*) FROM core.generations GROUP BY ALL HAVING count(*) > 1;

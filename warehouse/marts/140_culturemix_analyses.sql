@@ -1,15 +1,20 @@
 -- CultureMix's analyses as published (issue 37), aggregated from marts.culturemix_answers, which
--- joins what the score stage wrote (core.culturemix_scores). Accuracy is the share of answers right;
--- entropy (bits) is, per target food, the entropy of the labels a model gave it within the cell (a
--- missing label is a label of its own), averaged over the cell's foods. The paper names entropy
--- without its grouping; ours is per food, as in §4.4 (SF entropy per food).
+-- joins what the score stage wrote (core.culturemix_scores). Accuracy is the share of answers right.
+-- Entropy (bits, a missing label a label of its own), as published (§4: "prediction confidence and
+-- consistency"; Fig. 7's SF entropy per food; Table 8 reports it high in SF, one image per food): per
+-- image, the entropy of the labels over the model's repeated samples of it, averaged over the food's
+-- images in the cell, then over the cell's foods; 0 where each image was answered once (see
+-- marts/culturemix.py for why). Ours beside it (`*_entropy_across_images`): per target food, the
+-- entropy of every label it got within the cell, images and samples pooled, averaged over the foods.
 --
 -- marts.culturemix_cells: one row per analysis, model, prompt, subtask and cell:
 --   subtask    (Fig. 3a, Tables 6 and 8): cell = the subtask;
 --   distance   (Fig. 5 and 19, per subtask): cell = same_country | same_continent | other_continent;
 --   background (Table 7, SFB and MFB): cell = street | landmark;
---   real       (Fig. 8, Table 9): cell = same_culture | cross_culture for REAL photos, and SF for the
---              same model's SF answers on the foods those photos show;
+--   real       (Fig. 8, Table 9, §5): cell = same_culture | cross_culture for the CultureMix-Real photos
+--              (the target in a red box; the photo's own same/cross label), and SF for the same model's
+--              answers on the foods cropped out of those photos. The composed red-box variants
+--              (compose's REAL) are not real photos and are left out (they stay in the `subtask` cells);
 --   position   (Table 10): cell = left | right, where the target stands in MF/MFB;
 --   size       (Table 11): cell = original | smaller | larger, the target's scale.
 -- marts.culturemix_cell_answers: which answers make up each cell (the page's click-through lists
@@ -27,8 +32,7 @@ WITH labelled AS (
     SELECT 'real' AS analysis, real_relation AS cell, * FROM marts.culturemix_answers WHERE real_relation IS NOT NULL
     UNION ALL BY NAME
     SELECT 'real' AS analysis, 'SF' AS cell, a.* FROM marts.culturemix_answers a
-    WHERE a.subtask = 'SF' AND a.target_food_id IN (
-        SELECT target_food_id FROM marts.culturemix_answers WHERE real_relation IS NOT NULL)
+    WHERE a.subtask = 'SF' AND a.real_photo IS NOT NULL
     UNION ALL BY NAME
     SELECT 'position' AS analysis, target_position AS cell, * FROM marts.culturemix_answers
     WHERE target_position IS NOT NULL
@@ -57,35 +61,38 @@ ORDER BY ALL;
 
 CREATE OR REPLACE TABLE marts.culturemix_cells AS
 WITH keyed AS (
-    SELECT c.analysis, c.subtask AS cell_subtask, c.cell, a.model, a.prompt, a.target_food_id, a.predicted_country,
-           a.predicted_food, a.country_correct, a.food_correct
+    SELECT c.analysis, c.subtask AS cell_subtask, c.cell, a.model, a.prompt, a.target_food_id, a.image,
+           a.predicted_country, a.predicted_food, a.country_correct, a.food_correct
     FROM marts.culturemix_cell_answers c JOIN marts.culturemix_answers a USING (generation_id)
     WHERE c.analysis <> 'transition'
-), country_labels AS (
-    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, count(*) AS n
-    FROM keyed GROUP BY analysis, model, prompt, cell_subtask, cell, target_food_id, coalesce(predicted_country, chr(0))
-), food_labels AS (
-    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, count(*) AS n
-    FROM keyed GROUP BY analysis, model, prompt, cell_subtask, cell, target_food_id, coalesce(predicted_food, chr(0))
-), country_entropy AS (
-    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, -sum(p * log2(p)) AS entropy
-    FROM (SELECT *, n / sum(n) OVER (PARTITION BY analysis, model, prompt, cell_subtask, cell, target_food_id) AS p
-          FROM country_labels)
-    GROUP BY ALL
-), food_entropy AS (
-    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, -sum(p * log2(p)) AS entropy
-    FROM (SELECT *, n / sum(n) OVER (PARTITION BY analysis, model, prompt, cell_subtask, cell, target_food_id) AS p
-          FROM food_labels)
-    GROUP BY ALL
+), per_image AS (  -- as published: over the repeated samples of one image
+    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id, image,
+           entropy(coalesce(predicted_country, chr(0))) AS country_entropy,
+           entropy(coalesce(predicted_food, chr(0))) AS food_entropy
+    FROM keyed GROUP BY ALL
+), per_food AS (
+    SELECT p.analysis, p.model, p.prompt, p.cell_subtask, p.cell, p.target_food_id,
+           avg(p.country_entropy) AS country_entropy, avg(p.food_entropy) AS food_entropy
+    FROM per_image p GROUP BY ALL
+), across_images AS (  -- ours: every label of the food in the cell, images and samples pooled
+    SELECT analysis, model, prompt, cell_subtask, cell, target_food_id,
+           entropy(coalesce(predicted_country, chr(0))) AS country_entropy,
+           entropy(coalesce(predicted_food, chr(0))) AS food_entropy
+    FROM keyed GROUP BY ALL
 ), entropy AS (
-    SELECT c.analysis, c.model, c.prompt, c.cell_subtask, c.cell, count(*) AS n_foods,
-           greatest(avg(c.entropy), 0.0) AS country_entropy, greatest(avg(f.entropy), 0.0) AS food_entropy
-    FROM country_entropy c JOIN food_entropy f USING (analysis, model, prompt, cell_subtask, cell, target_food_id)
+    SELECT p.analysis, p.model, p.prompt, p.cell_subtask, p.cell, count(*) AS n_foods,
+           greatest(avg(p.country_entropy), 0.0) AS country_entropy, greatest(avg(p.food_entropy), 0.0) AS food_entropy,
+           greatest(avg(x.country_entropy), 0.0) AS country_entropy_across_images,
+           greatest(avg(x.food_entropy), 0.0) AS food_entropy_across_images
+    FROM per_food p JOIN across_images x USING (analysis, model, prompt, cell_subtask, cell, target_food_id)
     GROUP BY ALL
 )
 SELECT k.analysis, k.model, k.prompt, k.cell_subtask AS subtask, k.cell, count(*) AS n_answers, e.n_foods,
        avg(k.country_correct::INT)::DOUBLE AS country_accuracy, avg(k.food_correct::INT)::DOUBLE AS food_accuracy,
-       any_value(e.country_entropy)::DOUBLE AS country_entropy, any_value(e.food_entropy)::DOUBLE AS food_entropy
+       any_value(e.country_entropy)::DOUBLE AS country_entropy, any_value(e.food_entropy)::DOUBLE AS food_entropy,
+       any_value(e.country_entropy_across_images)::DOUBLE AS country_entropy_across_images,
+       any_value(e.food_entropy_across_images)::DOUBLE AS food_entropy_across_images,
+       (count(*) / count(DISTINCT k.image))::DOUBLE AS samples_per_image
 FROM keyed k
 JOIN entropy e ON e.analysis = k.analysis AND e.model = k.model AND e.prompt = k.prompt
      AND e.cell_subtask = k.cell_subtask AND e.cell = k.cell

@@ -734,6 +734,9 @@ for _mart in (
                 "food_accuracy",
                 "country_entropy",
                 "food_entropy",
+                "country_entropy_across_images",
+                "food_entropy_across_images",
+                "samples_per_image",
             ),
             "marts.culturemix_transitions": (
                 "model",

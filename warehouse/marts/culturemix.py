@@ -7,7 +7,8 @@ aggregate, in SQL (warehouse/ never imports the pipeline).
   target_food_id, image, target_country, distractor_country, background_country, distance,
   predicted_food, predicted_country, food_correct, country_correct, shift) and more columns after;
 - marts.culturemix_entropy: per model, prompt and target food, the entropy of the predicted
-  countries (and foods) over all its variants, over its SF answers, per cultural distance,
+  countries (and foods) over each image's repeated samples (the paper's, §4 and Fig. 7) and, ours
+  beside it, across its images; over all its variants, over its SF answers, per cultural distance,
   per distractor kind and per subtask (Table 8);
 - marts.culturemix_images: every image with its labels and local file, for the drilldown;
 - marts.culturemix_sources: per model, the backend and how many answers, and whether it is a
@@ -36,10 +37,14 @@ SELECT g.model_id AS model, c.subtask, g.variant AS prompt, c.target_food_id, c.
        -- MF/MFB put the target on the left as published (§3.1) unless a flipped variant says otherwise
        CASE WHEN c.subtask IN ('MF', 'MFB') THEN coalesce(c.target_position, 'left') END AS target_position,
        coalesce(c.target_scale, 1.0) AS target_scale,
-       -- REAL photos: the other food from the same country or another (§5, Fig. 8)
-       CASE WHEN c.subtask = 'REAL' AND c.distractor_country IS NOT NULL
-            THEN CASE WHEN c.distractor_country = c.target_country THEN 'same_culture' ELSE 'cross_culture' END
-       END AS real_relation
+       -- CultureMix-Real photos (§5.1, Fig. 8, Table 9): same- or cross-culture as the photo's row labels it
+       -- (pipeline/datasets/culturemix_real.py). A composed red-box variant (compose's REAL, photo empty) is
+       -- no real photo and has none.
+       CASE WHEN c.subtask = 'REAL' AND c.photo IS NOT NULL
+            THEN CASE c.real_culture WHEN 'same' THEN 'same_culture' WHEN 'cross' THEN 'cross_culture' END
+       END AS real_relation,
+       g.sample,  -- the repeated sample (0: the first answer), which the paper's entropy is over
+       c.photo AS real_photo  -- the CultureMix-Real photo the image was boxed or cropped from
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.culturemix_images c ON c.image = i.source_ref
@@ -49,7 +54,7 @@ LEFT JOIN core.extractions e USING (generation_id)
 LEFT JOIN core.models m ON m.model_id = g.model_id
 LEFT JOIN core.generation_runs r ON r.run_id = g.run_id
 WHERE i.task_id LIKE 'culturemix.%'
-ORDER BY model, target_food_id, subtask, image, prompt
+ORDER BY model, target_food_id, subtask, image, prompt, g.sample
 """
 CONTRACT = [
     "model",
@@ -68,57 +73,63 @@ CONTRACT = [
     "shift",
 ]
 
-# Entropy (bits) of the labels a model gave one target food across the answers of a group, a
-# missing label counting as one label of its own; per grouping: all its answers, its SF answers,
-# per cultural distance, per distractor kind and per subtask (CultureMix Table 8).
+# Entropy (bits) of the labels a model gave one target food, a missing label counting as one label of
+# its own; per grouping: all its answers, its SF answers, per cultural distance, per distractor kind and
+# per subtask (CultureMix Table 8).
+#
+# `entropy` / `food_entropy`: the paper's measure as we read it. §4 uses entropy "for prediction
+# confidence and consistency" and Fig. 7 plots "SF entropy (a proxy for prediction confidence)" per
+# food, and Table 8 reports it high in SF, where each food has one image: so it cannot be the spread of
+# the labels across a food's images (0 in SF by construction). It is the entropy of the labels over
+# the model's repeated samples of the same image (the same question asked again at temperature > 0:
+# `import-responses` lines with `sample`, or `generate` runs with another `--setting seed=N`), per
+# image, averaged over the food's images in the group. The paper does not print its sampling; with
+# one answer per image it is 0 (`samples_per_image` says how many there were).
+# `entropy_across_images` / `food_entropy_across_images`: ours, kept beside it: the entropy of every
+# label the food got in the group, its images and samples pooled (how consistently it is named
+# whatever the distractor; 0 in SF with one answer per image).
 ENTROPY_SQL = """
 CREATE OR REPLACE TABLE marts.culturemix_entropy AS
 WITH grouped AS (
-    SELECT model, prompt, target_food_id, target_food_name, 'all' AS grouping, 'all' AS group_value,
+    SELECT model, prompt, target_food_id, target_food_name, 'all' AS grouping, 'all' AS group_value, image,
            predicted_country, predicted_food, shift FROM marts.culturemix_answers
     UNION ALL
-    SELECT model, prompt, target_food_id, target_food_name, 'SF', 'SF', predicted_country, predicted_food, shift
+    SELECT model, prompt, target_food_id, target_food_name, 'SF', 'SF', image, predicted_country, predicted_food,
+           shift
     FROM marts.culturemix_answers WHERE subtask = 'SF'
     UNION ALL
-    SELECT model, prompt, target_food_id, target_food_name, 'distance', distance, predicted_country, predicted_food,
-           shift
+    SELECT model, prompt, target_food_id, target_food_name, 'distance', distance, image, predicted_country,
+           predicted_food, shift
     FROM marts.culturemix_answers WHERE distance IS NOT NULL
     UNION ALL
-    SELECT model, prompt, target_food_id, target_food_name, 'distractor_kind', distractor_kind, predicted_country,
-           predicted_food, shift
+    SELECT model, prompt, target_food_id, target_food_name, 'distractor_kind', distractor_kind, image,
+           predicted_country, predicted_food, shift
     FROM marts.culturemix_answers WHERE distractor_kind IS NOT NULL
     UNION ALL
-    SELECT model, prompt, target_food_id, target_food_name, 'subtask', subtask, predicted_country, predicted_food,
-           shift
+    SELECT model, prompt, target_food_id, target_food_name, 'subtask', subtask, image, predicted_country,
+           predicted_food, shift
     FROM marts.culturemix_answers
-), country_counts AS (
-    SELECT model, prompt, target_food_id, grouping, group_value, count(*) AS n
-    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value, coalesce(predicted_country, chr(0))
-), food_counts AS (
-    SELECT model, prompt, target_food_id, grouping, group_value, count(*) AS n
-    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value, coalesce(predicted_food, chr(0))
-), country_entropy AS (
-    SELECT model, prompt, target_food_id, grouping, group_value, -sum(share * log2(share)) AS entropy
-    FROM (SELECT *, n / sum(n) OVER (PARTITION BY model, prompt, target_food_id, grouping, group_value) AS share
-          FROM country_counts)
-    GROUP BY model, prompt, target_food_id, grouping, group_value
-), food_entropy AS (
-    SELECT model, prompt, target_food_id, grouping, group_value, -sum(share * log2(share)) AS food_entropy
-    FROM (SELECT *, n / sum(n) OVER (PARTITION BY model, prompt, target_food_id, grouping, group_value) AS share
-          FROM food_counts)
-    GROUP BY model, prompt, target_food_id, grouping, group_value
-), groups AS (
-    SELECT model, prompt, target_food_id, any_value(target_food_name) AS target_food_name, grouping, group_value,
-           count(*) AS n_answers,
-           avg((shift <> 'kept')::INT) FILTER (shift IS NOT NULL) AS shifted_share
-    FROM grouped GROUP BY model, prompt, target_food_id, grouping, group_value
+), per_image AS (  -- over the repeated samples of one image (§4, Fig. 7)
+    SELECT model, prompt, target_food_id, grouping, group_value, image,
+           entropy(coalesce(predicted_country, chr(0))) AS entropy,
+           entropy(coalesce(predicted_food, chr(0))) AS food_entropy
+    FROM grouped GROUP BY ALL
+), per_food AS (
+    SELECT model, prompt, target_food_id, grouping, group_value, avg(entropy) AS entropy,
+           avg(food_entropy) AS food_entropy, count(*) AS n_images
+    FROM per_image GROUP BY ALL
 )
-SELECT g.model, g.prompt, g.target_food_id, g.target_food_name, g.grouping, g.group_value, g.n_answers,
-       greatest(c.entropy, 0.0)::DOUBLE AS entropy, greatest(f.food_entropy, 0.0)::DOUBLE AS food_entropy,
-       g.shifted_share::DOUBLE AS shifted_share
-FROM groups g
-JOIN country_entropy c USING (model, prompt, target_food_id, grouping, group_value)
-JOIN food_entropy f USING (model, prompt, target_food_id, grouping, group_value)
+SELECT g.model, g.prompt, g.target_food_id, any_value(g.target_food_name) AS target_food_name, g.grouping,
+       g.group_value, count(*) AS n_answers,
+       greatest(any_value(p.entropy), 0.0)::DOUBLE AS entropy,
+       greatest(any_value(p.food_entropy), 0.0)::DOUBLE AS food_entropy,
+       (avg((g.shift <> 'kept')::INT) FILTER (g.shift IS NOT NULL))::DOUBLE AS shifted_share,
+       greatest(entropy(coalesce(g.predicted_country, chr(0))), 0.0)::DOUBLE AS entropy_across_images,
+       greatest(entropy(coalesce(g.predicted_food, chr(0))), 0.0)::DOUBLE AS food_entropy_across_images,
+       (count(*) / any_value(p.n_images))::DOUBLE AS samples_per_image
+FROM grouped g
+JOIN per_food p USING (model, prompt, target_food_id, grouping, group_value)
+GROUP BY g.model, g.prompt, g.target_food_id, g.grouping, g.group_value
 ORDER BY g.model, g.prompt, g.target_food_id, g.grouping, g.group_value
 """
 
@@ -133,6 +144,9 @@ ENTROPY_SCHEMA = {
     "entropy": pl.Float64,
     "food_entropy": pl.Float64,
     "shifted_share": pl.Float64,
+    "entropy_across_images": pl.Float64,
+    "food_entropy_across_images": pl.Float64,
+    "samples_per_image": pl.Float64,
 }
 
 

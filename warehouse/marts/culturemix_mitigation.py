@@ -1,7 +1,8 @@
 """CultureMix's mitigation comparison (Table 2, §6.2): each prompt method against the base prompt,
 per model and subtask, with a paired t-test (scipy's `ttest_rel`), as the paper tests its methods.
 
-- accuracy (country, food): pairs are the images a model answered with both prompts (1 right, 0 wrong);
+- accuracy (country, food): pairs are the images a model answered with both prompts (1 right, 0 wrong),
+  repeated samples paired by their number;
 - entropy (country, food): pairs are the target foods, each with its label entropy under both prompts
   (marts.culturemix_entropy, grouping `subtask`).
 
@@ -24,12 +25,14 @@ PAIRS_SQL = """
 SELECT m.model, m.subtask, m.prompt AS method, 'country_accuracy' AS measure,
        b.country_correct::INT::DOUBLE AS base_value, m.country_correct::INT::DOUBLE AS method_value
 FROM marts.culturemix_answers m
-JOIN marts.culturemix_answers b ON b.model = m.model AND b.image = m.image AND b.prompt = $base
+JOIN marts.culturemix_answers b ON b.model = m.model AND b.image = m.image AND b.sample = m.sample
+     AND b.prompt = $base
 WHERE m.prompt <> $base
 UNION ALL
 SELECT m.model, m.subtask, m.prompt, 'food_accuracy', b.food_correct::INT::DOUBLE, m.food_correct::INT::DOUBLE
 FROM marts.culturemix_answers m
-JOIN marts.culturemix_answers b ON b.model = m.model AND b.image = m.image AND b.prompt = $base
+JOIN marts.culturemix_answers b ON b.model = m.model AND b.image = m.image AND b.sample = m.sample
+     AND b.prompt = $base
 WHERE m.prompt <> $base
 UNION ALL
 SELECT m.model, m.group_value, m.prompt, 'country_entropy', b.entropy, m.entropy

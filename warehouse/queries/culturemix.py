@@ -56,7 +56,8 @@ def retention(source: Source, prompt: str) -> pd.DataFrame:
 
 def by_distance(source: Source, prompt: str) -> pd.DataFrame:
     """(c) Food and country accuracy per cultural distance, and the mean label entropy of the
-    target foods' answers at that distance."""
+    target foods' answers at that distance: over each image's repeated samples as published (§4.2),
+    and ours across the images beside it."""
     return _frame(
         source,
         """
@@ -65,10 +66,12 @@ def by_distance(source: Source, prompt: str) -> pd.DataFrame:
                    avg(country_correct::INT) AS country_accuracy
             FROM marts.culturemix_answers WHERE prompt = ? AND distance IS NOT NULL GROUP BY model, distance
         ), spread AS (
-            SELECT model, group_value AS distance, avg(entropy) AS mean_entropy
+            SELECT model, group_value AS distance, avg(entropy) AS mean_entropy,
+                   avg(entropy_across_images) AS mean_entropy_across_images
             FROM marts.culturemix_entropy WHERE prompt = ? AND grouping = 'distance' GROUP BY model, group_value
         )
-        SELECT a.*, s.mean_entropy FROM accuracy a LEFT JOIN spread s USING (model, distance)
+        SELECT a.*, s.mean_entropy, s.mean_entropy_across_images
+        FROM accuracy a LEFT JOIN spread s USING (model, distance)
         ORDER BY model, list_position(['same_country', 'same_continent', 'other_continent'], distance)
         """,
         [prompt, prompt],
@@ -91,13 +94,14 @@ def by_kind(source: Source, prompt: str) -> pd.DataFrame:
 
 
 def food_points(source: Source, prompt: str) -> pd.DataFrame:
-    """(e) Per model and target food: the entropy of its SF answers and the share of its other
-    answers that shifted."""
+    """(e) Fig. 7 (§4.4): per model and target food, the entropy of its SF answers (over the repeated
+    samples of its SF image, as published; 0 with one sample) and the share of its other answers that
+    shifted."""
     return _frame(
         source,
         """
         SELECT a.model, a.target_food_id, a.target_food_name, s.entropy AS sf_entropy,
-               a.shifted_share, a.n_answers
+               a.shifted_share, a.n_answers, s.samples_per_image AS sf_samples_per_image
         FROM marts.culturemix_entropy a
         JOIN marts.culturemix_entropy s ON s.model = a.model AND s.prompt = a.prompt
              AND s.target_food_id = a.target_food_id AND s.grouping = 'SF'

@@ -21,7 +21,7 @@ def cells(source: Source, analysis: str, prompt: str) -> pd.DataFrame:
         source,
         """
         SELECT model, subtask, cell, n_answers, n_foods, country_accuracy, food_accuracy, country_entropy,
-               food_entropy
+               food_entropy, samples_per_image, country_entropy_across_images, food_entropy_across_images
         FROM marts.culturemix_cells WHERE analysis = ? AND prompt = ?
         """,
         [analysis, prompt],

@@ -221,3 +221,37 @@ def test_the_threads_setting_runs_torch_on_that_many_threads_with_the_same_answe
     assert backend.settings() == text_backend.settings()  # threads never change an answer: not in the cache key
     with pytest.raises(BackendError, match="threads must be at least 1"):
         create_backend("transformers", str(tiny_text_model), device="cpu", threads=0)
+
+
+def _texts(backend, requests: list[Request]) -> dict[str, str | None]:
+    return {key: response.text for key, response in by_key(backend.generate(requests)).items()}
+
+
+def test_a_temperature_samples_seeded_and_a_request_for_greedy_stays_greedy(
+    tiny_text_model: Path, text_backend
+) -> None:
+    """ZNO-Vision §4 generates at temperature 1: the backend samples then, the same seed giving the same answers,
+    another seed others; a task asking for temperature 0 stays greedy on a sampling backend."""
+    asked = [Request(key, (Message("user", text),), max_tokens=12) for key, text in QUESTIONS.items()]
+    greedy = _texts(text_backend, asked)
+    assert text_backend.settings() == {"dtype": "float32", "do_sample": False, "max_new_tokens": None}  # keys kept
+    sampler = create_backend("transformers", str(tiny_text_model), device="cpu", batch_size=2, temperature=1.0, seed=7)
+    other_seed = create_backend("transformers", str(tiny_text_model), device="cpu", batch_size=2, temperature=1.0)
+    try:
+        sampled = _texts(sampler, asked)
+        assert _texts(sampler, asked) == sampled  # seeded: a rerun gives the same answers
+        assert _texts(other_seed, asked) != sampled
+        assert sampled != greedy
+        as_greedy = [Request(r.key, r.messages, r.max_tokens, temperature=0.0) for r in asked]
+        assert _texts(sampler, as_greedy) == greedy
+        assert sampler.settings() == {
+            "dtype": "float32", "do_sample": True, "max_new_tokens": None, "temperature": 1.0, "seed": 7,
+        }  # fmt: skip
+    finally:
+        sampler.close()
+        other_seed.close()
+    # a task's own temperature is honoured by a greedy backend too
+    as_task = [Request(r.key, r.messages, r.max_tokens, temperature=1.0) for r in asked]
+    assert _texts(text_backend, as_task) != greedy
+    with pytest.raises(BackendError, match="temperature must be 0"):
+        create_backend("transformers", str(tiny_text_model), device="cpu", temperature=-1)

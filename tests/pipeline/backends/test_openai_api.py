@@ -68,6 +68,14 @@ def test_a_text_message_is_sent_as_plain_content_with_greedy_decoding():
     }
 
 
+def test_a_tasks_temperature_wins_over_the_backends():
+    request = ask("k", "Which country?", max_tokens=300)
+    sampled = Request(request.key, request.messages, request.max_tokens, temperature=1.0)  # ZNO-Vision §4
+    assert chat_payload("m", sampled, temperature=0.0)["temperature"] == 1.0
+    greedy = Request(request.key, request.messages, request.max_tokens, temperature=0.0)
+    assert chat_payload("m", greedy, temperature=0.7)["temperature"] == 0.0
+
+
 def test_images_are_sent_first_as_data_urls_with_the_files_mime_type(tmp_path: Path):
     photo = tmp_path / "borscht.png"
     photo.write_bytes(PNG)

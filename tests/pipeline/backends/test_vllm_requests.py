@@ -150,6 +150,13 @@ def test_a_local_model_sets_vision_identity_and_settings_without_a_gpu(tmp_path:
     assert engine_kwargs(backend.model, backend.config)["limit_mm_per_prompt"] == {"image": 10}
 
 
+def test_a_tasks_temperature_wins_over_the_backends_in_the_sampling_parameters(tmp_path: Path) -> None:
+    backend = create_backend("vllm", str(model_folder(tmp_path, TEXT_CONFIG)), max_tokens=32)
+    messages = (Message("user", "Which country?"),)
+    assert backend.params_key(Request("a", messages, 300)) == (32, 0.0)  # the backend's: greedy
+    assert backend.params_key(Request("b", messages, 300, temperature=1.0)) == (32, 1.0)  # ZNO-Vision §4
+
+
 def test_a_text_model_gets_no_image_limit(tmp_path: Path) -> None:
     backend = create_backend("vllm", str(model_folder(tmp_path, TEXT_CONFIG)))
     assert "limit_mm_per_prompt" not in engine_kwargs(backend.model, backend.config)

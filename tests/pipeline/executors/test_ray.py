@@ -30,6 +30,7 @@ from pipeline.executors.ray_generate import (
     vllm_request_row,
     vllm_response,
 )
+from pipeline.executors.ray_score import score_on_ray
 from pipeline.flow.runconfig import load as load_run_config
 from pipeline.flow.steps import run_pipeline
 from tests.helpers import copy_warehouse, query, run_cli
@@ -294,3 +295,66 @@ def test_the_command_joins_a_running_cluster(local_ray: str, borsch_warehouse: P
     assert "3 shards scanned, 0 skipped (unchanged), 12 documents" in " ".join(result.stderr.split())
     rows = [corpus_rows(duckdb.connect(str(w), read_only=True)) for w in (borsch_warehouse, on_ray)]
     assert rows[0] == rows[1] and rows[0]["core.corpus_samples"] and list((tmp_path / "w").iterdir()) == []
+
+
+# --- score ------------------------------------------------------------------------------------------------------
+
+SCORED_TABLES = (
+    "core.extractions",
+    "core.extraction_spans",
+    "core.scores",
+    "core.choice_extractions",
+    "core.name_matches",
+    "core.score_models",
+    "core.gold_text_checks",
+    "core.answer_classes",
+)
+
+
+def scored_rows(warehouse: Path) -> dict[str, list[tuple]]:
+    """Every row the score step wrote, but its clock (TIMESTAMP columns), in a fixed order."""
+    rows = {}
+    for table in SCORED_TABLES:
+        schema, name = table.split(".")
+        columns = [c for c, kind in query(work(warehouse), f"""SELECT column_name, data_type
+            FROM information_schema.columns WHERE table_schema = '{schema}' AND table_name = '{name}'""")
+            if not kind.startswith("TIMESTAMP")]  # fmt: skip
+        rows[table] = query(work(warehouse), f"SELECT {', '.join(columns)} FROM {table} ORDER BY ALL")
+    return rows
+
+
+def test_answers_scored_on_ray_give_the_local_tables_and_a_rerun_scores_only_what_a_killed_job_left(
+    local_ray: str, worldcuisines_warehouse: Path, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.score import stage
+
+    # 150 real answers of one model to each kind of question: open-ended origin (countries), multiple choice, and
+    # the dish's name (task 1): every path of the stage, in chunks of 40 spread over the two actors
+    predictions = data_dir / "worldcuisines" / "predictions"
+    files = []
+    for source in ("task2_oe_molmo-7b-d.jsonl", "mc/task2_mc_molmo-7b-d.jsonl", "small/task1_oe_molmo-7b-d.jsonl"):
+        target = tmp_path / "answers" / Path(source).name
+        target.parent.mkdir(exist_ok=True)
+        target.write_text("".join((predictions / source).read_text(encoding="utf-8").splitlines(True)[:150]))
+        files.append(target)
+    run_pipeline("import", Warehouse(worldcuisines_warehouse), Options(responses=tuple(files)))
+    on_ray = copy_warehouse(worldcuisines_warehouse, tmp_path / "ray" / "warehouse.duckdb")
+    monkeypatch.setattr(stage, "CHUNK", 40)
+
+    run_pipeline("score", Warehouse(worldcuisines_warehouse), Options(), steps=("score",), publish=False)
+    local = scored_rows(worldcuisines_warehouse)
+    assert len(local["core.extractions"]) == 300 and len(local["core.choice_extractions"]) == 150
+    assert local["core.name_matches"] and local["core.extraction_spans"]
+    ray_options = Options(executor="ray", ray=RayOptions(workers=2))
+    run_pipeline("score", Warehouse(on_ray), ray_options, steps=("score",), publish=False)
+    assert scored_rows(on_ray) == local
+
+    # what a killed job leaves: some chunks committed, the rest never written; the rerun scores only the rest
+    with duckdb.connect(str(work(on_ray))) as con:
+        con.execute("CREATE TEMP TABLE gone AS SELECT generation_id FROM core.extractions ORDER BY generation_id "
+                    "LIMIT 100")  # fmt: skip
+        for table in ("core.extractions", "core.extraction_spans", "core.scores", "core.name_matches"):
+            con.execute(f"DELETE FROM {table} WHERE generation_id IN (SELECT generation_id FROM gone)")
+    with Warehouse(on_ray).writer() as con:
+        assert stage.score(con, elsewhere=score_on_ray(RayOptions(workers=2))).scored == 100
+    assert scored_rows(on_ray) == local

@@ -156,7 +156,7 @@ def test_dataset_names_resolve_through_the_same_gazetteer() -> None:
 
 
 def test_extractor_version_is_bumped_so_stored_extractions_are_redone() -> None:
-    assert EXTRACTOR == "countries@7"
+    assert EXTRACTOR == "countries@8"
 
 
 @pytest.mark.parametrize(

@@ -178,6 +178,9 @@ def test_a_continent_holding_a_countrys_name_is_a_region(text: str, lang: str, e
             ("CN", "JP", "KR"),
         ),
         ("This is a bowl of naan, a staple in Indian, Pakistani, and Afghan cuisine.", "ja_casual", ("IN", "PK", "AF")),
+        # issue 49: what a language is said to be, both names of "X or Y"
+        ("The labels are in a language that appears to be Persian or Turkish; the dish is Indian.", "en", ("IN",)),
+        ("A menu in a language such as Thai or Lao hangs behind the Vietnamese noodle soup.", "en", ("VN",)),
     ],
 )
 def test_a_language_or_people_is_no_origin(text: str, lang: str, expected: tuple[str, ...]) -> None:
@@ -199,7 +202,7 @@ def test_english_words_in_a_suffixing_language_end_at_their_last_letter() -> Non
 
 
 def test_the_extractor_version_and_kinds_say_what_changed() -> None:
-    assert EXTRACTOR == "countries@7"
+    assert EXTRACTOR == "countries@8"
     assert {"place", "historic"} <= set(KINDS)
     assert spellings.natural_earth_names()["NAME_HI"]["म्यान्मार"] == "MM"
     assert spellings.endonyms()["Deutschland"] == "DE"
@@ -209,3 +212,36 @@ def test_the_method_audit_names_places_and_older_names() -> None:
     assert classify_ours_only(None, False, "Beijing", "China", "place") == "place in the country"
     assert classify_ours_only(None, False, "Persia", "Iran", "historic") == "older name"
     assert classify_ours_only(None, False, "Holland", "Netherlands", "alias") == "alias"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("Это блюдо из Чернигова.", "ru", ("UA",)),  # issue 49: cities of 100,000+ by their names in their own script
+        ("Страва родом з Полтави.", "uk", ("UA",)),
+        ("यह व्यंजन उदयपुर का है।", "hi", ("IN",)),
+        ("この料理は宇都宮の餃子です。", "ja_formal", ("JP",)),
+        ("Пальма — это блюдо.", "ru", ()),  # Palma (ES) is also "a palm tree": an everyday word is left out
+        ("البلد الذي بفضله اشتهر هذا الطبق هو البريد الأبيض", "ar", ()),  # El Obeid (SD) is also "the white"
+        # a foreign town in katakana is often a loanword: Harar (ET) is "halal"; only a city's own scripts are read
+        ("この料理は、イスラム教徒が食べることができるハラールの一部です。", "ja_casual", ()),
+    ],
+)
+def test_smaller_cities_by_their_names_in_their_own_script(text: str, lang: str, expected: tuple[str, ...]) -> None:
+    assert countries(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "region"),
+    [
+        ("这是印度支那的菜。", "zh_cn", "Indochina"),  # not India (印度) through the part
+        ("인도차이나 요리입니다.", "ko_formal", "Indochina"),
+        ("อาหารจากอินโดจีน", "th", "Indochina"),  # not China (จีน)
+        ("It comes from New Spain.", "en", "New Spain"),  # not Spain
+        ("Il vient de la Nouvelle-Espagne.", "fr", "New Spain"),
+        ("Origin: Greater Syria.", "en", "Greater Syria"),
+    ],
+)
+def test_a_broad_historical_region_is_not_the_country_its_name_holds(text: str, lang: str, region: str) -> None:
+    result = extract_countries(text, lang)
+    assert result.countries == () and result.regions == (region,)
