@@ -27,7 +27,7 @@ import streamlit as st
 
 from pipeline.core.settings import default_warehouse
 from warehouse import queries
-from warehouse.db import NotPublished, connect
+from warehouse.db import NotPublished, check_readable, connect
 
 # (path, mtime_ns, inode, size) of the published snapshot file.
 Snapshot = tuple[str, int, int, int]
@@ -111,6 +111,11 @@ def _connection(path: str, mtime_ns: int, inode: int, size: int) -> duckdb.DuckD
     if _identity(path) != wanted:  # replaced during the ATTACH: which file it opened is unknown
         con.close()
         raise SnapshotChanged(path)
+    try:
+        check_readable(con, Path(path), CATALOG)  # another schema version: one line naming both, not a query error
+    except BaseException:
+        con.close()
+        raise
     return con
 
 

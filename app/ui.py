@@ -14,6 +14,7 @@ from app.safe import literal
 from app.widgets import ALL, mirror, unknown_in_link, url_multiselect, url_select
 from warehouse.queries import answers
 from warehouse.queries.answers import Filters
+from warehouse.version import release
 
 SAMPLE_BANNER = "Sample data: hand-written demo dishes, not a benchmark."
 # The embedded bundle (pipeline/datasets/bundle.py) is real data, cut: say how, and how to load it whole.
@@ -175,11 +176,7 @@ def sidebar() -> Selection | None:
     filters, all_models, all_langs = answer_filters(dataset)
     st.sidebar.divider()
     st.sidebar.caption(f"**{literal(row['title'])}**  \n{literal(row['home'])}")
-    published = data.published_info()
-    if not published.empty:
-        info = published.iloc[0]
-        stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
-        st.sidebar.caption(f"Snapshot published {literal(stamp)}, schema v{literal(info['schema_version'])}")
+    footer()
     selected = Selection(
         dataset=dataset,
         lang=lang,
@@ -191,6 +188,18 @@ def sidebar() -> Selection | None:
     )
     st.session_state["_selection"] = selected
     return selected
+
+
+def footer() -> None:
+    """Under the dataset in the sidebar: the release of the code (`python -m pipeline --version`) and the snapshot
+    it reads (when it was published, its schema version)."""
+    line = f"Dish Atlas {literal(release())}"
+    published = data.published_info()
+    if not published.empty:
+        info = published.iloc[0]
+        stamp = pd.Timestamp(info["published_at"]).strftime("%Y-%m-%d %H:%M UTC")
+        line += f" · snapshot published {literal(stamp)}, schema v{literal(info['schema_version'])}"
+    st.sidebar.caption(line)
 
 
 def selection() -> Selection:

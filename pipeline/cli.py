@@ -25,7 +25,8 @@ from pipeline.datasets import MODULES as DATASET_MODULES
 from pipeline.executors import EXECUTORS
 from pipeline.flow import runconfig
 from pipeline.flow.steps import run_pipeline
-from warehouse.db import Warehouse, WarehouseError, storage_failure
+from warehouse.db import Warehouse, WarehouseError, code_schema_version, storage_failure
+from warehouse.version import release
 
 DATASET_NAMES = sorted(DATASET_MODULES)
 
@@ -47,6 +48,13 @@ class Session:
     publish: bool = True
 
 
+def _show_version(value: bool) -> None:
+    """`--version`: the release (pyproject.toml) and the schema version of the warehouses it writes."""
+    if value:
+        print(f"dish-atlas {release()} (warehouse schema version {code_schema_version()})")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
@@ -60,6 +68,10 @@ def main_options(
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
     publish: Annotated[
         bool,
         typer.Option(

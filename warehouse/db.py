@@ -17,8 +17,9 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import duckdb
 
 from warehouse.io import scalar
 
-__all__ = ["Warehouse", "WarehouseError", "scalar"]
+__all__ = ["SchemaMismatch", "Warehouse", "WarehouseError", "scalar"]
 
 SQL_DIR = Path(__file__).parent
 MIGRATIONS_DIR = SQL_DIR / "migrations"
@@ -100,23 +101,95 @@ def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
     return {row[0] for row in con.execute("SELECT version FROM meta.schema_migrations").fetchall()}
 
 
-def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply pending migrations, each in its own transaction. Returns the versions applied."""
+def code_schema_version() -> int:
+    """The schema version this code writes and reads: its newest migration's number (what marts.published shows).
+
+    A snapshot of another schema version is not read (`check_schema`): a change to what readers read (a table, a
+    mart's columns) therefore comes with a migration, an empty one when only the marts change, and CHANGELOG.md says
+    per release whether warehouses must be republished."""
+    return max(version for version, _, _ in migrations())
+
+
+def schema_version(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> int | None:
+    """The schema version of the database `con` (or its attached `catalog`): its newest applied migration; None when
+    it has no migration table (not a warehouse, or a database no migration ran on)."""
+    database = catalog or scalar(con, "SELECT current_database()")
+    exists = scalar(
+        con,
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'meta' "
+        "AND table_name = 'schema_migrations'",
+        [database],
+    )
+    if not exists:
+        return None
+    return scalar(con, f'SELECT max(version) FROM "{database}".meta.schema_migrations')
+
+
+class SchemaMismatch(WarehouseError):
+    """A warehouse of another schema version: an older one is upgraded by a writing command (readers stop with the
+    command that does it), a newer one is refused by everything."""
+
+
+def upgrade_command(path: Path) -> str:
+    """The command that upgrades the warehouse whose snapshot is `path`: `publish` migrates a copy of the working
+    database and rebuilds the snapshot from it; without a working database, `recover` first makes one from the
+    snapshot."""
+    publish = f"`python -m pipeline --warehouse {path} publish`"
+    working = Warehouse(path).working_path
+    if working.exists():
+        return publish
+    return f"`python -m pipeline --warehouse {path} recover`, then {publish}"
+
+
+def newer_schema(path: Path, found: int) -> SchemaMismatch:
+    from warehouse.version import release
+
+    return SchemaMismatch(
+        f"{path}: schema version {found} is newer than this code's {code_schema_version()} (dish-atlas "
+        f"{release()}) — upgrade dish-atlas to open it; nothing was changed"
+    )
+
+
+def check_readable(con: duckdb.DuckDBPyConnection, path: Path, catalog: str | None = None) -> None:
+    """Stop a reader of the snapshot `path` (open in `con`, or attached as `catalog`) with one line when its schema
+    version is not this code's: older, with the command that upgrades it; newer, refused. A database without a
+    migration table is left to the queries (not a warehouse of any version)."""
+    found = schema_version(con, catalog)
+    current = code_schema_version()
+    if found is None or found == current:
+        return
+    if found > current:
+        raise newer_schema(path, found)
+    from warehouse.version import release
+
+    raise SchemaMismatch(
+        f"{path}: built with schema version {found}, this code (dish-atlas {release()}) reads schema version "
+        f"{current} — upgrade it with {upgrade_command(path)}"
+    )
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> list[int]:
+    """Apply pending migrations, all in one transaction: a failure leaves the database at its old version, never
+    between two. A database with a migration newer than this code's is refused (`path` names it). Returns the
+    versions applied."""
     done = applied_versions(con)
-    applied = []
-    for version, name, path in migrations():
-        if version in done:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(path.read_text(encoding="utf-8"))
+    known = migrations()
+    newest = max(version for version, _, _ in known)
+    if done and max(done) > newest:
+        raise newer_schema(path or Path(scalar(con, "SELECT current_database()")), max(done))
+    pending = [(version, name, path) for version, name, path in known if version not in done]
+    if not pending:
+        return []
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for version, name, sql in pending:
+            con.execute(sql.read_text(encoding="utf-8"))
             con.execute("INSERT INTO meta.schema_migrations (version, name) VALUES (?, ?)", [version, name])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-        applied.append(version)
-    return applied
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return [version for version, _, _ in pending]
 
 
 def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None) -> None:
@@ -406,7 +479,7 @@ class Warehouse:
                         self._seen["working"] = _Seen(state, digests)
                     con.execute("CHECKPOINT")  # a killed writer's WAL is folded in before this session starts
                     session = _Session.start(con, self.working_path)
-                    migrate(con)
+                    migrate(con, self.working_path)
                     yield con
                     con.execute("CHECKPOINT")
                 except UndoesSession:
@@ -449,6 +522,9 @@ class Warehouse:
             probe = connect(":memory:")  # one database attaches both files: each new one costs ~25 ms
             try:
                 digests = self._working_digests(probe)
+                if _migrations_differ(digests):  # written by older code: upgraded in place first (newer: refused)
+                    self._migrate_working()
+                    digests = self._working_digests(probe)
                 fingerprint = self._working_fingerprint(digests)
                 published = self._published_sources(probe)
             finally:
@@ -468,7 +544,7 @@ class Warehouse:
                 con = connect(str(tmp))
                 try:
                     if changed is None:
-                        migrate(con)
+                        migrate(con, self.working_path)
                     else:
                         con.execute("ATTACH ? AS work (READ_ONLY)", [str(self.working_path)])
                     con.execute("BEGIN TRANSACTION")  # one commit: a commit per mart statement cost more than most
@@ -531,7 +607,7 @@ class Warehouse:
                 shutil.copyfile(self.path, tmp)
                 con = connect(str(tmp))
                 try:
-                    migrate(con)
+                    migrate(con, self.path)
                     con.execute("CHECKPOINT")
                 finally:
                     con.close()
@@ -567,20 +643,27 @@ class Warehouse:
 
     @contextlib.contextmanager
     def _exclusive(self, busy: str) -> Iterator[None]:
-        """The warehouse lock; once held, a killed command's temporary files are removed."""
+        """The warehouse lock; once held, a killed command's temporary files are removed.
+
+        A command that finds another one writing waits for it (saying so once, on standard error) up to
+        DISH_ATLAS_LOCK_WAIT seconds, then stops with `busy`: commands started together run one after the other, as
+        if run in turn. Within one process the lock is never waited for (the holder is this process itself)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             lock = open(self.lock_path, "a+")  # noqa: SIM115 - held for the whole block below
         except OSError as exc:
             raise storage_failure(exc, self.lock_path, name_quoted_file=False) or exc from exc
+        key = str(self.lock_path)
         with lock:
+            if key in _HELD or not _wait_for_lock(lock, lock_wait_seconds(), self.working_path):
+                raise WarehouseLocked(busy)
+            _HELD.add(key)
             try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise WarehouseLocked(busy) from None
-            for path in self.leftovers():
-                path.unlink(missing_ok=True)
-            yield
+                for path in self.leftovers():
+                    path.unlink(missing_ok=True)
+                yield
+            finally:
+                _HELD.discard(key)
 
     def _open_working(self) -> duckdb.DuckDBPyConnection:
         wal = self.working_path.with_name(self.working_path.name + ".wal")
@@ -594,10 +677,20 @@ class Warehouse:
     def _checkpoint_working(self) -> None:
         """Fold a killed writer's WAL into the file, so the copy publish makes has every commit. Without a WAL the
         file holds them all (a writer's session ends with a checkpoint): nothing to open."""
-        if not self.working_path.with_name(self.working_path.name + ".wal").exists():
-            return
+        if self.working_path.with_name(self.working_path.name + ".wal").exists():
+            self._on_working(lambda con: None)
+
+    def _migrate_working(self) -> None:
+        """Bring the working database to this code's schema in place (one transaction, then a checkpoint): `publish`
+        alone upgrades a warehouse as every writing command does."""
+        self._seen.pop("working", None)
+        self._on_working(lambda con: migrate(con, self.working_path))
+
+    def _on_working(self, action: Callable[[duckdb.DuckDBPyConnection], object]) -> None:
+        """`action` on the working database, then a checkpoint; a storage failure as its one line."""
         con = self._open_working()
         try:
+            action(con)
             con.execute("CHECKPOINT")
         except duckdb.Error as exc:
             raise storage_failure(exc, self.working_path) or exc from exc
@@ -677,7 +770,56 @@ class Warehouse:
             raise NotPublished(
                 f"no published warehouse at {self.path}: run `make demo` or `python -m pipeline demo` first"
             )
-        return connect(str(self.path), read_only=True)
+        con = connect(str(self.path), read_only=True)
+        try:
+            check_readable(con, self.path)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+
+# DISH_ATLAS_LOCK_WAIT=SECONDS: how long a command waits for another one writing the same warehouse (0: stop at once
+# with one line, the behaviour before commands waited).
+LOCK_WAIT_ENV = "DISH_ATLAS_LOCK_WAIT"
+DEFAULT_LOCK_WAIT = 3600.0
+_LOCK_POLL = 0.05
+_HELD: set[str] = set()  # the lock files this process holds
+
+
+def lock_wait_seconds() -> float:
+    value = os.environ.get(LOCK_WAIT_ENV, "").strip()
+    if not value:
+        return DEFAULT_LOCK_WAIT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise WarehouseError(f"{LOCK_WAIT_ENV}={value!r}: expected a number of seconds, 0 or more")
+    return seconds
+
+
+def _wait_for_lock(lock, seconds: float, working: Path) -> bool:
+    """Take the lock on the open file `lock`, waiting up to `seconds` for its holder; whether it was taken."""
+    deadline = time.monotonic() + seconds
+    said = False
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+        if not said:
+            print(
+                f"waiting: another pipeline command is writing {working} — this one goes on when it finishes "
+                f"(up to {seconds:,.0f} s, {LOCK_WAIT_ENV}); Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
+            said = True
+        time.sleep(min(_LOCK_POLL, max(0.0, deadline - time.monotonic())))
 
 
 def _attach(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
@@ -727,6 +869,12 @@ def _changed_tables(published: dict | None, sources: dict) -> set[str] | None:
     if sum(rows[key] for key in changed) > _MOST_ROWS_CHANGED * sum(rows.values()):
         return None
     return {f"{s}.{t}" for s, t in changed}
+
+
+def _migrations_differ(digests: list[tuple]) -> bool:
+    """Whether the database whose table digests these are has other migrations applied than this code's."""
+    applied = next((row[2] for row in digests if row[:2] == ("meta", "schema_migrations")), 0)
+    return applied != len(migrations())
 
 
 def _copy_tables(con: duckdb.DuckDBPyConnection, working: str, tables: set[str]) -> None:

@@ -23,7 +23,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, maps, ui, widgets
+from app import data, fmt, maps, settings, ui, widgets
 from app import probe as helpers
 from app.safe import code, literal
 from pipeline.answers.probe_queue import ProbeRefused, shared_service
@@ -63,7 +63,10 @@ For a quick local test, build a tiny random model (it answers with random text) 
 
 
 def session_user() -> str:
-    """Who asks, for the per-user limits: this browser session, by an id kept in its session state."""
+    """Who asks, for the per-user limits: this browser session, by an id kept in its session state; in public mode
+    the client (app/settings.py: the signed-in account or the client's address, which a reload does not renew)."""
+    if settings.public():
+        return settings.client()
     return st.session_state.setdefault(USER_KEY, uuid.uuid4().hex)
 
 
@@ -153,6 +156,9 @@ def run_probe(
             st.warning(literal(exc), icon=":material/hourglass_empty:")
             return None
 
+    if settings.public():  # a shared dashboard writes no file: the probe is shown, not recorded
+        show_outcome(result, box)
+        return asdict(result)
     try:
         probe_store.record(
             model=entry.name,
@@ -321,6 +327,8 @@ def show_context(result: helpers.ProbeResult) -> None:
 
 
 def show_recent() -> None:
+    if settings.public():  # other people's questions are theirs: not listed on a shared dashboard
+        return
     st.subheader("Recent probes")
     try:
         recent = probe_store.recent(RECENT_LIMIT)
@@ -366,6 +374,9 @@ def render() -> None:
         "Ask a model where a dish comes from, with the benchmark's own prompt (variant 1), and compare its "
         "answer with the dataset's gold origins and the stored batch answers."
     )
+    if not settings.probe_enabled():
+        st.info(settings.PROBE_OFF, icon=":material/lock:")
+        return
     config = helpers.load_config()
     for problem in config.problems:
         st.warning(literal(problem), icon=":material/settings:")

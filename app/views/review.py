@@ -11,7 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import data, fmt, ui, vega, widgets
+from app import data, fmt, settings, ui, vega, widgets
 from app.safe import code, literal
 from pipeline.stores import StoreError, annotations
 from warehouse.queries import corpus as queries
@@ -98,8 +98,19 @@ columns = st.columns([1, 1, 1])
 lang = widgets.url_select("Corpus language", list(counts), param="corpus_lang", format_func=counts.get,
                      container=columns[0])  # fmt: skip
 search = widgets.url_text("Search dish or sentence", param="q", container=columns[1])
-annotator = columns[2].text_input("Annotator", key="annotator", placeholder="anonymous", max_chars=80).strip()
-annotator = annotator or "anonymous"
+# Public mode (app/settings.py): labels only from a signed-in account, under its name; nobody else writes.
+signed_in = settings.signed_in_user() if settings.public() else None
+can_label = not settings.public() or signed_in is not None
+if settings.public():
+    annotator = signed_in or "anonymous"
+    columns[2].text_input("Annotator", value=annotator, disabled=True, key="annotator_account")
+    if not can_label:
+        st.info(settings.LABELS_OFF, icon=":material/lock:")
+        if settings.login_configured():
+            st.button("Sign in to label", on_click=st.login, icon=":material/login:")
+else:
+    annotator = columns[2].text_input("Annotator", key="annotator", placeholder="anonymous", max_chars=80).strip()
+    annotator = annotator or "anonymous"
 
 samples = data.query(queries.corpus_samples, lang, search or None)
 saved = load_annotations()
@@ -135,9 +146,10 @@ else:
                 key=radio_key(row.sample_id, annotator),
                 horizontal=True,
                 label_visibility="collapsed",
+                disabled=not can_label,
             )
-        submitted = st.form_submit_button("Save", icon=":material/save:", disabled=saved is None)
-    if submitted:
+        submitted = st.form_submit_button("Save", icon=":material/save:", disabled=saved is None or not can_label)
+    if submitted and can_label:
         changes = [
             (row, st.session_state.get(radio_key(row.sample_id, annotator)))
             for row in shown.itertuples()

@@ -37,6 +37,7 @@ import duckdb
 import polars as pl
 
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
@@ -133,9 +134,9 @@ def read_records(path: Path) -> list[tuple[int, str, dict | str]]:
 
 def _json_record(line: str) -> dict | str:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return f"not valid JSON ({exc.msg} at column {exc.colno})"
+        record = limits.json_line(line)
+    except limits.UnreadableJson as exc:
+        return str(exc)
     return record if isinstance(record, dict) else f"expected a JSON object, got {type(record).__name__}"
 
 
@@ -241,9 +242,9 @@ def _images(value: object) -> tuple[str, ...] | str:
         text = value.strip()
         if text.startswith("["):
             try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                return f"images is not a JSON list ({exc.msg} at column {exc.colno})"
+                value = limits.json_line(text)
+            except limits.UnreadableJson as exc:
+                return f"images is not a JSON list ({exc})"
         else:
             return tuple(part.strip() for part in text.split("|") if part.strip())
     if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):

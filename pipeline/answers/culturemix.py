@@ -221,6 +221,8 @@ def parse_line(text: str, items: dict[str, str]) -> Answer | str:
         return f"not valid JSON ({exc.msg} at column {exc.colno})"
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
         return f"not readable JSON ({exc})"
+    if limits.not_text(text, record):
+        return limits.not_text(text, record)
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     for key in ("model", "image", "prompt"):

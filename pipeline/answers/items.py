@@ -13,7 +13,6 @@ quirk; the same bytes again are a no-op.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ import duckdb
 import polars as pl
 
 from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA, generation_id
+from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
@@ -61,9 +61,9 @@ class ItemsImport:
 def _parse(text: str, items: dict[str, str], spec: AnswerFormat) -> tuple[str, str, str, str | None] | str:
     """(model, item_id, lang, response), or why the line cannot be imported."""
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"not valid JSON ({exc.msg} at column {exc.colno})"
+        record = limits.json_line(text)
+    except limits.UnreadableJson as exc:
+        return str(exc)
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     model, ref, response = record.get("model"), record.get("id"), record.get("response")

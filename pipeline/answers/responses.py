@@ -149,6 +149,8 @@ def parse_line(text: str) -> ImportedAnswer | str:
         notes.append("python_literal")
     except ValueError as exc:  # valid JSON Python will not read, e.g. an integer of more than 4,300 digits
         return f"not readable JSON ({exc})"
+    if limits.not_text(text, record):
+        return limits.not_text(text, record)
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
     qa_id = _qa_id(record.get("qa_id"))

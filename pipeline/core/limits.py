@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import struct
 import zipfile
 import zlib
@@ -37,6 +38,40 @@ class LimitExceeded(ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
         self.line = line
+
+
+class UnreadableJson(ValueError):
+    """One JSON line that cannot be read; the message is the reason, for the importer's `file:line` error."""
+
+
+def json_line(text: str) -> object:
+    """The value of one JSON line. Whatever is wrong with it (malformed, nested deeper than the parser's stack, a
+    number of more than 4,300 digits that Python will not convert, a lone surrogate) is one UnreadableJson, never
+    another exception."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise UnreadableJson("not valid JSON (nested too deeply)") from None
+    except json.JSONDecodeError as exc:
+        raise UnreadableJson(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:
+        raise UnreadableJson(f"not readable JSON ({exc})") from None
+    reason = not_text(text, value)
+    if reason:
+        raise UnreadableJson(reason)
+    return value
+
+
+def not_text(text: str, value: object) -> str | None:
+    """Why the value parsed from the JSON `text` cannot be stored as text, or None: an escaped lone surrogate
+    (`"\\ud800"`) is valid JSON but no UTF-8 string, and the database refuses it."""
+    if "\\ud" not in text.lower():  # a surrogate can only arrive escaped: the line itself was UTF-8
+        return None
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"not text: a lone surrogate {exc.object[exc.start]!r} (\\u{ord(exc.object[exc.start]):04x})"
+    return None
 
 
 def lines(handle: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:

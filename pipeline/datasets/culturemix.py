@@ -134,6 +134,18 @@ class Parsed:
     quirks: list[Quirk] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     root: Path = Path(".")
+    seen: dict[str, tuple[str, int]] = field(default_factory=dict)  # image -> where it was first read
+
+    def add(self, image: CultureMixImage, file: str, line: int) -> None:
+        """Keep `image`, unless an earlier row named the same image: that row is kept, this one is a rejected quirk
+        (an image is one item)."""
+        if image.image in self.seen:
+            first = self.seen[image.image]
+            why = f"image {image.image} already read at {first[0]}:{first[1]}: row left out"
+            self.quirks.append(Quirk("culturemix", file, line, "duplicate_image", why, "rejected"))
+            return
+        self.seen[image.image] = (file, line)
+        self.images.append(image)
 
 
 # --- labels ----------------------------------------------------------------------------------
@@ -226,7 +238,7 @@ def read_sample(root: Path) -> Parsed:
         parsed.raw.append({"file": path.name, "row_number": line, "record": json.dumps(record, ensure_ascii=False)})
         image = _sample_image(record, path.name, line, parsed.quirks)
         if image is not None:
-            parsed.images.append(image)
+            parsed.add(image, path.name, line)
     return parsed
 
 
@@ -266,7 +278,7 @@ def read_full(root: Path) -> Parsed:
                 source_file=path.name,
                 source_line=line,
             )
-            parsed.images.append(_with_background(image, background_label, where, quirks))
+            parsed.add(_with_background(image, background_label, where, quirks), path.name, line)
     if not parsed.files:
         raise DataError(root, "none of the CultureMix metadata tables is there")
     return parsed

@@ -91,20 +91,30 @@ def read(source: Path) -> tuple[dict[str, dict[str, Question]], list[Path], list
         files += [questions_path, annotations_path]
         answers = {}
         for n, row in enumerate(_load(annotations_path, "annotations")):
-            given = [str(a.get("answer", "")) for a in row.get("answers") or [] if isinstance(a, dict)]
+            row = row if isinstance(row, dict) else {}  # a row that is no object has no answers: counted below
+            listed = row.get("answers")
+            given = (
+                [str(a.get("answer", "")) for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
+            )
             if len(given) != ANNOTATORS:
                 why = f"question {row.get('question_id')}: {len(given)} answers"
                 quirks.append(Quirk(KIND, annotations_path.name, n, "not_ten_answers", why, "rejected"))
                 continue
             answers[str(row.get("question_id"))] = (given, row.get("answer_type"))
         for n, row in enumerate(_load(questions_path, "questions")):
+            row = row if isinstance(row, dict) else {}
             qid, text = str(row.get("question_id")), str(row.get("question") or "").strip()
             if qid not in answers or not text:
                 quirks.append(Quirk(KIND, questions_path.name, n, "no_answers",
                                     f"question {qid}: no annotations or no text", "rejected"))  # fmt: skip
                 continue
             given, answer_type = answers[qid]
-            found.setdefault(qid, {})[folder.name] = (text, given, int(row.get("image_id") or 0), answer_type)
+            image_id = row.get("image_id") or 0
+            if isinstance(image_id, bool) or not isinstance(image_id, int | str) or not str(image_id).isdigit():
+                why = f"question {qid}: image_id {image_id!r} is not a whole number"
+                quirks.append(Quirk(KIND, questions_path.name, n, "bad_image_id", why, "rejected"))
+                continue
+            found.setdefault(qid, {})[folder.name] = (text, given, int(image_id), answer_type)
     if not found:
         raise DataError(source, "no question with ten annotator answers")
     return found, files, quirks

@@ -114,7 +114,7 @@ def split_files(source: Path) -> dict[str, list[Path]]:
 def _image_bytes(value: object, source: Path) -> bytes | None:
     """The bytes of one `datasets` Image value ({bytes, path}): the embedded bytes, else the file at path."""
     if isinstance(value, dict):
-        if value.get("bytes"):
+        if isinstance(value.get("bytes"), bytes | bytearray | memoryview) and value["bytes"]:
             return bytes(value["bytes"])
         value = value.get("path")
     if isinstance(value, str) and value:
@@ -177,10 +177,14 @@ def _item(
         quirks.append(Quirk(KIND, path.name, number, kind, message, "rejected"))
 
     ref = str(row["id"]).strip() if row.get("id") is not None else f"{split}-{in_split}"
-    answers = row.get("answers") or []
+    answers = row.get("answers")
+    if not isinstance(answers, list) or not all(isinstance(a, dict) for a in answers):
+        reject("bad_options", f"question {ref}: answers must be a list of {{marker, text}}, got {answers!r:.80}")
+        return None
     markers = tuple(str(a.get("marker") or "").strip() for a in answers)
     options = tuple(str(a.get("text") or "").strip() for a in answers)
-    correct = [str(c).strip() for c in (row.get("correct_answers") or [])]
+    listed = row.get("correct_answers")
+    correct = [str(c).strip() for c in listed] if isinstance(listed, list) else [str(listed or "").strip()]
     if not markers or any(not m for m in markers) or len(set(markers)) != len(markers):
         reject("bad_options", f"question {ref}: options need distinct letters, got {list(markers)}")
         return None
@@ -188,6 +192,7 @@ def _item(
         reject("not_one_letter", f"question {ref}: the answer must be one of its letters, got {correct}")
         return None
     raw = row.get("images") if row.get("images") is not None else [row.get("image")]
+    raw = raw if isinstance(raw, list) else [raw]
     images = [_image_bytes(value, source) for value in raw if value is not None]
     if not images or any(data is None or not _readable(data) for data in images):
         reject("no_image", f"question {ref}: missing or unreadable image")

@@ -63,13 +63,15 @@ class Store:
         return target
 
     @contextlib.contextmanager
-    def connect(self, path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-write connection to the (checked) store file, closed afterwards."""
+    def connect(self, path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection to the (checked) store file, closed afterwards: read-write, or `read_only` for a reader, which
+        then changes nothing (a shared dashboard's pages, a store on a read-only mount)."""
         with _LOCK:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not read_only:
+                path.parent.mkdir(parents=True, exist_ok=True)
             for attempt in range(_RETRIES):
                 try:
-                    con = duckdb.connect(str(path))
+                    con = duckdb.connect(str(path), read_only=read_only)
                     break
                 except (duckdb.IOException, duckdb.ConnectionException):  # held by another process for a moment
                     if attempt == _RETRIES - 1:

@@ -70,7 +70,7 @@ def load(*, path: Path | None = None) -> pd.DataFrame:
     target = ANNOTATIONS.path(path)
     if not target.exists():
         return pd.DataFrame({column: pd.Series(dtype="object") for column in COLUMNS})
-    with ANNOTATIONS.connect(target) as con:
+    with ANNOTATIONS.connect(target, read_only=True) as con:
         exists = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'annotations'"
         ).fetchall()[0][0]

@@ -96,7 +96,7 @@ def recent(limit: int = 20, path: Path | str | None = None) -> pd.DataFrame:
     empty = pd.DataFrame(columns=list(COLUMNS))
     if not target.exists():
         return empty
-    with PROBES.connect(target) as con:
+    with PROBES.connect(target, read_only=True) as con:
         tables = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'probes'").fetchall()
         if not tables[0][0]:
             return empty

@@ -21,6 +21,7 @@ import pytest
 
 from tests import cli_process
 from tests.helpers import REPO, cli_arguments, cli_environment, copy_warehouse, run_cli
+from warehouse.db import LOCK_WAIT_ENV
 
 WC_ANSWERS = "task2_oe_llava-1.6-7b.jsonl"
 
@@ -247,13 +248,13 @@ def test_bad_input_gets_one_clear_line(case: Case, tmp_path: Path, prepared: Pat
     warehouse = warehouse_for(case, tmp_path, prepared)
     args = case.build(folder, data_dir)
     lock = None
+    env = cli_environment()
     if case.name == "locked database":
         lock = open(warehouse.with_name("w.lock"), "a+")  # noqa: SIM115 - held while the command runs
         fcntl.flock(lock, fcntl.LOCK_EX)
+        env[LOCK_WAIT_ENV] = "0.2"  # a command waits for the holder this long, then stops with one line
     try:
-        result = cli_process.run(
-            cli_arguments(warehouse, *args), cwd=REPO, env=cli_environment(), timeout=300, stdin=case.stdin
-        )
+        result = cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=env, timeout=300, stdin=case.stdin)
     finally:
         if lock is not None:
             lock.close()

@@ -24,13 +24,14 @@ import pytest
 from bench.faults import summary
 from tests import cli_process
 from tests.helpers import REPO, cli_arguments, cli_environment, copy_warehouse, run_cli
-from warehouse.db import Warehouse, WarehouseStorageError
+from warehouse.db import LOCK_WAIT_ENV, Warehouse, WarehouseStorageError
 
 
 def cli(warehouse: Path, *args: str, file_limit: int | None = None):
     """The CLI in a process of its own (forked with its libraries imported: tests/cli_process.py), optionally with a
-    file-size limit (writes past it fail with EFBIG, as on a full disk)."""
-    env = {**cli_environment(), "HOME": str(warehouse.parent), "PYTHONDONTWRITEBYTECODE": "1"}
+    file-size limit (writes past it fail with EFBIG, as on a full disk). A command finding the warehouse locked waits
+    0.2 s for it (tests/warehouse/test_concurrent_writers.py races commands that wait for one another)."""
+    env = {**cli_environment(), "HOME": str(warehouse.parent), "PYTHONDONTWRITEBYTECODE": "1", LOCK_WAIT_ENV: "0.2"}
     return cli_process.run(cli_arguments(warehouse, *args), cwd=REPO, env=env, timeout=300, file_limit=file_limit)
 
 
