@@ -6,8 +6,6 @@ and entropy by cultural distance, (d) cultural vs culture-agnostic distractors, 
 label shift per food, and a drilldown: every image of one target food with each model's answer.
 The page reads marts.culturemix_* only, and says where its answers come from."""
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
@@ -184,32 +182,24 @@ def render(prompt: str) -> None:
     )
     images = data.query(q.food_images, food)
     answers = data.query(q.food_answers, food, prompt)
-    per_row = 4
-    for start in range(0, len(images), per_row):
-        columns = st.columns(per_row)
-        for column, row in zip(columns, images.iloc[start : start + per_row].itertuples(), strict=False):
-            with column:
-                path = Path(row.local_path) if isinstance(row.local_path, str) else None
-                if path is not None and path.is_file():
-                    st.image(str(path), width="stretch")
-                else:
-                    st.caption("(image file not available)")
-                distractor = row.distractor_food_name if isinstance(row.distractor_food_name, str) else ""
-                background = row.background_label if isinstance(row.background_label, str) else ""
-                parts = [row.subtask, row.distractor_kind if row.distractor_kind != "none" else ""]
-                if distractor:
-                    parts.append(f"with {distractor} ({row.distractor_country or '?'})")
-                if background:
-                    parts.append(f"on {background}")
-                st.caption(literal(" · ".join(p for p in parts if p), 120))
-                mine = answers[answers["image"] == row.image]
-                if mine.empty:
-                    st.caption("no answer with this prompt")
-                else:
-                    missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
-                    marks = mine["shift"].map(
-                        lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none
-                    )
-                    shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
-                    fmt.dataframe(shown, width="stretch")
+
+    def describe(row) -> None:
+        distractor = row.distractor_food_name if isinstance(row.distractor_food_name, str) else ""
+        background = row.background_label if isinstance(row.background_label, str) else ""
+        parts = [row.subtask, row.distractor_kind if row.distractor_kind != "none" else ""]
+        if distractor:
+            parts.append(f"with {distractor} ({row.distractor_country or '?'})")
+        if background:
+            parts.append(f"on {background}")
+        st.caption(literal(" · ".join(p for p in parts if p), 120))
+        mine = answers[answers["image"] == row.image]
+        if mine.empty:
+            st.caption("no answer with this prompt")
+        else:
+            missing = "(SF)" if row.subtask == "SF" else "no SF answer to compare with"
+            marks = mine["shift"].map(lambda s, none=missing: SHIFT_MARKS.get(s, s) if isinstance(s, str) else none)
+            shown = mine.assign(shift=marks)[["model", "predicted_food", "predicted_country", "shift"]]
+            fmt.dataframe(shown, width="stretch")
+
+    widgets.image_grid(images, describe)
     st.caption(f"Images of food {code(food)}; answers with the {literal(prompt)} prompt.")

@@ -9,8 +9,6 @@ subtasks (Fig. 17), the MF combinations (Fig. 9) and the prompt methods with a p
 (Table 2). Every count links to the answers (and images) behind it, listed at the bottom.
 The page reads marts.culturemix_* only and says which models produced the answers."""
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
@@ -88,6 +86,18 @@ def accuracy_bars(frame: pd.DataFrame, x: str, order: list[str], key: str) -> No
     )
 
 
+def bias_pairs(analysis: str, prompt: str, empty: str) -> pd.DataFrame:
+    """A bias table's pairs (the target flipped, or resized, beside the same composition), each linked to its
+    answers; `empty` says what is missing when no pair was answered."""
+    pairs = data.query(q.pairs, analysis, prompt)
+    if pairs.empty:
+        st.info(empty, icon=":material/info:")
+    else:
+        shown = with_answer_links(pairs.assign(cell=pairs["variant"]), analysis, prompt, count="n_pairs")
+        fmt.dataframe(shown.drop(columns=["cell"]), {"answers": links.answers_column()}, width="stretch")
+    return pairs
+
+
 def render(prompt: str, sources: pd.DataFrame) -> None:
     """The paper's tables and figures for the answers to `prompt`; `sources` lists the models shown."""
     st.caption(
@@ -124,29 +134,21 @@ def render(prompt: str, sources: pd.DataFrame) -> None:
     )
 
     st.subheader("Position bias: the target flipped to the right (Table 10)")
-    flipped = data.query(q.pairs, "position", prompt)
-    if flipped.empty:
-        st.info(
-            "No flipped MF/MFB variant has been answered: position bias needs images with the target on the right "
-            "(`target_position = right`) beside the same composition as published.",
-            icon=":material/info:",
-        )
-    else:
-        shown = with_answer_links(flipped.assign(cell=flipped["variant"]), "position", prompt, count="n_pairs")
-        fmt.dataframe(shown.drop(columns=["cell"]), {"answers": links.answers_column()}, width="stretch")
+    bias_pairs(
+        "position",
+        prompt,
+        "No flipped MF/MFB variant has been answered: position bias needs images with the target on the right "
+        "(`target_position = right`) beside the same composition as published.",
+    )
     cells_table("position", prompt, "No MF/MFB answers.")
 
     st.subheader("Size bias: the target resized (Table 11)")
-    resized = data.query(q.pairs, "size", prompt)
-    if resized.empty:
-        st.info(
-            "No resized variant has been answered: size bias needs images whose target is scaled "
-            "(`target_scale` other than 1) beside the same composition as published.",
-            icon=":material/info:",
-        )
-    else:
-        shown = with_answer_links(resized.assign(cell=resized["variant"]), "size", prompt, count="n_pairs")
-        fmt.dataframe(shown.drop(columns=["cell"]), {"answers": links.answers_column()}, width="stretch")
+    if not bias_pairs(
+        "size",
+        prompt,
+        "No resized variant has been answered: size bias needs images whose target is scaled "
+        "(`target_scale` other than 1) beside the same composition as published.",
+    ).empty:
         cells_table("size", prompt, "")
 
     st.subheader("From SF to the mixed subtasks: right and wrong (Fig. 17)")
@@ -247,18 +249,12 @@ def render(prompt: str, sources: pd.DataFrame) -> None:
     )
     if not behind.empty:
         fmt.dataframe(behind.drop(columns=["local_path"]), width="stretch")
-        per_row = 4
-        for start in range(0, min(len(behind), 12), per_row):
-            columns = st.columns(per_row)
-            for column, row in zip(columns, behind.iloc[start : start + per_row].itertuples(), strict=False):
-                with column:
-                    path = Path(row.local_path) if isinstance(row.local_path, str) else None
-                    if path is not None and path.is_file():
-                        st.image(str(path), width="stretch")
-                    else:
-                        st.caption("(image file not available)")
-                    country = row.predicted_country if isinstance(row.predicted_country, str) else "no country"
-                    st.caption(f"{literal(row.image, 80)}: {literal(country)}")
+
+        def describe(row) -> None:
+            country = row.predicted_country if isinstance(row.predicted_country, str) else "no country"
+            st.caption(f"{literal(row.image, 80)}: {literal(country)}")
+
+        widgets.image_grid(behind, describe, limit=12)
 
     if not pairs_of_countries.empty:
         heat = st.columns(2)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -260,3 +261,18 @@ def highlight(
         position = mark.end
     parts.append(html.escape(text[position:]))
     return "".join(parts)
+
+
+def image_grid(rows: pd.DataFrame, describe: Callable[[Any], None], *, per_row: int = 4, limit: int | None = None):
+    """`rows`' images (column `local_path`) in a grid, `per_row` a line, the first `limit`; under each, what
+    `describe(row)` draws. A file that is not on this machine says so in its place."""
+    shown = rows if limit is None else rows.iloc[:limit]
+    for start in range(0, len(shown), per_row):
+        for column, row in zip(st.columns(per_row), shown.iloc[start : start + per_row].itertuples(), strict=False):
+            with column:
+                path = Path(row.local_path) if isinstance(row.local_path, str) else None
+                if path is not None and path.is_file():
+                    st.image(str(path), width="stretch")
+                else:
+                    st.caption("(image file not available)")
+                describe(row)
