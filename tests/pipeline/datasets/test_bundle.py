@@ -88,7 +88,7 @@ def test_unpack_makes_a_data_folder_once(tmp_path: Path) -> None:
     first = bundle.unpack(tmp_path)
     assert (first / "borsch" / "RU_DATA.xlsx").is_file()
     assert (first / "worldcuisines" / "kb" / "final_data.csv").is_file()
-    assert bundle.subset_notes(first)["worldcuisines"].startswith("bundled subset: 100 of 500")
+    assert bundle.subset_notes(first)["worldcuisines"].startswith(f"bundled subset: {bundle.TASK2_ITEMS} of 500")
     assert "borsch" not in bundle.subset_notes(first)  # whole
     assert bundle.unpack(tmp_path) == first
     assert [path.name for path in tmp_path.iterdir()] == [first.name]  # no staging folder left behind
