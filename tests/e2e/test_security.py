@@ -143,7 +143,7 @@ def test_make_app_and_docker_instructions_keep_to_loopback():
     makefile = (REPO / "Makefile").read_text()
     assert "ADDRESS ?= 127.0.0.1" in makefile and "--server.address $(ADDRESS)" in makefile
     readme = (REPO / "README.md").read_text() + (REPO / "docs" / "deployment.md").read_text()
-    runs = re.findall(r"docker run [^`\n]*", readme)
+    runs = re.findall(r"docker run [^`\n]*", readme.replace("\\\n", " "))  # a command continued over lines is one
     assert runs and all("-p 127.0.0.1:8501:8501" in run for run in runs), runs
     assert "no login" in readme and "--server.address 0.0.0.0" in readme
     # Inside the container the app must listen on all interfaces, or the published port reaches nothing.
