@@ -205,6 +205,12 @@ def bundle_files(source: Path, selection: Selection) -> dict[str, bytes]:
     return files
 
 
+def archived(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The files that go into the archive: all but the CultureMix images, which are JPEGs already (xz gains nothing)
+    and stay loose files under the bundle folder, so that no file of the repository is a large binary."""
+    return {name: data for name, data in files.items() if not name.startswith(f"{CULTUREMIX}/")}
+
+
 def _archive(files: dict[str, bytes]) -> bytes:
     """A tar.xz of `files` that depends on their bytes alone: sorted, no times, owners or modes of this machine."""
     raw = io.BytesIO()
@@ -238,7 +244,7 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
             raise DataError(path, f"differs from the pinned public file (SHA-256 {digest[:12]}…)")
     selection = select(source / WC)
     files = bundle_files(source, selection)
-    archive = _archive(files)
+    archive = _archive(archived(files))
     from pipeline.datasets import borsch, culturemix, worldcuisines
 
     described = {
@@ -269,6 +275,11 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / ARCHIVE).write_bytes(archive)
+    shutil.rmtree(out / CULTUREMIX, ignore_errors=True)
+    for name, data in files.items():
+        if name not in archived(files):
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / name).write_bytes(data)
     (out / MANIFEST).write_text(json.dumps(described, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "README.md").write_text(_readme(selection), encoding="utf-8")
     licenses = out / "licenses"
@@ -294,10 +305,11 @@ so a fresh clone with no network shows real answers of real models. Made by `pyt
 - **WorldCuisines** (github.com/worldcuisines/worldcuisines, Apache-2.0, `licenses/worldcuisines-LICENSE`):
   {selection.note()}; the whole knowledge base and its multilingual names.
 
-`data.tar.xz` holds the files in the public layout (borsch/, culturemix-sample/, worldcuisines/), each kept line
-byte for byte; `MANIFEST.json` lists the questions and dishes kept, each file's SHA-256 and the archive's. The
-selection: every origin question about a post-Soviet dish, then one question per gold country in turn (seeded
-order), then the dish-name dishes of those questions and seeded others whose gold names are their own.
+`data.tar.xz` holds the files in the public layout (borsch/, worldcuisines/), each kept line byte for byte, and
+`culturemix-sample/` the CultureMix files as they are; `MANIFEST.json` lists the questions and dishes kept, each
+file's SHA-256 and the archive's. The selection: every origin question about a post-Soviet dish, then one question
+per gold country in turn (seeded order), then the dish-name dishes of those questions and seeded others whose gold
+names are their own.
 
 The whole data: `make demo DATA=DIR` with a local copy of the public files, or `python -m pipeline data fetch`
 (needs internet) and then `make demo`.
@@ -345,6 +357,16 @@ def unpack(dest: Path, bundle: Path = BUNDLE_DIR) -> Path:
         raise DataError(
             bundle / ARCHIVE, f"cannot be unpacked (a path outside its folder, or a broken file): {exc}"
         ) from None
+    for name, entry in info["files"].items():  # the loose files (the CultureMix images), checked like the archive
+        if not (staging / name).is_file():
+            data = (bundle / name).read_bytes() if (bundle / name).is_file() else b""
+            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise DataError(
+                    bundle / name, "is missing or does not match its manifest's SHA-256: the bundle is damaged"
+                )
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_bytes(data)
     (staging / MARKER).write_text(json.dumps(info["sources"], ensure_ascii=False), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)

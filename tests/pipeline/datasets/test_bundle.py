@@ -17,6 +17,7 @@ from pipeline.core.errors import DataError
 from pipeline.datasets import bundle
 
 LIMIT_BYTES = 15 * 1024 * 1024  # "at most ~15 MB in the repository"
+FILE_LIMIT_BYTES = 5 * 1024 * 1024  # and no large binary file in git
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +27,16 @@ def committed() -> dict:
 
 @pytest.fixture(scope="module")
 def members() -> dict[str, bytes]:
+    """Every file the bundle ships: the archive's members and the loose CultureMix files beside it."""
     raw = lzma.decompress((bundle.BUNDLE_DIR / bundle.ARCHIVE).read_bytes())
     with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
-        return {member.name: tar.extractfile(member).read() for member in tar.getmembers()}
+        inside = {member.name: tar.extractfile(member).read() for member in tar.getmembers()}
+    loose = bundle.BUNDLE_DIR / bundle.CULTUREMIX
+    return inside | {
+        f"{bundle.CULTUREMIX}/{path.relative_to(loose).as_posix()}": path.read_bytes()
+        for path in loose.rglob("*")
+        if path.is_file()
+    }
 
 
 def test_the_committed_bundle_is_what_the_public_files_give(data_dir: Path, committed: dict, members: dict) -> None:
@@ -45,12 +53,12 @@ def test_the_committed_bundle_is_what_the_public_files_give(data_dir: Path, comm
     }
     archive = (bundle.BUNDLE_DIR / bundle.ARCHIVE).read_bytes()
     assert hashlib.sha256(archive).hexdigest() == committed["archive"]["sha256"]
-    assert bundle._archive(dict(reversed(list(rebuilt.items())))) == archive  # the archive: its files' bytes alone
+    assert bundle._archive(bundle.archived(dict(reversed(list(rebuilt.items()))))) == archive  # its files' bytes alone
 
 
 def test_the_bundle_is_small_and_carries_its_licences() -> None:
-    size = sum(path.stat().st_size for path in bundle.BUNDLE_DIR.rglob("*") if path.is_file())
-    assert size < LIMIT_BYTES
+    sizes = [path.stat().st_size for path in bundle.BUNDLE_DIR.rglob("*") if path.is_file()]
+    assert sum(sizes) < LIMIT_BYTES and max(sizes) < FILE_LIMIT_BYTES
     licences = {path.name for path in (bundle.BUNDLE_DIR / "licenses").iterdir()}
     assert licences == {"borsch-LICENSE", "worldcuisines-LICENSE", "culturemix-sample-LICENSE"}
     expected = {"borsch": "MIT", "worldcuisines": "Apache License", "culturemix-sample": "ShareAlike 4.0"}
@@ -93,6 +101,15 @@ def test_unpack_makes_a_data_folder_once(tmp_path: Path) -> None:
     assert "borsch" not in bundle.subset_notes(first)  # whole
     assert bundle.unpack(tmp_path) == first
     assert [path.name for path in tmp_path.iterdir()] == [first.name]  # no staging folder left behind
+
+
+def test_a_changed_loose_file_is_one_clear_error(tmp_path: Path) -> None:
+    copy = tmp_path / "bundle"
+    shutil.copytree(bundle.BUNDLE_DIR, copy)
+    image = next((copy / bundle.CULTUREMIX / "images").iterdir())
+    image.write_bytes(image.read_bytes()[:-1])
+    with pytest.raises(DataError, match="damaged"):
+        bundle.unpack(tmp_path / "out", copy)
 
 
 def test_a_damaged_archive_is_one_clear_error(tmp_path: Path) -> None:
