@@ -315,19 +315,26 @@ def model(name: Any) -> str:
     return text
 
 
-MODEL_COLUMNS = {"model", "model_a", "model_b", "base_model", "tuned_model"}
+MODEL_COLUMNS = frozenset({"model", "model_a", "model_b", "base_model", "tuned_model"})
+
+
+def _mapped(frame: pd.DataFrame, columns: frozenset[str], write: Any) -> pd.DataFrame:
+    """A copy of `frame` with `write` applied to those of `columns` that hold text."""
+    shown = frame.copy()
+    for column in columns & set(shown.columns):
+        if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
+            shown[column] = shown[column].map(write)
+    return shown
+
+
+def models_by_name(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` whose model columns name each model as people do (`model`): every table and chart."""
+    return _mapped(frame, MODEL_COLUMNS, model)
 
 
 def display(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of `frame` for the eye: language codes with their names, models by name. Download the original."""
-    shown = frame.copy()
-    for column in LANGUAGE_COLUMNS & set(shown.columns):
-        if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
-            shown[column] = shown[column].map(language)
-    for column in MODEL_COLUMNS & set(shown.columns):
-        if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
-            shown[column] = shown[column].map(model)
-    return shown
+    return models_by_name(_mapped(frame, LANGUAGE_COLUMNS, language))
 
 
 def dataframe(frame: pd.DataFrame, column_config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:

@@ -24,11 +24,7 @@ from app import fmt
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as JSON-ready dicts (numpy scalars to Python, NaN to null) for a spec's `data.values`; models by name
     (`fmt.model`), as every table shows them."""
-    shown = frame.copy()
-    for column in fmt.MODEL_COLUMNS & set(shown.columns):
-        if pd.api.types.is_object_dtype(shown[column].dtype) or pd.api.types.is_string_dtype(shown[column].dtype):
-            shown[column] = shown[column].map(fmt.model)
-    return json.loads(shown.to_json(orient="records", date_format="iso"))
+    return json.loads(fmt.models_by_name(frame).to_json(orient="records", date_format="iso"))
 
 
 def draw(spec: dict[str, Any], *, key: str | None = None, width: str = "stretch", **selection: Any):

@@ -244,7 +244,8 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
             raise DataError(path, f"differs from the pinned public file (SHA-256 {digest[:12]}…)")
     selection = select(source / WC)
     files = bundle_files(source, selection)
-    archive = _archive(archived(files))
+    in_archive = archived(files)
+    archive = _archive(in_archive)
     from pipeline.datasets import borsch, culturemix, worldcuisines
 
     described = {
@@ -277,7 +278,7 @@ def build(source: Path, out: Path = BUNDLE_DIR) -> dict:
     (out / ARCHIVE).write_bytes(archive)
     shutil.rmtree(out / CULTUREMIX, ignore_errors=True)
     for name, data in files.items():
-        if name not in archived(files):
+        if name not in in_archive:
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             (out / name).write_bytes(data)
     (out / MANIFEST).write_text(json.dumps(described, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
