@@ -51,16 +51,29 @@ class Step:
     run: Callable[[Context], None]
     ledger: tuple[str, ...] = ()
     doc: str = ""
+    # Started (in the background) as soon as what it reads is final, before the steps between run: see `_warm_ups`.
+    warm: Callable[[Context], None] | None = None
+    warm_reads: tuple[str, ...] | None = None  # the tables `warm` reads; None: the step's own `reads`
 
 
 STEPS: Registry[Step] = Registry("step")
 
 
-def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: tuple[str, ...] = ()):
-    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes."""
+def step(
+    name: str,
+    *,
+    reads: tuple[str, ...],
+    writes: tuple[str, ...],
+    ledger: tuple[str, ...] = (),
+    warm: Callable[[Context], None] | None = None,
+    warm_reads: tuple[str, ...] | None = None,
+):
+    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes, and what it can start
+    in the background before its turn (`warm`, reading `warm_reads`)."""
 
     def declare(func: Callable[[Context], None]) -> Callable[[Context], None]:
-        STEPS.add(name, Step(name, reads, writes, func, ledger, (func.__doc__ or "").strip()))
+        doc = (func.__doc__ or "").strip()
+        STEPS.add(name, Step(name, reads, writes, func, ledger, doc, warm, warm_reads))
         return func
 
     return declare
@@ -184,7 +197,21 @@ def answers(ctx: Context) -> None:
         _generate(ctx, spec)
 
 
-@step("corpus", reads=("core.dishes", "core.dish_names", "core.dish_origins"), writes=CORPUS_TABLES)
+def _warm_corpus(ctx: Context) -> None:
+    """The corpus languages' gazetteers, from the options alone: they build while the dataset is ingested."""
+    from pipeline.extract.gazetteer import prebuild
+
+    options = ctx.options
+    prebuild([*(["uk"] if options.uagec else []), *([options.corpus_lang or "uk"] if options.corpus_source else [])])
+
+
+@step(
+    "corpus",
+    reads=("core.dishes", "core.dish_names", "core.dish_origins"),
+    writes=CORPUS_TABLES,
+    warm=_warm_corpus,
+    warm_reads=(),
+)
 def corpus(ctx: Context) -> None:
     """Dish and country mentions in a text corpus (UA-GEC when no source is given)."""
     options = ctx.options
@@ -213,8 +240,15 @@ def link(ctx: Context) -> None:
         console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
 
 
+def _warm_score(ctx: Context) -> None:
+    from pipeline.score import stage as scoring
+
+    scoring.warm_up(ctx.con, rescore=ctx.options.rescore)
+
+
 @step(
     "score",
+    warm=_warm_score,
     reads=(
         "core.tasks",
         "core.items",
@@ -399,7 +433,10 @@ def run_pipeline(
             ctx = Context(con, options)
             audit = os.environ.get(AUDIT_ENV, "") == "1"
             before = table_fingerprints(con) if audit else {}
-            for step_name in chosen:
+            warm_ups = _warm_ups(chosen)
+            for index, step_name in enumerate(chosen):
+                for later in warm_ups.get(index, ()):
+                    later.warm(ctx)
                 step = STEPS.get(step_name)
                 step.run(ctx)
                 if audit:  # one scan of the tables per step: what a step leaves is what the next one starts from
@@ -419,6 +456,23 @@ def run_pipeline(
             raise failures[0]
         raise DataError(f"{len(failures)} files", " | ".join(str(f) for f in failures))
     return published
+
+
+def _warm_ups(chosen: tuple[str, ...]) -> dict[int, list[Step]]:
+    """Before which step (by index) each later step's `warm` starts: right after the last earlier step that writes a
+    table it reads, when its inputs are final (for the demo, the corpus language's gazetteer builds while the data is
+    ingested, the score step's languages are known once the answers are imported and build while the corpus runs)."""
+    starts: dict[int, list[Step]] = {}
+    for index, name in enumerate(chosen):
+        later = STEPS.get(name)
+        if later.warm is None:
+            continue
+        reads = set(later.reads if later.warm_reads is None else later.warm_reads)
+        writers = [i for i in range(index) if set(STEPS.get(chosen[i]).writes) & reads]
+        start = writers[-1] + 1 if writers else 0
+        if start < index:
+            starts.setdefault(start, []).append(later)
+    return starts
 
 
 # DISH_ATLAS_AUDIT_WRITES=1: after each step, compare every raw/core/meta table with its state before the step and
