@@ -8,7 +8,7 @@ Built by warehouse/marts/111_borsch_figures.sql."""
 
 import streamlit as st
 
-from app import charts, data, empty_study, fmt, links, ui, widgets
+from app import charts, data, empty_study, fmt, links, paper_tables, ui, widgets
 from app.safe import literal
 from warehouse.queries import borsch as queries
 from warehouse.queries.answers import Filters
@@ -21,6 +21,8 @@ NO_ANSWERS = (
 
 selected = ui.selection()
 st.title("BORSch paper figures")
+with st.expander("The paper's tables and figures: ours beside the printed numbers"):
+    paper_tables.show("borsch", key="borsch_paper_tables")
 st.markdown(
     "The BORSch study's figures and tables that have no other page, computed from this warehouse: the dataset's "
     "origins (Figs. 2b and 11) and, from the BORSch answers stored here, Fig. 12, Fig. 14 and Table 2."

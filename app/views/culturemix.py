@@ -7,7 +7,7 @@ import streamlit as st
 
 from app import culturemix_analysis as analysis
 from app import culturemix_tables as tables
-from app import data, empty_study, fmt, widgets
+from app import data, empty_study, fmt, paper_tables, widgets
 from app.safe import literal
 from pipeline.score.food_match import FOOD_RULE
 from warehouse.queries import culturemix as q
@@ -16,6 +16,8 @@ PROMPT_NAMES = {"base": "base (the paper's question)", "direct": "direct instruc
 PARTS = {"tables": "As published: the paper's tables and figures", "analysis": "Our analyses: label shift, entropy"}
 
 st.title("Culture mix")
+with st.expander("The paper's tables and figures: ours beside the printed numbers"):
+    paper_tables.show("culturemix", key="culturemix_paper_tables")
 st.caption(
     "CultureMix asks a model to name a food and its country in four settings: alone (SF), beside another "
     "food (MF, the target on the left), on a foreign background (SFB) and both (MFB), and on real photos. An "

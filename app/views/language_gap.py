@@ -5,7 +5,7 @@ both answers side by side; a filter by the languages' script. Model, language an
 
 import streamlit as st
 
-from app import data, fmt, links, ui, vega, widgets
+from app import data, fmt, links, paper_tables, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import language_gap as queries
 
@@ -66,6 +66,8 @@ filters = ui.require_answers(selected)
 dataset = filters.dataset
 
 st.title("Language gap")
+with st.expander("The paper's tables and figures: ours beside the printed numbers"):
+    paper_tables.show("worldcuisines", key="worldcuisines_paper_tables")
 st.caption(
     "For each model, its accuracy in each prompt language minus its accuracy in English, counted only on the "
     "items it answered in both (the same questions, so no language is judged on easier items). Bars: the gap in "

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app import data, empty_study, fmt, vega, widgets
+from app import data, empty_study, fmt, paper_tables, vega, widgets
 from app.safe import literal
 from warehouse.queries import zno as q
 
@@ -18,6 +18,8 @@ SHOWN_IMAGES = 12
 VERDICT = {True: "right", False: "wrong"}
 
 st.title("ZNO exam")
+with st.expander("The paper's tables and figures: ours beside the printed numbers"):
+    paper_tables.show("zno-vision", key="zno_paper_tables")
 st.caption(
     "Image questions of the Ukrainian external exam (ZNO-Vision), answered with a letter А-Д. The paper "
     "asks for the letter in square brackets and counts the last bracketed letter only (§3); ours reads any "
