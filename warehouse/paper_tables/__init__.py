@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import csv
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from warehouse.registry import Registry
+from warehouse.paper_tables import borsch, culturemix, worldcuisines, zno_vision  # noqa: F401  (they declare)
+from warehouse.paper_tables.declare import TABLES, PaperTable
 
 # The contract: `export paper-tables` writes these columns first, in this order (extend at the end, never rename).
 COLUMNS = ("paper", "table", "row", "column", "value", "published", "n", "low", "high", "method", "note")
@@ -41,40 +41,6 @@ SCHEMA = {
     "method": pl.String,
     "note": pl.String,
 }
-
-
-@dataclass(frozen=True)
-class PaperTable:
-    """One table or figure of a paper: its id as the paper numbers it, what it shows, where (§), and the query
-    over the marts that computes it in long form."""
-
-    paper: str
-    table: str
-    title: str
-    section: str
-    sql: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.paper}/{self.table}"
-
-
-TABLES: Registry[PaperTable] = Registry(
-    "paper table",
-    ordered=True,
-    load=lambda registry: _register_papers(),
-)
-
-
-def paper_table(paper: str, table: str, title: str, section: str, sql: str) -> PaperTable:
-    """Declare a paper's table (called at import by the paper's module)."""
-    declared = PaperTable(paper, table, title, section, sql)
-    TABLES.add(declared.key, declared)
-    return declared
-
-
-def _register_papers() -> None:
-    from warehouse.paper_tables import borsch, culturemix, worldcuisines, zno_vision  # noqa: F401  (they register)
 
 
 def tables_of(paper: str) -> list[PaperTable]:

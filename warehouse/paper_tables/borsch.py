@@ -10,7 +10,7 @@ SPARQL query).
 
 from __future__ import annotations
 
-from warehouse.paper_tables import paper_table
+from warehouse.paper_tables.declare import paper_table
 
 PAPER = "borsch"
 

@@ -10,7 +10,7 @@ export `culturemix` holds every answer), Figs. 1, 2, 14 (examples and the constr
 
 from __future__ import annotations
 
-from warehouse.paper_tables import paper_table
+from warehouse.paper_tables.declare import paper_table
 
 PAPER = "culturemix"
 

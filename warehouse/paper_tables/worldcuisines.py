@@ -10,7 +10,7 @@ the "1a/1b/1c. Dish Name" columns, which score the large task-1 set whose predic
 
 from __future__ import annotations
 
-from warehouse.paper_tables import paper_table
+from warehouse.paper_tables.declare import paper_table
 
 PAPER = "worldcuisines"
 TASK_OF_TABLE = {"task2_oe": "origin_vqa", "task2_mc": "origin_mc"}

@@ -9,7 +9,7 @@ only their question counts are computed.
 
 from __future__ import annotations
 
-from warehouse.paper_tables import paper_table
+from warehouse.paper_tables.declare import paper_table
 
 PAPER = "zno-vision"
 SPLIT_NAMES = "CASE split WHEN 'validation' THEN 'ZNO val' WHEN 'test' THEN 'ZNO test' ELSE 'ZNO ' || split END"
