@@ -3,9 +3,10 @@
 direct, cot) as the paper's; each cell's `n` is its answers.
 
 The paper's text carries its tables' captions but not their numbers, so nothing is transcribed into published.csv
-for CultureMix: `published` stays empty. Not written, and why: Fig. 3b (country-prediction distributions: the
-export `culturemix` holds every answer), Figs. 1, 2, 14 (examples and the construction pipeline), Tables 3 and 5
-(related benchmarks, the image models used), Table 4 (the food list: the dataset itself).
+for CultureMix: `published` stays empty. Figs. 18 and 19 (Appendix B.1) draw the cells of Table 7 and Fig. 5 for
+every subtask and both measures: written under their own ids from the same queries. Not written, and why: Figs. 1,
+2, 14 (examples and the construction pipeline), Tables 3 and 5 (related benchmarks, the image models used), Table 4
+(the food list: the dataset itself).
 """
 
 from __future__ import annotations
@@ -44,10 +45,67 @@ paper_table(
 )
 paper_table(
     PAPER,
+    "fig3b",
+    "Country-prediction distributions per subtask: target country x predicted country",
+    "§3.3, Fig. 3b",
+    """
+    SELECT concat_ws(' / ', model, upper(task), lang, true_country) AS row, predicted_country AS "column",
+           n::DOUBLE AS value, n::BIGINT AS n, 'answers' AS note
+    FROM marts.confusion WHERE dataset = 'culturemix' ORDER BY row, "column"
+    """,
+)
+paper_table(
+    PAPER,
+    "fig4a",
+    "Label shift: where a prediction goes when a distractor is added (kept, to the distractor's country or continent, "
+    "elsewhere), share of answers with an SF answer to compare with",
+    "§4.1, Fig. 4a",
+    """
+    SELECT concat_ws(' / ', model, prompt, subtask) AS row, shift AS "column",
+           (count(*) / sum(count(*)) OVER (PARTITION BY model, prompt, subtask))::DOUBLE AS value,
+           count(*)::BIGINT AS n
+    FROM marts.culturemix_answers WHERE shift IS NOT NULL GROUP BY model, prompt, subtask, shift
+    ORDER BY row, "column"
+    """,
+)
+paper_table(
+    PAPER,
+    "fig4b",
+    "Retention of the SF label against shift toward the distractor, per subtask",
+    "§4.1, Fig. 4b",
+    """
+    SELECT concat_ws(' / ', model, prompt, subtask) AS row, measure AS "column", value, n
+    FROM (
+        SELECT model, prompt, subtask, count(*)::BIGINT AS n, avg((shift = 'kept')::INT)::DOUBLE AS retention,
+               avg((shift IN ('to_distractor_country', 'to_distractor_continent'))::INT)::DOUBLE AS toward
+        FROM marts.culturemix_answers WHERE shift IS NOT NULL GROUP BY ALL
+    ) UNPIVOT (value FOR measure IN (retention AS 'retention', toward AS 'toward the distractor'))
+    ORDER BY row, "column"
+    """,
+)
+paper_table(
+    PAPER,
     "fig5",
     "Accuracy and entropy by the cultural distance of the distractor, per subtask",
     "§4.2, Fig. 5",
     _cells("distance", per_subtask=True, column="cell"),
+)
+paper_table(
+    PAPER,
+    "fig6",
+    "Cultural against culturally agnostic distractors: country accuracy and label shift",
+    "§4.3, Fig. 6",
+    """
+    SELECT concat_ws(' / ', model, prompt, subtask) AS row, concat_ws(' / ', distractor_kind, measure) AS "column",
+           value, n
+    FROM (
+        SELECT model, prompt, subtask, distractor_kind, count(*)::BIGINT AS n,
+               avg(country_correct::INT)::DOUBLE AS accuracy,
+               avg((shift <> 'kept')::INT)::DOUBLE AS shifted
+        FROM marts.culturemix_answers WHERE distractor_kind IN ('cultural', 'agnostic') GROUP BY ALL
+    ) UNPIVOT (value FOR measure IN (accuracy AS 'country accuracy', shifted AS 'label shift'))
+    ORDER BY row, "column"
+    """,
 )
 paper_table(
     PAPER,
@@ -94,6 +152,20 @@ paper_table(
            share::DOUBLE AS value, n_answers::BIGINT AS n
     FROM marts.culturemix_transitions ORDER BY row, "column"
     """,
+)
+paper_table(
+    PAPER,
+    "fig18",
+    "Street and landmark backgrounds: country and food accuracy (SFB, MFB)",
+    "§3.2 and Appendix B.1, Fig. 18",
+    _cells("background", "accuracy"),
+)
+paper_table(
+    PAPER,
+    "fig19",
+    "Cultural distance in every subtask, country and food name (accuracy and entropy)",
+    "§4.2 and Appendix B.1, Fig. 19",
+    _cells("distance", per_subtask=True, column="cell"),
 )
 paper_table(
     PAPER,
