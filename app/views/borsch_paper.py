@@ -21,8 +21,6 @@ NO_ANSWERS = (
 
 selected = ui.selection()
 st.title("BORSch paper figures")
-with st.expander("The paper's tables and figures: ours beside the printed numbers"):
-    paper_tables.show("borsch", key="borsch_paper_tables")
 st.markdown(
     "The BORSch study's figures and tables that have no other page, computed from this warehouse: the dataset's "
     "origins (Figs. 2b and 11) and, from the BORSch answers stored here, Fig. 12, Fig. 14 and Table 2."
@@ -96,3 +94,6 @@ else:
     )
     fmt.dataframe(names, key="borsch_names")
     ui.downloads(names, "borsch_name_accuracy_by_origin", key="borsch_names_dl")
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("borsch", key="borsch_paper_tables")

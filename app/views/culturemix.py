@@ -16,8 +16,6 @@ PROMPT_NAMES = {"base": "base (the paper's question)", "direct": "direct instruc
 PARTS = {"tables": "As published: the paper's tables and figures", "analysis": "Our analyses: label shift, entropy"}
 
 st.title("Culture mix")
-with st.expander("The paper's tables and figures: ours beside the printed numbers"):
-    paper_tables.show("culturemix", key="culturemix_paper_tables")
 st.caption(
     "CultureMix asks a model to name a food and its country in four settings: alone (SF), beside another "
     "food (MF, the target on the left), on a foreign background (SFB) and both (MFB), and on real photos. An "
@@ -75,5 +73,7 @@ prompt = widgets.url_select(
 part = widgets.url_radio("Show", PARTS, param="part", container=controls[1])
 if part == "tables":
     tables.render(prompt, sources)
+    st.subheader("The paper's tables and figures, ours beside the printed numbers")
+    paper_tables.show("culturemix", key="culturemix_paper_tables")
 else:
     analysis.render(prompt)

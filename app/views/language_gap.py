@@ -66,8 +66,6 @@ filters = ui.require_answers(selected)
 dataset = filters.dataset
 
 st.title("Language gap")
-with st.expander("The paper's tables and figures: ours beside the printed numbers"):
-    paper_tables.show("worldcuisines", key="worldcuisines_paper_tables")
 st.caption(
     "For each model, its accuracy in each prompt language minus its accuracy in English, counted only on the "
     "items it answered in both (the same questions, so no language is judged on easier items). Bars: the gap in "
@@ -160,3 +158,6 @@ fmt.dataframe(
     },
     key="language_gap_items",
 )
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("worldcuisines", key="worldcuisines_paper_tables")

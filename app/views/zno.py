@@ -18,8 +18,6 @@ SHOWN_IMAGES = 12
 VERDICT = {True: "right", False: "wrong"}
 
 st.title("ZNO exam")
-with st.expander("The paper's tables and figures: ours beside the printed numbers"):
-    paper_tables.show("zno-vision", key="zno_paper_tables")
 st.caption(
     "Image questions of the Ukrainian external exam (ZNO-Vision), answered with a letter А-Д. The paper "
     "asks for the letter in square brackets and counts the last bracketed letter only (§3); ours reads any "
@@ -222,3 +220,6 @@ for row in answers.head(SHOWN_IMAGES).itertuples():
     )
 if len(answers) > SHOWN_IMAGES:
     st.caption(f"Images of the first {SHOWN_IMAGES:,} questions; the table lists all {len(answers):,}.")
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("zno-vision", key="zno_paper_tables")
