@@ -692,7 +692,10 @@ def prebuild(langs: Iterable[str]) -> list[str]:
         if path is not None and not path.is_file():
             missing.append(lang)
     if missing:
-        _PREBUILDS.append(_Prebuild(missing))
+        try:
+            _PREBUILDS.append(_Prebuild(missing))
+        except (AssertionError, OSError):  # a daemonic process may not start one, nor a process out of resources:
+            return []  # the languages are built when needed, as without a worker
     return missing
 
 

@@ -155,7 +155,16 @@ def reference(ctx: Context) -> None:
     load_reference(ctx.con)
 
 
-@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER)
+def _warm_ingest(ctx: Context) -> None:
+    """The curated languages' gazetteers (ru, uk, en; the costliest, ~2-3 CPU-s each), from nothing at all: a
+    dataset's gold strings are read in English, every country matcher searches all three, the corpus is Ukrainian.
+    They build while the reference tables load."""
+    from pipeline.extract.gazetteer import LANGS, prebuild
+
+    prebuild(LANGS)
+
+
+@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER, warm=_warm_ingest, warm_reads=())
 def ingest(ctx: Context) -> None:
     """Each dataset module loads its own files (the only writer of its dishes, items, gold, images).
     `demo` drops the sample when real data is loaded, so the two never mix."""
@@ -197,21 +206,7 @@ def answers(ctx: Context) -> None:
         _generate(ctx, spec)
 
 
-def _warm_corpus(ctx: Context) -> None:
-    """The corpus languages' gazetteers, from the options alone: they build while the dataset is ingested."""
-    from pipeline.extract.gazetteer import prebuild
-
-    options = ctx.options
-    prebuild([*(["uk"] if options.uagec else []), *([options.corpus_lang or "uk"] if options.corpus_source else [])])
-
-
-@step(
-    "corpus",
-    reads=("core.dishes", "core.dish_names", "core.dish_origins"),
-    writes=CORPUS_TABLES,
-    warm=_warm_corpus,
-    warm_reads=(),
-)
+@step("corpus", reads=("core.dishes", "core.dish_names", "core.dish_origins"), writes=CORPUS_TABLES)
 def corpus(ctx: Context) -> None:
     """Dish and country mentions in a text corpus (UA-GEC when no source is given)."""
     options = ctx.options
@@ -460,8 +455,9 @@ def run_pipeline(
 
 def _warm_ups(chosen: tuple[str, ...]) -> dict[int, list[Step]]:
     """Before which step (by index) each later step's `warm` starts: right after the last earlier step that writes a
-    table it reads, when its inputs are final (for the demo, the corpus language's gazetteer builds while the data is
-    ingested, the score step's languages are known once the answers are imported and build while the corpus runs)."""
+    table it reads, when its inputs are final (for the demo, the curated languages' gazetteers build while the
+    reference tables load; the answer languages are known once the answers are imported and build while the corpus
+    is scanned)."""
     starts: dict[int, list[Step]] = {}
     for index, name in enumerate(chosen):
         later = STEPS.get(name)

@@ -65,11 +65,11 @@ def test_pipelines_are_known_steps_in_flow_order() -> None:
 
 
 def test_a_step_warms_up_as_soon_as_the_last_step_writing_its_inputs_is_done() -> None:
-    """The corpus language's gazetteer builds from the start (it needs only the options); the score step's start once
-    the answers are imported, while the corpus step runs."""
+    """The curated languages' gazetteers build from the start (they depend on nothing) while the reference tables
+    load; the answer languages' once the answers are imported, while the corpus step runs."""
     starts = _warm_ups(PIPELINES["demo"])
     assert {PIPELINES["demo"][index]: [step.name for step in steps] for index, steps in starts.items()} == {
-        "reference": ["corpus"],
+        "reference": ["ingest"],
         "corpus": ["score"],
     }
     assert _warm_ups(("score",)) == {}  # nothing runs before it: it builds what it needs in its own turn
