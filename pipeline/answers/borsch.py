@@ -37,6 +37,7 @@ import duckdb
 import polars as pl
 
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
+from pipeline.answers.store import register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
@@ -45,7 +46,7 @@ from pipeline.datasets.borsch import create_items, known_photos, link_item_image
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.extract.choice import clean_answer
 from pipeline.tasks import TASKS, Task
-from warehouse.io import insert, scalar, transaction
+from warehouse.io import insert, transaction
 
 FORMAT = "borsch"
 IMPORT_KIND = "borsch_responses"
@@ -410,26 +411,9 @@ def _store(con: duckdb.DuckDBPyConnection, result: BorschImport, sha: str, scope
         con.execute("DELETE FROM raw.borsch_responses WHERE file_sha256 = ?", [sha])
         insert(con, "raw.borsch_responses", raw)
         for model in result.models:
-            if not scalar(con, "SELECT count(*) FROM core.models WHERE model_id = ?", [model]):
-                is_vision = any(a.model == model and tasks[a.task_id].modality == "image" for a in rows)
-                insert(
-                    con,
-                    "core.models",
-                    [
-                        {
-                            "model_id": model,
-                            "display_name": model,
-                            "backend": "replay",
-                            "path": None,
-                            "is_vision": is_vision,
-                        }
-                    ],
-                )
-        con.execute(
-            "DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))",
-            [generations["generation_id"].to_list()],
-        )
-        insert(con, "core.generations", generations)
+            is_vision = any(a.model == model and tasks[a.task_id].modality == "image" for a in rows)
+            register_imported_model(con, model, is_vision=is_vision)
+        store_answers(con, generations)
         finished = datetime.now(UTC).replace(tzinfo=None)
         runs = Counter((a.model, a.task_id) for a in rows)
         for (model, task_id), n in sorted(runs.items()):

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.core.output import say
 from pipeline.core.run_settings import Options
 from warehouse.registry import Registry, load_function
 
@@ -45,7 +44,7 @@ IMPORT_FORMATS.add(
 )
 IMPORT_FORMATS.add(
     "uacuisine",
-    ImportFormat("a UACUISINE table", "pipeline.answers.formats:import_uacuisine", "import-uacuisine", per_file=True),
+    ImportFormat("a UACUISINE table", "pipeline.answers.uacuisine:import_tables", "import-uacuisine", per_file=True),
 )
 IMPORT_FORMATS.add(
     "culturemix", ImportFormat("CultureMix answers (JSON lines)", "pipeline.answers.culturemix:import_answers")
@@ -60,15 +59,3 @@ IMPORT_FORMATS.add(
         "import-borsch",
     ),
 )
-
-
-def import_uacuisine(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
-    """A UACUISINE table holds its items and its answers (pipeline/datasets/uacuisine.py reads both)."""
-    from pipeline.datasets import uacuisine
-
-    for path in options.responses:
-        result = uacuisine.import_answers(con, path, run_id)
-        if result.skipped:
-            say("[dim]{}: already imported[/]", path.name)
-        else:
-            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))
