@@ -29,10 +29,17 @@ class ImportFormat:
     importer: str
     pipeline: str = "import"
     per_file: bool = False
+    items: str | None = None  # "module:function" `(con, options)`: the items its answers need, built by ingest
 
     def run(self, con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
         function: Importer = load_function(self.importer)
         function(con, options, run_id, failures)
+
+    def build_items(self, con: duckdb.DuckDBPyConnection, options: Options) -> None:
+        """The items the files' answers name, where the format's dataset builds them on first use (BORSch): the
+        ingest step calls this before the answers step imports, so that the items have one writer."""
+        if self.items is not None:
+            load_function(self.items)(con, options)
 
 
 IMPORT_FORMATS: Registry[ImportFormat] = Registry("answer format", ordered=True)
@@ -57,5 +64,6 @@ IMPORT_FORMATS.add(
         "BORSch answers: model, lang, task, variant, dish_id, response (+ images), JSON lines or CSV",
         "pipeline.answers.borsch:import_answers",
         "import-borsch",
+        items="pipeline.answers.borsch:build_items",
     ),
 )

@@ -53,19 +53,11 @@ class RunSummary:
 
 
 def prepare_items(
-    con: duckdb.DuckDBPyConnection,
-    task: Task,
-    lang: str,
-    *,
-    limit: int | None = None,
-    subset: str = "full",
-    images_dir: Path | None = None,
-    run_id: str = "",
+    con: duckdb.DuckDBPyConnection, task: Task, lang: str, *, run_id: str = "", **selection
 ) -> list[ItemInput]:
-    """The task's items in `lang`, first `limit` of them, as its dataset module builds them (the
-    dataset is the only writer of items, gold and images). Items left out for want of a readable
-    image are recorded in core.generation_failures with the reason."""
-    found = prompting.items(con, task, lang, limit=limit, subset=subset, images_dir=images_dir, run_id=run_id)
+    """The task's items in `lang` (`selection`: `limit`, `subset`, `images_dir`, as `prompting.items` takes them).
+    Items left out for want of a readable image are recorded in core.generation_failures with the reason."""
+    found = prompting.items(con, task, lang, run_id=run_id, **selection)
     if found.skipped:
         with transaction(con):
             for item_id, reason in found.skipped:
