@@ -657,8 +657,7 @@ def run_config(
 
     def action() -> None:
         plan = runconfig.load(config)
-        named = {"generate": "answers", **dict.fromkeys(runconfig.IMAGINE_STAGES, "imagine")}
-        steps = tuple(named.get(stage, stage) for stage in plan.stages if stage != "publish")
+        steps = runconfig.flow_steps(plan.stages)
         steps += ("culturemix_parse",) if "score" in steps else ()
         options = Options(
             generations=tuple(plan.generations),

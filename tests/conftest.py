@@ -17,6 +17,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # DuckDB likewise: a thread per core in each process shared the two cores with the other worker and the demo build,
 # and made a small warehouse's publish cost a quarter more CPU (warehouse/db.py THREADS_ENV).
 os.environ.setdefault("DISH_ATLAS_DUCKDB_THREADS", "1")
+# The flow's write audit on every command the suite runs (pipeline/flow/steps.py AUDIT_ENV): a step that changes a
+# table it does not declare stops its command, so the declarations ("no table has two writers") are checked on
+# every real run of the suite, not only where a test asks for it. Its cost is one scan of the raw/core/meta tables
+# per step: 3 s on a 4.2-million-row warehouse on the shared 2-core machine, a few ms on the suite's small ones.
+os.environ.setdefault("DISH_ATLAS_AUDIT_WRITES", "1")
 
 from tests import shared_builds
 from tests.helpers import REPO, copy_warehouse, run_cli

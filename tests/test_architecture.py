@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from pipeline.flow import steps as flow
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, cli_environment, run_cli
 
 # Lowest first: a module may import its own package and the packages before it, never one after it. The order is
 # that of dependence (what a stage's code needs), not of the data flow: the probe (answers) reads a dish's countries
@@ -168,6 +168,11 @@ def test_real_runs_write_only_the_tables_their_steps_declare(
         result = run_cli(worldcuisines_warehouse, *command, check=False)
         assert result.returncode == 0, (command, result.stderr)
         assert "does not declare" not in result.stderr
+
+
+def test_the_write_audit_is_on_for_every_command_the_suite_runs() -> None:
+    """tests/conftest.py turns it on for the whole suite: every CLI command a test starts inherits it."""
+    assert cli_environment().get(flow.AUDIT_ENV) == "1"
 
 
 def test_the_write_audit_stops_a_step_that_writes_an_undeclared_table(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ import duckdb
 import polars as pl
 
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
+from pipeline.answers.store import register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
@@ -45,7 +46,7 @@ from pipeline.datasets.borsch import create_items, known_photos, link_item_image
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
 from pipeline.extract.choice import clean_answer
 from pipeline.tasks import TASKS, Task
-from warehouse.io import insert, scalar, transaction
+from warehouse.io import insert, transaction
 
 FORMAT = "borsch"
 IMPORT_KIND = "borsch_responses"
@@ -348,7 +349,7 @@ def import_file(
     if not path.is_file():
         raise DataError(path, "file not found")
     sha = sha256_files([path])
-    scope = f"{model or ''}|importer@{IMPORTER_VERSION}"
+    scope = _scope(model)
     if already_loaded(con, sha, IMPORT_KIND, scope=scope):
         return BorschImport(path, skipped=True)
     started = time.perf_counter()
@@ -356,6 +357,11 @@ def import_file(
     refuse_lossy_import(path, result, max_bad_share)
     _store(con, result, sha, scope, run_id, started)
     return result
+
+
+def _scope(model: str | None) -> str:
+    """A file's done-marker scope: the model it was imported as, and the importer version that read it."""
+    return f"{model or ''}|importer@{IMPORTER_VERSION}"
 
 
 def _store(con: duckdb.DuckDBPyConnection, result: BorschImport, sha: str, scope: str, run_id: str, started) -> None:
@@ -391,45 +397,16 @@ def _store(con: duckdb.DuckDBPyConnection, result: BorschImport, sha: str, scope
         schema_overrides={"response": pl.String, "images": pl.List(pl.String)},
     )
     with transaction(con):
-        for (task_id, lang), dish_ids in _answered(rows).items():
-            found = con.execute(
-                f"""SELECT d.dish_key, d.dish_id,
-                           EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{lang}_dish_key = d.dish_key
-                                   AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL)
-                    FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ? AND d.dish_id IN (SELECT unnest(?))
-                    ORDER BY try_cast(d.dish_id AS BIGINT)""",
-                [lang, sorted(dish_ids)],
-            ).fetchall()
-            create_items(con, tasks[task_id], lang, found)
-        differ = [
-            a.line_number for a in rows if a.image_ids and not link_item_images(con, a.item_id, list(a.image_ids))
-        ]
+        differ = _build_items(con, rows, tasks)
         if differ:
             message = f"{len(differ)} lines: {NOTE_MESSAGES['images_differ']} (first on line {differ[0]})"
             result.quirks.append(Quirk(FORMAT, result.path.name, differ[0], "images_differ", message, "info"))
         con.execute("DELETE FROM raw.borsch_responses WHERE file_sha256 = ?", [sha])
         insert(con, "raw.borsch_responses", raw)
         for model in result.models:
-            if not scalar(con, "SELECT count(*) FROM core.models WHERE model_id = ?", [model]):
-                is_vision = any(a.model == model and tasks[a.task_id].modality == "image" for a in rows)
-                insert(
-                    con,
-                    "core.models",
-                    [
-                        {
-                            "model_id": model,
-                            "display_name": model,
-                            "backend": "replay",
-                            "path": None,
-                            "is_vision": is_vision,
-                        }
-                    ],
-                )
-        con.execute(
-            "DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))",
-            [generations["generation_id"].to_list()],
-        )
-        insert(con, "core.generations", generations)
+            is_vision = any(a.model == model and tasks[a.task_id].modality == "image" for a in rows)
+            register_imported_model(con, model, is_vision=is_vision)
+        store_answers(con, generations)
         finished = datetime.now(UTC).replace(tzinfo=None)
         runs = Counter((a.model, a.task_id) for a in rows)
         for (model, task_id), n in sorted(runs.items()):
@@ -469,6 +446,41 @@ def _store(con: duckdb.DuckDBPyConnection, result: BorschImport, sha: str, scope
             rows_rejected=len(result.rejected),
             run_id=run_id,
         )
+
+
+def _build_items(con: duckdb.DuckDBPyConnection, rows: list[BorschAnswer], tasks: dict) -> list[int]:
+    """The items (and gold) of the answered dishes and the photos each answer names, inside the caller's transaction;
+    returns the lines whose photos differ from those already recorded for their item."""
+    for (task_id, lang), dish_ids in _answered(rows).items():
+        found = con.execute(
+            f"""SELECT d.dish_key, d.dish_id,
+                       EXISTS (SELECT 1 FROM core.parallel_dishes p WHERE p.{lang}_dish_key = d.dish_key
+                               AND p.ru_dish_key IS NOT NULL AND p.uk_dish_key IS NOT NULL)
+                FROM core.dishes d WHERE d.dataset = 'borsch' AND d.lang = ? AND d.dish_id IN (SELECT unnest(?))
+                ORDER BY try_cast(d.dish_id AS BIGINT)""",
+            [lang, sorted(dish_ids)],
+        ).fetchall()
+        create_items(con, tasks[task_id], lang, found)
+    differ = [a.line_number for a in rows if a.image_ids and not link_item_images(con, a.item_id, list(a.image_ids))]
+    return differ
+
+
+def build_items(con: duckdb.DuckDBPyConnection, options: Options) -> None:
+    """The items the files' answers need, built by the ingest step (the items' one writer) before the answers step
+    imports the same files. A file imported before is skipped; one that cannot be read is left to the import, which
+    reports it with the others' results."""
+    tasks = borsch_tasks()
+    for path in options.responses:
+        try:
+            done = path.is_file() and already_loaded(con, sha256_files([path]), IMPORT_KIND, _scope(options.model))
+            if done or not path.is_file():
+                continue
+            result = read_file(con, path, options.skip_bad_lines, options.model)
+            refuse_lossy_import(path, result, options.max_bad_share)
+        except DataError:
+            continue
+        with transaction(con):
+            _build_items(con, result.accepted, tasks)
 
 
 def _answered(rows: list[BorschAnswer]) -> dict[tuple[str, str], set[str]]:

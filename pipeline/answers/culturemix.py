@@ -26,7 +26,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA, generation_id
+from pipeline.answers.responses import generation_id
+from pipeline.answers.store import IMPORTED_GENERATION_SCHEMA, register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
@@ -301,11 +302,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
     ]
     with transaction(con):
         for model in models:
-            con.execute(
-                "INSERT INTO core.models (model_id, display_name, backend, is_vision) "
-                "SELECT ?, ?, 'replay', true WHERE NOT EXISTS (SELECT 1 FROM core.models WHERE model_id = ?)",
-                [model, model, model],
-            )
+            register_imported_model(con, model)
             n = sum(1 for a in result.accepted if a.model == model)
             con.execute(
                 "INSERT OR REPLACE INTO core.generation_runs (run_id, model_id, task_id, backend, settings, "
@@ -313,9 +310,7 @@ def import_file(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, skip_ba
                 "VALUES (?, ?, 'culturemix', 'replay', ?, ?, ?, 0, 0, ?, ?)",
                 [f"{run_id}:{model}", model, json.dumps({"file": str(path), "sha256": sha}), n, n, now, now],
             )
-        ids = [r["generation_id"] for r in rows]
-        con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.generations", pl.DataFrame(rows, schema=IMPORTED_GENERATION_SCHEMA | {"sample": pl.Int32}))
+        store_answers(con, pl.DataFrame(rows, schema=IMPORTED_GENERATION_SCHEMA | {"sample": pl.Int32}))
         record_quirks(con, result.quirks, run_id, replace_files=[path.name])
         record_source(
             con,

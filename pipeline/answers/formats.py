@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.core.output import say
 from pipeline.core.run_settings import Options
 from warehouse.registry import Registry, load_function
 
@@ -30,10 +29,17 @@ class ImportFormat:
     importer: str
     pipeline: str = "import"
     per_file: bool = False
+    items: str | None = None  # "module:function" `(con, options)`: the items its answers need, built by ingest
 
     def run(self, con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
         function: Importer = load_function(self.importer)
         function(con, options, run_id, failures)
+
+    def build_items(self, con: duckdb.DuckDBPyConnection, options: Options) -> None:
+        """The items the files' answers name, where the format's dataset builds them on first use (BORSch): the
+        ingest step calls this before the answers step imports, so that the items have one writer."""
+        if self.items is not None:
+            load_function(self.items)(con, options)
 
 
 IMPORT_FORMATS: Registry[ImportFormat] = Registry("answer format", ordered=True)
@@ -45,7 +51,7 @@ IMPORT_FORMATS.add(
 )
 IMPORT_FORMATS.add(
     "uacuisine",
-    ImportFormat("a UACUISINE table", "pipeline.answers.formats:import_uacuisine", "import-uacuisine", per_file=True),
+    ImportFormat("a UACUISINE table", "pipeline.answers.uacuisine:import_tables", "import-uacuisine", per_file=True),
 )
 IMPORT_FORMATS.add(
     "culturemix", ImportFormat("CultureMix answers (JSON lines)", "pipeline.answers.culturemix:import_answers")
@@ -58,17 +64,6 @@ IMPORT_FORMATS.add(
         "BORSch answers: model, lang, task, variant, dish_id, response (+ images), JSON lines or CSV",
         "pipeline.answers.borsch:import_answers",
         "import-borsch",
+        items="pipeline.answers.borsch:build_items",
     ),
 )
-
-
-def import_uacuisine(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
-    """A UACUISINE table holds its items and its answers (pipeline/datasets/uacuisine.py reads both)."""
-    from pipeline.datasets import uacuisine
-
-    for path in options.responses:
-        result = uacuisine.import_answers(con, path, run_id)
-        if result.skipped:
-            say("[dim]{}: already imported[/]", path.name)
-        else:
-            say("imported {}: {} answers of {}", path.name, result.answers, ", ".join(result.models))

@@ -1,17 +1,13 @@
-"""The generate stage: render a task's prompts for its items, skip what is already cached, ask the
-backend, and write the answers chunk by chunk.
+"""The generate stage: a task's prompts (pipeline/answers/prompting.py) for its items, what is cached skipped, the
+backend asked, and the answers written chunk by chunk through the answers' one writer (pipeline/answers/store.py).
 
-Every request is keyed by the model (id, revision, weights hash), the backend and its settings, the
-rendered messages and the images' content hashes: rerunning skips what is done. Each chunk is one
-transaction, so `kill -9` loses at most the chunk in flight and the rerun completes the rest with no
-duplicates. Items whose images are missing or unreadable are skipped with the reason recorded in
-core.generation_failures, never silently; so are requests the model failed on (they are retried by
-the next run).
+Each chunk is one transaction, so `kill -9` loses at most the chunk in flight and the rerun completes the rest with
+no duplicates. Items whose images are missing or unreadable are skipped with the reason recorded in
+core.generation_failures, never silently; so are requests the model failed on (they are retried by the next run).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -22,24 +18,14 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.backends import Backend, Message, Request, Response
-from pipeline.datasets import get_dataset
-from pipeline.datasets.base import ItemInput, ItemsRequest
+from pipeline.answers import prompting
+from pipeline.answers.prompting import ItemInput, Planned
+from pipeline.answers.store import GENERATION_SCHEMA, record_failure, store_answers
+from pipeline.backends import Backend, Request, Response
 from pipeline.tasks import Task
 from warehouse.io import insert, transaction
 
-__all__ = ["Answers", "ItemInput", "answer_locally", "prepare_items", "run"]
-
-
-@dataclass(frozen=True)
-class Planned:
-    """A request with the item it answers, before the cache is consulted."""
-
-    request: Request
-    item_id: str
-    lang: str
-    variant: str
-    messages_json: str
+__all__ = ["Answers", "answer_locally", "prepare_items", "run"]
 
 
 @dataclass
@@ -67,89 +53,16 @@ class RunSummary:
 
 
 def prepare_items(
-    con: duckdb.DuckDBPyConnection,
-    task: Task,
-    lang: str,
-    *,
-    limit: int | None = None,
-    subset: str = "full",
-    images_dir: Path | None = None,
-    run_id: str = "",
+    con: duckdb.DuckDBPyConnection, task: Task, lang: str, *, run_id: str = "", **selection
 ) -> list[ItemInput]:
-    """The task's items in `lang`, first `limit` of them, as its dataset module builds them (the
-    dataset is the only writer of items, gold and images). Items left out for want of a readable
-    image are recorded in core.generation_failures with the reason."""
-    found = get_dataset(task.dataset).items(
-        con, ItemsRequest(task, lang, limit=limit, subset=subset, images_dir=images_dir, run_id=run_id)
-    )
+    """The task's items in `lang` (`selection`: `limit`, `subset`, `images_dir`, as `prompting.items` takes them).
+    Items left out for want of a readable image are recorded in core.generation_failures with the reason."""
+    found = prompting.items(con, task, lang, run_id=run_id, **selection)
     if found.skipped:
         with transaction(con):
             for item_id, reason in found.skipped:
-                record_failure(con, run_id, task, item_id, lang, None, "input", reason)
+                record_failure(con, run_id, task.task_id, item_id, lang, None, "input", reason)
     return found.ready
-
-
-# --- requests --------------------------------------------------------------------------------
-
-
-def render(task: Task, item: ItemInput, template: str) -> tuple[Message, ...]:
-    """The chat messages for one item and prompt variant."""
-    text = template.format(dish=item.dish_name) if "{dish}" in template else template
-    images = item.images if task.inputs in ("images", "images_and_name") else ()
-    return (Message("user", text, images),)
-
-
-def cache_key(
-    backend: Backend, messages: tuple[Message, ...], image_hashes: tuple[str, ...], temperature: float | None = None
-) -> str:
-    """What makes two requests the same: model identity, backend settings, messages, image bytes, and the
-    task's temperature where it declares one (absent otherwise, so older keys stay valid)."""
-    identity = backend.identity()
-    payload = {
-        "model": [identity.model_id, identity.revision, identity.weights_hash],
-        "backend": backend.name,
-        "settings": backend.settings(),
-        "messages": [[m.role, m.text] for m in messages],
-        "images": list(image_hashes),
-    }
-    if temperature is not None:
-        payload["temperature"] = temperature
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
-
-
-def plan(
-    task: Task,
-    lang: str,
-    items: list[ItemInput],
-    backend: Backend,
-    variants: tuple[str, ...] | None,
-    max_tokens: int | None = None,
-) -> list[Planned]:
-    """Every (item, variant) request, keyed; prompts from the task or shipped with the dataset."""
-    planned = []
-    for item in items:
-        templates = item.questions if task.prompt_source == "dataset" else task.templates(lang)
-        for variant, template in templates.items():
-            if variants and variant not in variants:
-                continue
-            messages = render(task, item, template)
-            hashes = item.image_hashes if messages[0].images else ()
-            key = cache_key(backend, messages, hashes, task.temperature)
-            messages_json = json.dumps(
-                [{"role": m.role, "text": m.text, "images": list(hashes)} for m in messages], ensure_ascii=False
-            )
-            planned.append(
-                Planned(
-                    Request(
-                        key, messages, max_tokens or task.max_tokens, item.item_id, lang, variant, task.temperature
-                    ),
-                    item.item_id,
-                    lang,
-                    variant,
-                    messages_json,
-                )
-            )
-    return planned
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -187,7 +100,7 @@ def run(
     asks the model (default: `backend` in this process, chunk after chunk); whichever it is, cached keys are
     dropped before it sees anything, and each unit it hands back is committed as it comes."""
     summary = RunSummary(run_id=run_id)
-    planned = plan(task, lang, items, backend, variants, max_tokens)
+    planned = prompting.plan(task, lang, items, backend, variants, max_tokens)
     summary.requested = len(planned)
     done = _existing(con, [p.request.key for p in planned])
     todo = [p for p in planned if p.request.key not in done]
@@ -286,21 +199,11 @@ def _write_chunk(
     missing = set(by_key) - {r.key for r in responses}
     failures += [(by_key[key], "the backend returned no answer") for key in sorted(missing)]
     with transaction(con):
-        insert(con, "core.generations", pl.DataFrame(rows, schema=GENERATION_SCHEMA))
+        store_answers(con, pl.DataFrame(rows, schema=GENERATION_SCHEMA), replace=False)
         for planned, reason in failures:
-            record_failure(con, run_id, task, planned.item_id, planned.lang, planned.variant, "model", reason)
+            record_failure(con, run_id, task.task_id, planned.item_id, planned.lang, planned.variant, "model", reason)
     summary.generated += len(rows)
     summary.failed += len(failures)
-
-
-def record_failure(
-    con, run_id: str, task: Task, item_id: str | None, lang: str, variant: str | None, stage: str, reason: str
-) -> None:
-    con.execute(
-        "INSERT INTO core.generation_failures (run_id, task_id, item_id, lang, variant, stage, reason) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [run_id, task.task_id, item_id, lang, variant, stage, reason[:1000]],
-    )
 
 
 def _existing(con, keys: list[str]) -> set[str]:
@@ -336,24 +239,3 @@ def _upsert_model(con, backend: Backend) -> None:
 def _chunks(rows: list, size: int) -> Iterator[list]:
     for start in range(0, len(rows), max(1, size)):
         yield rows[start : start + size]
-
-
-# core.generations as the generate stage writes it (imported answers fill a subset of it:
-# responses.IMPORTED_GENERATION_SCHEMA)
-GENERATION_SCHEMA = {
-    "generation_id": pl.String,
-    "run_id": pl.String,
-    "model_id": pl.String,
-    "item_id": pl.String,
-    "lang": pl.String,
-    "variant": pl.String,
-    "messages": pl.String,
-    "response": pl.String,
-    "finish_reason": pl.String,
-    "tokens_in": pl.Int32,
-    "tokens_out": pl.Int32,
-    "latency_ms": pl.Float64,
-    "origin": pl.String,
-    "created_at": pl.Datetime("us"),
-    "sample": pl.Int32,
-}

@@ -20,13 +20,14 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipeline.answers.responses import IMPORTED_GENERATION_SCHEMA, generation_id
+from pipeline.answers.responses import generation_id
+from pipeline.answers.store import IMPORTED_GENERATION_SCHEMA, register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
 from pipeline.datasets.common import Quirk, already_loaded, record_quirks, record_source, sha256_files
-from warehouse.io import insert, transaction
+from warehouse.io import transaction
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,8 @@ def import_file(
         raise DataError(path, "no answer imported (an empty file, or every line rejected)")
     with transaction(con):
         for model in result.models:
-            con.execute(
-                "INSERT INTO core.models (model_id, display_name, backend, is_vision) "
-                "SELECT ?, ?, 'replay', true WHERE NOT EXISTS (SELECT 1 FROM core.models WHERE model_id = ?)",
-                [model, model, model],
-            )
-        ids = [row["generation_id"] for row in result.rows]
-        con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.generations", pl.DataFrame(result.rows, schema=IMPORTED_GENERATION_SCHEMA))
+            register_imported_model(con, model)
+        store_answers(con, pl.DataFrame(result.rows, schema=IMPORTED_GENERATION_SCHEMA))
         record_quirks(con, result.quirks, run_id, replace_files=[path.name])
         record_source(con, sha256=sha, kind=kind, path=path, rows_loaded=len(result.rows),
                       rows_rejected=len(result.quirks), run_id=run_id, scope=sha)  # fmt: skip

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.answers.prompting import fill
 from pipeline.backends import BackendError, Message, Request, create_backend
 from pipeline.backends.embedded import DEFAULT
 from pipeline.extract.countries import extract_countries
@@ -40,7 +41,7 @@ def prompt_text(lang: str, dish: str | None, has_image: bool = False) -> str:
     if lang not in LANGS:
         raise ProbeInputError(f"unknown language {lang!r}; pick one of {', '.join(LANGS)}")
     template = get_task(task_id(bool(dish), has_image)).templates(lang)[VARIANT]
-    return template.format(dish=dish) if "{dish}" in template else template
+    return fill(template, dish)
 
 
 def build_request(prompt: str, images: tuple[Path, ...] = (), limit: int = 64) -> Request:

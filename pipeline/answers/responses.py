@@ -31,7 +31,7 @@ from typing import Protocol
 import duckdb
 import polars as pl
 
-from pipeline.answers.generate import GENERATION_SCHEMA
+from pipeline.answers.store import register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
 from pipeline.core.output import progress_bar, say
@@ -309,23 +309,6 @@ def done_scope(model: str, task_id: str) -> str:
     return f"{model}|{task_id}|importer@{IMPORTER_VERSION}"
 
 
-# The core.generations columns an imported answer fills (no messages, tokens or latency: it was not generated here).
-IMPORTED_GENERATION_SCHEMA = {
-    column: GENERATION_SCHEMA[column]
-    for column in (
-        "generation_id",
-        "run_id",
-        "model_id",
-        "item_id",
-        "lang",
-        "variant",
-        "response",
-        "origin",
-        "created_at",
-    )
-}
-
-
 def refuse_lossy_import(path: Path, result, max_bad_share: float) -> None:
     """Stop an import that would bring nothing, or lose more than `max_bad_share` of its lines, naming what it would
     lose. `result` has `accepted`, `rejected` (each with `line` and `message`), `lines` and `loss_summary()`: the
@@ -422,27 +405,18 @@ def import_file(
             "DELETE FROM raw.imported_responses WHERE model = ? AND coalesce(task_id, ?) = ?", [model, TASK_ID, task_id]
         )
         insert(con, "raw.imported_responses", raw)
-        if not scalar(con, "SELECT count(*) FROM core.models WHERE model_id = ?", [model]):
-            insert(
-                con,
-                "core.models",
-                [{"model_id": model, "display_name": model, "backend": "replay", "path": None, "is_vision": True}],
-            )
+        register_imported_model(con, model)
         # An imported answer's id is a digest of its model and item (`generation_id`): only a re-import of this
         # model's answers to this task can meet an earlier row. The DELETE scans the whole table, a cost that grew
         # with every file imported before (quadratic over a lab's 360 files); asking first costs a scan of the
         # model's own rows only.
-        if scalar(
+        answered_before = scalar(
             con,
             "SELECT count(*) FROM core.generations WHERE model_id = ? AND item_id IN "
             "(SELECT item_id FROM core.items WHERE task_id = ?)",
             [model, task_id],
-        ):
-            con.execute(
-                "DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))",
-                [generations["generation_id"].to_list()],
-            )
-        insert(con, "core.generations", generations)
+        )
+        store_answers(con, generations, replace=bool(answered_before))
         insert(
             con,
             "core.generation_runs",

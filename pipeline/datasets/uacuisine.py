@@ -13,9 +13,7 @@ dish's names, against which name answers are scored; Q4-Q7 keep their gold text.
 from __future__ import annotations
 
 import hashlib
-import json
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -37,16 +35,14 @@ from pipeline.datasets.base import (
 from pipeline.datasets.common import (
     DatasetInfo,
     IngestResult,
-    Quirk,
     already_loaded,
     name_row,
     record_dataset,
-    record_quirks,
     record_source,
     sha256_files,
 )
 from pipeline.tasks import get_task
-from warehouse.io import insert, scalar, transaction
+from warehouse.io import insert, transaction
 
 DATASET = DatasetInfo(
     dataset="uacuisine",
@@ -65,16 +61,6 @@ QUESTIONS = {
     "Q6": ("uacuisine.taste", "1"),
     "Q7": ("uacuisine.temperature", "1"),
 }
-IMPORT_KIND = "uacuisine_table"
-
-
-@dataclass
-class TableImport:
-    path: Path
-    skipped: bool = False
-    answers: int = 0
-    models: list[str] = field(default_factory=list)
-    quirks: list[Quirk] = field(default_factory=list)
 
 
 def question_ids() -> dict[str, str]:
@@ -200,36 +186,6 @@ def ingest(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, force: bool 
     return IngestResult(
         "uacuisine", counts={"dishes": len(dishes), "items": len(items), "gold answers": len(gold_text)}
     )
-
-
-def import_answers(con: duckdb.DuckDBPyConnection, path: Path, run_id: str) -> TableImport:
-    """The table's model answers as imported generations (one per dish, question, language, model)."""
-    table = rows(path)
-    sha = sha256_files([path])
-    if already_loaded(con, sha, IMPORT_KIND, scope=path.name):
-        return TableImport(path, skipped=True)
-    now = datetime.now(UTC).replace(tzinfo=None)
-    generations = {}
-    for row in table:
-        key = json.dumps(["uacuisine", row.model, row.item_id, row.lang, row.variant])
-        generation = hashlib.sha256(key.encode()).hexdigest()[:32]
-        generations[generation] = {
-            "generation_id": generation, "run_id": run_id, "model_id": row.model, "item_id": row.item_id,
-            "lang": row.lang, "variant": row.variant, "response": row.answer, "origin": "import", "created_at": now,
-        }  # fmt: skip
-    result = TableImport(path, answers=len(generations), models=sorted({g["model_id"] for g in generations.values()}))
-    with transaction(con):
-        con.execute("DELETE FROM core.generations WHERE generation_id IN (SELECT unnest(?))", [list(generations)])
-        for model in result.models:
-            if not scalar(con, "SELECT count(*) FROM core.models WHERE model_id = ?", [model]):
-                insert(con, "core.models", [{"model_id": model, "display_name": model, "backend": "replay",
-                                             "path": None, "is_vision": True}])  # fmt: skip
-        frame = pl.DataFrame(list(generations.values()), schema_overrides={"response": pl.String})
-        insert(con, "core.generations", frame)
-        record_quirks(con, result.quirks, run_id, replace_files=[path.name])
-        record_source(con, sha256=sha, kind=IMPORT_KIND, scope=path.name, path=path, rows_loaded=len(generations),
-                      run_id=run_id)  # fmt: skip
-    return result
 
 
 def items(con: duckdb.DuckDBPyConnection, request: ItemsRequest) -> TaskItems:

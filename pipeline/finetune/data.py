@@ -1,7 +1,7 @@
 """Training examples from the warehouse: a task's items rendered exactly as `generate` asks them (same
 prompt, same images), with the answer a model should give, split into train and test, ordered.
 
-The prompt side is the generate stage's own rendering (pipeline/answers/generate.py `render`), so the tuned model
+The prompt side is the generate stage's own rendering (pipeline/answers/prompting.py `render`), so the tuned model
 is evaluated on the very questions it was tuned on the style of. The answer side comes from the gold the
 dataset stored: CultureMix's target food and country in the `Food: <name>. Country: <country>.` form its
 prompts ask for; otherwise the item's gold text, its gold countries or its dish's name in the prompt's
@@ -72,23 +72,19 @@ def load_examples(
 ) -> tuple[list[Example], list[tuple[str, str]]]:
     """Every item of the tasks in `lang` with a known answer (first `limit` per task), rendered with
     `variant` (default: the task's first)."""
-    from pipeline.answers.generate import render
-    from pipeline.datasets import get_dataset
-    from pipeline.datasets.base import ItemsRequest
+    from pipeline.answers import prompting
     from pipeline.tasks import get_task
 
     examples: list[Example] = []
     left_out: list[tuple[str, str]] = []
     for task_id in task_ids:
         task = get_task(task_id)
-        found = get_dataset(task.dataset).items(
-            con, ItemsRequest(task, lang, limit=limit, images_dir=images_dir, run_id="finetune")
-        )
+        found = prompting.items(con, task, lang, limit=limit, images_dir=images_dir, run_id="finetune")
         left_out += found.skipped
         labels = _culturemix_labels(con, [i.item_id for i in found.ready]) if task.dataset == "culturemix" else {}
         answers = labels_answers(labels) if labels else gold_answers(con, task.answer_kind, found.ready, lang)
         for item in found.ready:
-            templates = item.questions if task.prompt_source == "dataset" else task.templates(lang)
+            templates = prompting.templates(task, item, lang)
             chosen = variant or next(iter(templates), None)
             if chosen not in templates:
                 left_out.append((item.item_id, f"no prompt variant {chosen!r} in {lang}"))
@@ -96,7 +92,7 @@ def load_examples(
             if item.item_id not in answers:
                 left_out.append((item.item_id, "no gold answer to train on"))
                 continue
-            messages = render(task, item, templates[chosen])
+            messages = prompting.render(task, item, templates[chosen])
             label = labels.get(item.item_id, {})
             examples.append(
                 Example(

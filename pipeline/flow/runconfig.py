@@ -52,6 +52,16 @@ from pipeline.executors import EXECUTORS
 IMAGINE_STAGES = ("dish_description", "translate", "imagine", "embed", "similarity")
 STAGES = ("generate", "score", *IMAGINE_STAGES, "finetune", "publish")
 DEFAULT_STAGES = ("generate", "score", "publish")
+# The flow's steps (pipeline/flow/steps.py) a stage runs in: the items a stage asks or trains on are built by the
+# ingest step (their one writer); the imagine stage's description and translation are answers of their own tasks,
+# asked by the answers step, then read back by the imagine step.
+STAGE_STEPS = {
+    "generate": ("ingest", "answers"),
+    "dish_description": ("ingest", "answers", "imagine"),
+    "translate": ("ingest", "answers", "imagine"),
+    **{stage: ("ingest", "imagine") for stage in ("imagine", "embed", "similarity")},  # the description items
+    "finetune": ("ingest", "finetune"),
+}
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,11 @@ class RunPlan:
     @property
     def imagine_steps(self) -> tuple[str, ...]:
         return tuple(s for s in self.stages if s in IMAGINE_STAGES)
+
+
+def flow_steps(stages: tuple[str, ...]) -> tuple[str, ...]:
+    """The flow's steps the stages run (publish is the flow's own last act, never a step)."""
+    return tuple(step for stage in stages if stage != "publish" for step in STAGE_STEPS.get(stage, (stage,)))
 
 
 def read(path: Path) -> dict:

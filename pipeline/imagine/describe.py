@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.answers import generate
+from pipeline.answers import generate, prompting
 from pipeline.backends import Backend
 from pipeline.tasks import get_task
 
@@ -29,11 +29,11 @@ def task_for(dataset: str):
     return get_task(f"{dataset}.{TASK}")
 
 
-def planned(con: duckdb.DuckDBPyConnection, spec, backend: Backend, run_id: str = "") -> list[generate.Planned]:
+def planned(con: duckdb.DuckDBPyConnection, spec, backend: Backend, run_id: str = "") -> list[prompting.Planned]:
     """The description requests for the spec's dishes (creating their core.items rows)."""
     task = task_for(spec.dataset)
     items = generate.prepare_items(con, task, spec.lang, limit=spec.limit, run_id=run_id)
-    return generate.plan(task, spec.lang, items, backend, spec.variants)
+    return prompting.plan(task, spec.lang, items, backend, spec.variants)
 
 
 def run(con: duckdb.DuckDBPyConnection, spec, backend: Backend, run_id: str, on_progress=None) -> generate.RunSummary:

@@ -1,6 +1,10 @@
 """The imagine steps in order, for one spec: what `python -m pipeline imagine` and the run
 configuration's imagine stages call. Each step reads what the previous ones stored (so any
-step can be rerun alone) and skips what is done."""
+step can be rerun alone) and skips what is done.
+
+The first two steps are answers: the description and its English translation are generations of their own tasks,
+asked by the answers step of the flow (`answer`, the one writer of core.generations); the imagine step (`run`)
+reads them back and draws, embeds and compares."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.backends import create_backend
+from pipeline.backends import Backend, create_backend
 from pipeline.core.run_settings import ImagineSpec
 from pipeline.imagine import STEPS, describe, embed, render, similarity, translate
 from pipeline.tiny.marker import is_tiny_random
@@ -54,27 +58,13 @@ def run(
         report.lines.append(line)
         say(line)
 
-    describer = create_backend(spec.backend, spec.describer, **spec.settings)
-    same_translator = (spec.translator_model, spec.translator_backend_name) == (spec.describer, spec.backend)
-    translator = (
-        describer
-        if same_translator and not spec.translator_settings
-        else create_backend(spec.translator_backend_name, spec.translator_model, **spec.translator_settings)
-    )
+    describer, translator = _text_models(spec)
     generator = render.TextToImage(spec.generator, **spec.generator_settings)
     encoder = embed.ImageEncoder(spec.encoder, **spec.encoder_settings)
     try:
         record_provenance(con, spec)
-        if "dish_description" in steps:
-            summary = describe.run(con, spec, describer, new_run_id())
-            note(f"dish_description: {summary.generated} new ({summary.cached} cached, {summary.failed} failed)")
         descriptions = describe.stored(con, spec, describer)
         report.descriptions = len(descriptions)
-        if "translate" in steps:
-            summary = translate.run(
-                con, spec.dataset, spec.lang, descriptions, translator, new_run_id(), spec.chunk_size
-            )
-            note(f"translate: {summary.generated} new ({summary.cached} cached, {summary.failed} failed)")
         translations = translate.stored(con, spec.dataset, spec.lang, descriptions, translator)
         report.translations = len(translations)
         if "imagine" in steps:
@@ -120,11 +110,62 @@ def run(
             )
             note(f"similarity: {report.real_references} real photos compared with each other (the §5 reference)")
     finally:
-        for engine in {id(describer): describer, id(translator): translator}.values():
-            engine.close()
+        _close(describer, translator)
         generator.close()
         encoder.close()
     return report
+
+
+ANSWER_STEPS = ("dish_description", "translate")
+
+
+def answer(
+    con: duckdb.DuckDBPyConnection, spec: ImagineSpec, steps: tuple[str, ...] = STEPS, say: Say = lambda line: None
+) -> ImagineReport:
+    """The steps that are answers (`ANSWER_STEPS`), run by the flow's answers step: each dish described by the
+    describer, each description translated into English by the translator, through the generate stage (same cache
+    keys, chunks and failure records as every other task)."""
+    report = ImagineReport()
+    if not set(steps) & set(ANSWER_STEPS):
+        return report
+
+    def note(line: str) -> None:
+        report.lines.append(line)
+        say(line)
+
+    describer, translator = _text_models(spec)
+    try:
+        if "dish_description" in steps:
+            summary = describe.run(con, spec, describer, new_run_id())
+            note(f"dish_description: {summary.generated} new ({summary.cached} cached, {summary.failed} failed)")
+        descriptions = describe.stored(con, spec, describer)
+        report.descriptions = len(descriptions)
+        if "translate" in steps:
+            summary = translate.run(
+                con, spec.dataset, spec.lang, descriptions, translator, new_run_id(), spec.chunk_size
+            )
+            note(f"translate: {summary.generated} new ({summary.cached} cached, {summary.failed} failed)")
+            report.translations = summary.generated + summary.cached
+    finally:
+        _close(describer, translator)
+    return report
+
+
+def _text_models(spec: ImagineSpec) -> tuple[Backend, Backend]:
+    """The describer and the translator (the describer itself when the spec names no other)."""
+    describer = create_backend(spec.backend, spec.describer, **spec.settings)
+    same_translator = (spec.translator_model, spec.translator_backend_name) == (spec.describer, spec.backend)
+    translator = (
+        describer
+        if same_translator and not spec.translator_settings
+        else create_backend(spec.translator_backend_name, spec.translator_model, **spec.translator_settings)
+    )
+    return describer, translator
+
+
+def _close(*engines: Backend) -> None:
+    for engine in {id(engine): engine for engine in engines}.values():
+        engine.close()
 
 
 def record_provenance(con: duckdb.DuckDBPyConnection, spec: ImagineSpec) -> None:

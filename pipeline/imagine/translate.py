@@ -8,11 +8,11 @@ chunks, failures)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.answers import generate
+from pipeline.answers import generate, prompting
 from pipeline.backends import Backend
 from pipeline.datasets.base import ensure_task
 from pipeline.imagine.describe import Description
@@ -35,13 +35,13 @@ def task_for(dataset: str) -> Task:
 
 
 def prompt(task: Task, lang: str, text: str, variant: str = "1") -> str:
-    """The translation request for one description (braces in the text survive generate.render)."""
+    """The translation request for one description (braces in the text survive prompting.render)."""
     rendered = task.templates(lang)[variant].replace("{text}", text)
     return rendered.replace("{", "{{").replace("}", "}}") if "{dish}" in rendered else rendered
 
 
-def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Description]) -> list[generate.ItemInput]:
-    """One item per description (core.items rows created), its question the rendered prompt."""
+def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Description]) -> list[prompting.ItemInput]:
+    """One item per description (core.items rows created: the answers step's), its question the rendered prompt."""
     rows = [
         {"item_id": f"{task.task_id}:{d.generation_id}", "task_id": task.task_id, "dish_key": d.dish_key,
          "source_ref": d.generation_id, "subset": "full"}
@@ -56,9 +56,14 @@ def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Descrip
             ).fetchall()
         }
         insert(con, "core.items", [r for r in rows if r["item_id"] not in known])
+    return inputs(con, task, descriptions)
+
+
+def inputs(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Description]) -> list[prompting.ItemInput]:
+    """The translation requests' items, read only (what the imagine step keys the stored translations by)."""
     names = _names(con, [d.dish_key for d in descriptions])
     return [
-        generate.ItemInput(
+        prompting.ItemInput(
             f"{task.task_id}:{d.generation_id}",
             d.dish_key,
             d.text,
@@ -77,11 +82,6 @@ def _names(con: duckdb.DuckDBPyConnection, dish_keys: list[str]) -> dict[str, li
     return dict(rows)
 
 
-def _as_dataset_prompts(task: Task) -> Task:
-    """The generation stage reads per-item questions when a task's prompts come with the data."""
-    return replace(task, prompt_source="dataset")
-
-
 def run(
     con: duckdb.DuckDBPyConnection, dataset: str, lang: str, descriptions: list[Description], backend: Backend,
     run_id: str, chunk_size: int = 16, on_progress=None,
@@ -89,7 +89,7 @@ def run(
     task = task_for(dataset)
     todo = [d for d in descriptions if d.lang != "en"]
     return generate.run(
-        con, _as_dataset_prompts(task), lang, backend, items(con, task, todo), run_id=run_id,
+        con, prompting.with_item_questions(task), lang, backend, items(con, task, todo), run_id=run_id,
         chunk_size=chunk_size, on_progress=on_progress,
     )  # fmt: skip
 
@@ -101,7 +101,7 @@ def stored(
     yet, or whose translation came back empty, are left out) or the description itself if English."""
     task = task_for(dataset)
     todo = [d for d in descriptions if d.lang != "en"]
-    planned = generate.plan(_as_dataset_prompts(task), lang, items(con, task, todo), backend, None)
+    planned = prompting.plan(prompting.with_item_questions(task), lang, inputs(con, task, todo), backend, None)
     by_item = {p.item_id: p.request.key for p in planned}
     rows = dict(
         con.execute(

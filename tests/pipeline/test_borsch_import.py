@@ -113,7 +113,7 @@ def test_images_are_linked_to_the_dishs_known_photos_and_unknown_names_are_count
         {**vqa, "model": "m2", "images": ["UK\\images\\5\\photo_0.png"]},
         {**vqa, "model": "m3", "variant": "2", "images": ["photo_1.png", "photo_0.png"]},
     ])  # fmt: skip
-    monkeypatch.setenv(AUDIT_ENV, "1")  # the items and photos it links are declared writes of the answers step
+    monkeypatch.setenv(AUDIT_ENV, "1")  # the items and the photos it links are built by the ingest step, their writer
     run_cli(borsch_warehouse, "import-responses", "--format", "borsch", str(path))
     assert query(
         borsch_warehouse,

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from PIL import Image
 
-from pipeline.answers.generate import ItemInput, cache_key, render
+from pipeline.answers.prompting import ItemInput, cache_key, render
 from pipeline.backends import Message, ModelIdentity
 from pipeline.backends.replay import record_answers
 from pipeline.tasks import get_task, with_prompt_set, with_prompt_table

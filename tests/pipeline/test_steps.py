@@ -27,9 +27,35 @@ FLOW = (
 )
 
 
+# (step, table): the tables outside meta.* a step still appends to through its ledger while another step owns them.
+# One translation item per imagined description is created by the answers step (from a description it answered);
+# the imagine step registers its generated and real photos.
+# Every other item, gold row and photo is built by the ingest step (pipeline/flow/steps.py `_prepare_items`). This set
+# may only shrink (issue 47).
+NOT_YET_ONE_WRITER = {
+    ("answers", "core.items"),
+    ("imagine", "core.images"),
+}
+
+
+def _can_write(name: str) -> set[str]:
+    """Every table the step may change: what it owns (`writes`) and what it appends to (`ledger`); the meta.*
+    ledger (loaded files, quirks) is shared by design, each step appending rows of its own kind."""
+    step = STEPS.get(name)
+    ledger = {table for table in step.ledger if not table.startswith("meta.")}
+    return set(step.writes) | {table for table in ledger if (name, table) not in NOT_YET_ONE_WRITER}
+
+
 def test_no_two_steps_write_the_same_table() -> None:
-    writers = Counter(table for name in STEPS.names() for table in STEPS.get(name).writes)
+    writers = Counter(table for name in STEPS.names() for table in _can_write(name))
     assert [table for table, n in writers.items() if n > 1] == []
+
+
+def test_a_ledger_names_only_meta_tables_but_for_the_known_few() -> None:
+    outside_meta = {
+        (name, table) for name in STEPS.names() for table in STEPS.get(name).ledger if not table.startswith("meta.")
+    }
+    assert outside_meta == NOT_YET_ONE_WRITER
 
 
 def test_every_raw_and_core_table_has_exactly_one_writing_step(tmp_path: Path) -> None:
