@@ -24,7 +24,7 @@ from warehouse.db import Warehouse
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "assets" / "reproduce"
 ANSWER_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".xlsx")
-RUN_STEPS = ("link", "answers", "score", "languages", "culturemix_parse")
+RUN_STEPS = ("ingest", "link", "answers", "score", "languages", "culturemix_parse")  # ingest: the items asked
 
 
 def papers() -> list[str]:
@@ -129,7 +129,8 @@ def run(
         if not files:
             raise DataError(answers, f"no answer files ({', '.join(ANSWER_SUFFIXES)}) to import")
         options = Options(responses=tuple(files), response_format=protocol.answers_format)
-        run_pipeline("import", warehouse, options, publish=False)
+        # ingest first: the items an imported answer names (a BORSch photo, a composed image) are ingest's to write
+        run_pipeline("run", warehouse, options, steps=("ingest", "answers"), publish=False)
         run_pipeline("score", warehouse, Options(), publish=publish)
         return
     generations = tuple(spec for spec in protocol.plan.generations if spec.task.split(".")[0] in ingested)
