@@ -666,6 +666,13 @@ def imagine(
     images: Annotated[Path | None, typer.Option(help="Real photos laid out like BORSch (RU/images/ID/*).")] = None,
     translator: Annotated[str | None, typer.Option(help="Model that translates (default: the describer).")] = None,
     translator_backend: Annotated[str | None, typer.Option(help="Its backend (default: --backend).")] = None,
+    vqa_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model whose VQA answers BORSch Table 4 pairs with the describer's descriptions (default: the "
+            "paper's vision counterpart, §4.1: Qwen2-72B -> Qwen2-VL-72B, Llama-3.1-70B -> Llama-3.2-90B-Vision)."
+        ),
+    ] = None,
     seeds: Annotated[str, typer.Option(help="Seeds, one image each per description, e.g. 0,1,2.")] = "0",
     steps: Annotated[int, typer.Option(help="Denoising steps.")] = 28,
     guidance: Annotated[float, typer.Option(help="Guidance scale.")] = 3.5,
@@ -684,7 +691,8 @@ def imagine(
     def action() -> None:
         spec = ImagineSpec(
             dataset=dataset, lang=lang, describer=describer, generator=generator, encoder=encoder, backend=backend,
-            translator=translator, translator_backend=translator_backend, limit=limit, images=images,
+            translator=translator, translator_backend=translator_backend, vqa_model=vqa_model, limit=limit,
+            images=images,
             seeds=tuple(int(s) for s in _split(seeds) or ("0",)), steps=steps, guidance=guidance, width=size,
             height=size, settings=_settings(setting or []), generator_settings=_settings(generator_setting or []),
             encoder_settings=_settings(encoder_setting or []),

@@ -311,6 +311,7 @@ IMAGINE_TABLES = (
     "core.image_similarities",
     "core.model_provenance",
     "core.real_image_similarities",  # issue 35: BORSch §5's real-photo reference (intra vs inter dish)
+    "core.vqa_counterparts",  # issue 48: whose VQA answers Table 4 pairs with a describer (§4.1)
 )
 
 
