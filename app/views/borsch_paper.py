@@ -1,10 +1,11 @@
 """BORSch paper: the study's figures and tables that have no other page, drawn from this warehouse.
 
 Fig. 2b (origins by how the dataset found its dishes) and Fig. 11 (origins of the parallel subset) need
-only `ingest borsch`; Fig. 12 (the non-Post-Soviet countries answers name wrongly), Fig. 14 (what the dish
-name adds to its photos) and Table 2 (dish-name accuracy per origin country) are drawn from the BORSch
-answers in the warehouse (`import-responses --format borsch` or `generate`), each naming its models.
-Built by warehouse/marts/111_borsch_figures.sql."""
+only `ingest borsch`; §2's WorldCuisines coverage needs both datasets' links; Fig. 12 (the non-Post-Soviet
+countries answers name wrongly), Fig. 14 (what the dish name adds to its photos) and Table 2 (dish-name accuracy
+per origin country) are drawn from the BORSch answers in the warehouse (`import-responses --format borsch` or
+`generate`), each naming its models. Built by warehouse/marts/111_borsch_figures.sql and
+116_borsch_worldcuisines_coverage.sql."""
 
 import streamlit as st
 
@@ -42,6 +43,31 @@ if parallel.empty:
     st.info("No BORSch dishes: run `python -m pipeline ingest borsch --source DIR`.", icon=":material/info:")
 else:
     charts.dishes_per_origin(parallel, top=20, key="borsch_origins_parallel")
+
+st.subheader("How much of BORSch WorldCuisines covers (§2)")
+coverage = data.query(queries.worldcuisines_coverage)
+if coverage.empty or not coverage["n_worldcuisines_dishes"].max():
+    st.info(
+        "Needs both datasets and their links: `python -m pipeline ingest borsch --source DIR` and `python -m "
+        "pipeline ingest worldcuisines --source DIR` (ingest links their dishes).",
+        icon=":material/info:",
+    )
+else:
+    overall = coverage.set_index("scope").loc["all"]
+    st.metric(
+        "BORSch dishes of Russian or Ukrainian origin covered by WorldCuisines' (paper: 20.8%)",
+        f"{overall['share']:.1%}",
+        help="A BORSch dish is covered when the link step links it to a WorldCuisines dish of Russian or Ukrainian "
+        "origin.",
+    )
+    st.caption(
+        "BORSch §2: WorldCuisines' dishes originating from Russia and Ukraine \"cover only 20.8% of the dishes "
+        'originating from Russia and Ukraine" in BORSch. Computed here from the dish links (`link` step: '
+        "parallel, exact, alias, transliterated and fuzzy name matches); the paper does not say how it matched the "
+        "two datasets, so the matching is ours. Per BORSch file and over both (a parallel pair counts once); "
+        "`share_linked_any` also counts links to WorldCuisines dishes of other origins."
+    )
+    fmt.dataframe(coverage, key="borsch_wc_coverage")
 
 # Every BORSch model and prompt language: the figures span tasks (Fig. 14: two, Table 2: the dish-name task), so the
 # sidebar's one task does not narrow them; each table names its models.

@@ -862,6 +862,10 @@ for _mart in (
             "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
         },
     ),
+    Mart(  # issue 48: BORSch §2, the share of BORSch's Russian and Ukrainian dishes WorldCuisines covers
+        "116_borsch_worldcuisines_coverage.sql",
+        columns={"marts.borsch_worldcuisines_coverage": ("scope", "n_dishes", "n_covered", "share")},
+    ),
     Mart(  # issue 35: BORSch Table 4 as the paper prints it, beside ours (marts.imagined_table4)
         "115_borsch_table4_published.sql",
         columns={"marts.imagined_table4_published": ("setup", "metric", "correlation", "paper_model", "lang", "value")},

@@ -1,5 +1,6 @@
 """Queries for the BORSch paper page (app/views/borsch_paper.py) over marts/111_borsch_figures.sql: the
-paper's figures and tables that have no other home (Figs. 2b, 11, 12, 14 and Table 2)."""
+paper's figures and tables that have no other home (Figs. 2b, 11, 12, 14 and Table 2) and §2's WorldCuisines
+coverage."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ def origins(source: Source, lang: str, *, found_by: str | None = None, parallel_
         """,
         {"lang": lang, "found_by": found_by, "parallel": parallel_only},
     )
+
+
+def worldcuisines_coverage(source: Source) -> pd.DataFrame:
+    """§2: the share of BORSch's Russian and Ukrainian dishes that WorldCuisines' Russian and Ukrainian dishes cover,
+    from the dish links, per BORSch file and over both, beside the paper's printed 20.8%."""
+    return _frame(source, "SELECT * FROM marts.borsch_worldcuisines_coverage")
 
 
 def wrong_predictions(source: Source, models: tuple[str, ...], method: str, top: int = 10) -> pd.DataFrame:
