@@ -9,7 +9,7 @@ per origin country) are drawn from the BORSch answers in the warehouse (`import-
 
 import streamlit as st
 
-from app import charts, data, empty_study, fmt, links, ui, widgets
+from app import charts, data, empty_study, fmt, links, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import borsch as queries
 from warehouse.queries.answers import Filters
@@ -120,3 +120,52 @@ else:
     )
     fmt.dataframe(names, key="borsch_names")
     ui.downloads(names, "borsch_name_accuracy_by_origin", key="borsch_names_dl")
+
+st.subheader("Human evaluation (§5 Table 3, Fig. 15; §3.2 Cohen's κ)")
+agreement = data.query(queries.human_agreement)
+table3 = data.query(queries.human_table3)
+if agreement.empty and table3.empty:
+    st.info(
+        "No human ratings in this warehouse yet. Fill in the template below (one row per annotator and item: kind "
+        "`description`, a model's description of a dish rated 0 to 1 against its real photos, §5; kind "
+        "`dish_filter`, a candidate labelled a dish 1 or not 0 by two annotators, §3.2) and import it with "
+        "`python -m pipeline import-responses --format borsch-ratings FILE.csv`.",
+        icon=":material/info:",
+    )
+    empty_study.template_download("borsch-ratings")
+if not agreement.empty:
+    st.caption(
+        "Cohen's κ between each pair of annotators over the items both rated (the paper: 0.73 Russian, 0.77 "
+        "Ukrainian, dish filtering), with their raw agreement and what computed κ."
+    )
+    fmt.dataframe(agreement, key="borsch_kappa")
+if not table3.empty:
+    st.caption(
+        "Table 3: Pearson r, Spearman ρ, Kendall τ and Lin's concordance ρc between the mean human rating of a "
+        "model's description and the mean DINOv2 cosine of the images drawn from it against the dish's real photos."
+    )
+    fmt.dataframe(table3, key="borsch_table3")
+    with st.expander("Table 3 as printed"):
+        st.caption(
+            "The extracted text labels no column: §5 gives Pearson's r as 0.78 (RU) and 0.82 (UK) for Qwen and 0.81 "
+            "(RU) and 0.82 (UK) for Llama, so the last two columns are RU Qwen2 and RU Llama-3.1; the first two, both "
+            "0.82, are the UK pair in an assumed order."
+        )
+        fmt.dataframe(data.query(queries.human_table3_published), key="borsch_table3_published")
+    points = data.query(queries.human_ratings)
+    if not points.empty:
+        vega.draw(
+            {
+                "data": {"values": vega.records(points)},
+                "mark": {"type": "point", "filled": True},
+                "encoding": {
+                    "x": {"field": "rating", "type": "quantitative", "title": "human rating (mean over annotators)"},
+                    "y": {"field": "cosine", "type": "quantitative", "title": "DINOv2 cosine to the real photos"},
+                    "color": {"field": "model", "type": "nominal"},
+                    "shape": {"field": "lang", "type": "nominal"},
+                    "tooltip": [{"field": f} for f in ("dish_name", "model", "lang", "rating", "cosine")],
+                },
+            },
+            key="borsch_fig15",
+        )
+        st.caption("Fig. 15: one point per rated description.")

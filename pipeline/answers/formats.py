@@ -61,6 +61,14 @@ IMPORT_FORMATS.add(
     ),
 )
 
+IMPORT_FORMATS.add(
+    "borsch-ratings",
+    ImportFormat(
+        "BORSch human ratings (§5 Table 3, §3.2 kappa): model, annotator, kind, item, rating, lang (CSV)",
+        "pipeline.answers.ratings:import_ratings",
+    ),
+)
+
 
 def import_uacuisine(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """A UACUISINE table holds its items and its answers (pipeline/datasets/uacuisine.py reads both)."""

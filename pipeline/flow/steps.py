@@ -111,6 +111,7 @@ ANSWER_TABLES = (
     "core.generation_runs",
     "core.generations",
     "core.generation_failures",
+    "core.human_ratings",  # issue 48: BORSch's human evaluation (`import-responses --format borsch-ratings`)
 )
 CORPUS_TABLES = (
     "core.corpora",

@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.marts import (
     accuracy,
+    borsch_human_eval,
     borsch_table4,
     captions,
     culturemix,
@@ -845,6 +846,16 @@ for _mart in (
         "borsch_table4.py",
         build=borsch_table4.build,
         columns={"marts.imagined_table4": tuple(borsch_table4.SCHEMA)},
+    ),
+    Mart(  # issue 48: BORSch's human evaluation (§5 Table 3, Fig. 15; §3.2 Cohen's kappa) from imported ratings
+        "borsch_human_eval.py",
+        build=borsch_human_eval.build,
+        columns={
+            "marts.borsch_human_ratings": ("model", "lang", "encoder", "dish_id", "dish_name", "rating", "cosine"),
+            "marts.borsch_table3": tuple(borsch_human_eval.TABLE3_SCHEMA),
+            "marts.borsch_table3_published": ("correlation", "column", "value"),
+            "marts.human_agreement": tuple(borsch_human_eval.AGREEMENT_SCHEMA),
+        },
     ),
     Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
         "111_borsch_figures.sql",

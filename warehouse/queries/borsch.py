@@ -110,3 +110,36 @@ def method_differences(source: Source, filters: Filters, limit: int = 200) -> pd
         """,
         {**params, "limit": limit},
     )
+
+
+def human_table3(source: Source) -> pd.DataFrame:
+    """BORSch Table 3 (§5, Appendix J.2) from the imported ratings: each correlation between the human ratings of a
+    model's descriptions and their images' cosines, per model, language and encoder, or why it is empty."""
+    return _frame(
+        source,
+        """
+        SELECT model, lang, encoder, correlation, value, n_dishes, note FROM marts.borsch_table3
+        ORDER BY model, lang, encoder, list_position(['pearson', 'spearman', 'kendall', 'lin'], correlation)
+        """,
+    )
+
+
+def human_table3_published(source: Source) -> pd.DataFrame:
+    """Table 3 as printed, one row per correlation and one column per printed column."""
+    return _frame(
+        source,
+        """
+        PIVOT (SELECT * FROM marts.borsch_table3_published) ON "column" USING any_value(value)
+        ORDER BY list_position(['pearson', 'spearman', 'kendall', 'lin'], correlation)
+        """,
+    )
+
+
+def human_ratings(source: Source) -> pd.DataFrame:
+    """Fig. 15's points: a dish's mean human rating beside its images' mean intra cosine."""
+    return _frame(source, "SELECT * FROM marts.borsch_human_ratings WHERE cosine IS NOT NULL")
+
+
+def human_agreement(source: Source) -> pd.DataFrame:
+    """Cohen's kappa per kind of rating, language and pair of annotators (§3.2)."""
+    return _frame(source, "SELECT * FROM marts.human_agreement ORDER BY kind, lang, annotator_a, annotator_b")
