@@ -25,6 +25,22 @@ st.caption(
     "the questions themselves: always the first option (§4), and random guessing (1 / options)."
 )
 
+with st.expander("What this page cannot check against the paper (ZNO-Vision §3, Tables 7-8)"):
+    st.markdown(
+        "- **The release's layout and hub id are unverified.** The public dataset card cannot be reached from the "
+        "machines this was built on and no copy of the release is in the project's reference data, so the folder "
+        "layout `ingest zno` reads and the hub id `data fetch zno` uses (`lang-uk/zno-vision`) are assumptions "
+        "(pipeline/datasets/zno.py).\n"
+        "- **Single-image questions only**, as the paper kept them: a question with several images is left out and "
+        "counted (ingest's `several_images` quirk).\n"
+        "- **Visual-only questions (Tables 7-8) are not computed**: the paper counts questions whose text is only "
+        "in the image, but which field of the release flags them is unknown here, so no column is read and the "
+        "visual-only columns are not shown.\n"
+        "- **VQA-1000 and its translation** (§3): the 1,000 questions the paper sampled and its GPT-4o Ukrainian "
+        "translation are read as files (`ingest vqa`); the sample itself is not drawn here and no translation "
+        "command exists yet."
+    )
+
 splits = data.query(q.splits)
 if not splits:
     empty_study.show(

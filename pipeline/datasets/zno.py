@@ -12,8 +12,8 @@ the text-only ZNO set by the same community, `osyvokon/zno`):
              image ({bytes, path}: the `datasets` Image feature) or images (a list of them),
              id (optional: the row's number in its split otherwise)
 
-A question whose image is missing or unreadable, or with no single right letter among its options,
-is left out and counted as a quirk (the paper kept single-letter, single-image questions only). Images
+A question whose image is missing or unreadable, with several images, or with no single right letter among its
+options, is left out and counted as a quirk (the paper kept single-letter, single-image questions only). Images
 are written by content hash beside the warehouse (images/zno/), recorded in core.images.
 
 Baselines (§4): always the first option ("we select the first choice", about 0.22), and random (the
@@ -196,6 +196,9 @@ def _item(
     images = [_image_bytes(value, source) for value in raw if value is not None]
     if not images or any(data is None or not _readable(data) for data in images):
         reject("no_image", f"question {ref}: missing or unreadable image")
+        return None
+    if len(images) > 1:  # §3 / Appendix B: the exam keeps single-image questions only, as the paper did
+        reject("several_images", f"question {ref}: {len(images)} images (the paper kept single-image questions)")
         return None
     year = row.get("year")
     try:

@@ -64,6 +64,7 @@ def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkey
     m1 = table[table["model"] == "m1"].iloc[0]
     assert (round(m1["low"], 4), round(m1["high"], 4)) == (0.2077, 0.9385)
     assert "m1, m2 (2 models" in shown(" ".join(m.value for m in at.markdown))
+    assert "layout and hub id are unverified" in shown(" ".join(m.value for m in at.markdown))  # stated, not hidden
     years = {(r["subject"], r["year"]): r["n"] for r in vega_rows(at.get("vega_lite_chart")[1])}
     assert years == {("Chemistry", "2019"): 1, ("Chemistry", "2023"): 1, ("History", "2020"): 1,
                      ("Mathematics", "2021"): 1, ("Mathematics", "2022"): 1}  # fmt: skip

@@ -33,6 +33,7 @@ QUESTIONS = [
     ("t2", "test", "Chemistry", 2023, "АБВГ", ["А"], 50),
     ("t3", "test", "Chemistry", 2023, "АБВГ", ["А", "Б"], 60),  # two right letters: left out
     ("t4", "test", "Physics", 2023, "АБВГ", ["Г"], None),  # no image: left out
+    ("t5", "test", "Physics", 2023, "АБВГ", ["Г"], (70, 80)),  # two images: left out, as the paper did
 ]
 # model m1's answers and how each reading scores them (gold in brackets):
 ANSWERS = [
@@ -46,6 +47,13 @@ ANSWERS = [
 ]
 
 
+def _images(qid: str, shade: int | tuple[int, ...] | None) -> dict:
+    """The `datasets` Image feature: `image` for one, `images` (a list) for several."""
+    if isinstance(shade, tuple):
+        return {"image": None, "images": [{"bytes": png(s), "path": f"{qid}-{s}.png"} for s in shade]}
+    return {"image": {"bytes": png(shade) if shade is not None else None, "path": f"{qid}.png"}, "images": None}
+
+
 def write_zno(root: Path) -> Path:
     """The ZNO-Vision folder: one parquet file per split."""
     (root / "data").mkdir(parents=True, exist_ok=True)
@@ -53,7 +61,7 @@ def write_zno(root: Path) -> Path:
         rows = [
             {"id": qid, "question": f"Питання {qid}?", "answers": _options(letters), "correct_answers": right,
              "subject": subject, "year": year,
-             "image": {"bytes": png(shade) if shade is not None else None, "path": f"{qid}.png"}}
+             **_images(qid, shade)}
             for qid, s, subject, year, letters, right, shade in QUESTIONS if s == split
         ]  # fmt: skip
         pl.DataFrame(rows).write_parquet(root / "data" / f"{split}-00000-of-00001.parquet")
