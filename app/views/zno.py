@@ -33,12 +33,12 @@ with st.expander("What this page cannot check against the paper (ZNO-Vision §3,
         "(pipeline/datasets/zno.py).\n"
         "- **Single-image questions only**, as the paper kept them: a question with several images is left out and "
         "counted (ingest's `several_images` quirk).\n"
-        "- **Visual-only questions (Tables 7-8) are not computed**: the paper counts questions whose text is only "
-        "in the image, but which field of the release flags them is unknown here, so no column is read and the "
-        "visual-only columns are not shown.\n"
-        "- **VQA-1000 and its translation** (§3): the 1,000 questions the paper sampled and its GPT-4o Ukrainian "
-        "translation are read as files (`ingest vqa`); the sample itself is not drawn here and no translation "
-        "command exists yet."
+        "- **Visual-only questions (Tables 7-8)**: the paper counts questions whose text is only in the image; "
+        "which field of the release flags them is unknown here, so ingest reads an assumed boolean column "
+        "`visual_only` and the tables are shown only when the ingested files carry it.\n"
+        "- **VQA-1000 and its translation** (§3): the paper does not say how it chose its 1,000 questions; "
+        "`ingest vqa` draws 1,000 from a larger folder by a seeded uniform draw (seed 0, pipeline/datasets/vqa.py). "
+        "Its GPT-4o Ukrainian translation is read as files: no translation command exists yet."
     )
 
 splits = data.query(q.splits)
@@ -206,6 +206,15 @@ st.caption(
     + ", ".join(f"{literal(s)} {int(n):,}" for s, n in asked.groupby("split")["n"].sum().items())
     + "."
 )
+
+visual = data.query(q.visual_only)
+if not visual.empty and visual["n_flagged"].sum():
+    st.markdown("**Visual-only questions (Tables 7-8)**")
+    st.caption(
+        "Questions whose text is only in the image, per subject (Table 7) and per split (Table 8), from the "
+        "release's `visual_only` flag (an assumed column name); `n_flagged` questions carry it."
+    )
+    fmt.dataframe(visual, key="zno_visual_only")
 
 st.subheader("Questions and answers")
 pick = st.columns(2)

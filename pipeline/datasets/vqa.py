@@ -11,6 +11,10 @@ associations and metadata):
                                       "answer_id", "answer_confidence"} x 10], "answer_type", ...}, ...]}
     DIR/images/COCO_val2014_<image_id as 12 digits>.jpg    the photos (optional; generate --images)
 
+Folders holding more than the paper's 1,000 questions (VQA 2.0's own files, before a translation) are cut to
+1,000 by `sample_questions`: a seeded uniform draw (seed 0) over the question ids in numeric order. The paper
+"selected 1,000 question-answer pairs" (§3) without saying how; the draw is ours, documented and repeatable.
+
 lang is `uk` or `en` (any two-letter code loads). One item per question id; per language its question
 (core.item_prompts, with our one-word instruction: the paper's is unpublished, §5) and its ten answers as a
 JSON list (core.item_gold_text, what `vqa_accuracy` reads). A question without ten answers, or whose id
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 
 import duckdb
@@ -53,6 +58,18 @@ TASK_ID = "vqa.answer"
 KIND = "vqa"
 ANNOTATORS = 10
 INSTRUCTION = {"uk": "Дай відповідь одним словом.", "en": "Answer with one word."}  # ours (§5: unpublished)
+SAMPLE_SIZE = 1000  # §3: "a subset of 1000 questions"
+SAMPLE_SEED = 0
+
+
+def sample_questions(found: dict[str, dict], size: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED) -> dict[str, dict]:
+    """`size` questions drawn uniformly with `seed` from the ids in numeric order (all of them when there are no
+    more): the same folder always gives the same sample, whatever order its files list the questions in."""
+    if len(found) <= size:
+        return found
+    ordered = sorted(found, key=lambda qid: (not qid.isdigit(), int(qid) if qid.isdigit() else 0, qid))
+    chosen = set(random.Random(seed).sample(ordered, size))
+    return {qid: found[qid] for qid in ordered if qid in chosen}
 
 
 def _load(path: Path, key: str) -> list[dict]:
@@ -125,6 +142,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
     if source is None:
         raise ValueError("VQA is read from its folder: python -m pipeline ingest vqa --source DIR")
     found, files, quirks = read(source)
+    n_found = len(found)
+    found = sample_questions(found)
     sha = sha256_files(files)
     if not force and already_loaded(con, sha, KIND, scope="questions"):
         return IngestResult("vqa", skipped=True)
@@ -157,6 +176,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
                       rows_rejected=len(quirks), run_id=run_id)  # fmt: skip
     langs = sorted({lang for by_lang in found.values() for lang in by_lang})
     counts = {f"{lang} questions": sum(lang in by_lang for by_lang in found.values()) for lang in langs}
+    if n_found > len(found):
+        counts[f"sampled (seed {SAMPLE_SEED}) of {n_found:,} questions"] = len(found)
     return IngestResult("vqa", counts=counts, quirks=quirks)
 
 

@@ -816,6 +816,7 @@ for _mart in (
             "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
             "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
             "marts.zno_questions": ("split", "subject", "year", "n"),
+            "marts.zno_visual_only": ("grouped_by", "name", "n", "n_flagged", "n_visual_only", "share_visual_only"),
         },
     ),
     Mart(

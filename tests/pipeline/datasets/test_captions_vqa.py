@@ -146,3 +146,17 @@ def test_data_fetch_multi30k_writes_the_layout_ingest_reads(tmp_path: Path) -> N
         assert len(fetch(tmp_path / "dest", local)) == 4
     captions, _ = multi30k.read(tmp_path / "dest")
     assert captions == {("test_2017_flickr", "1.jpg"): {"en": "a cat"}, ("test_2018_flickr", "3.jpg"): {"en": "a girl"}}
+
+
+def test_more_than_the_papers_1000_vqa_questions_are_cut_by_a_seeded_draw() -> None:
+    """§3's 1,000 questions: a folder holding VQA 2.0's own (larger) files is sampled the same way every time,
+    whatever order its files list the questions in."""
+    from pipeline.datasets.vqa import SAMPLE_SIZE, sample_questions
+
+    found = {str(qid): {"en": qid} for qid in range(5000, 3499, -1)}  # 1,501 ids, listed in descending order
+    drawn = sample_questions(found)
+    assert len(drawn) == SAMPLE_SIZE == 1000 and set(drawn) <= set(found)
+    assert drawn == sample_questions(dict(reversed(list(found.items()))))  # the listing order does not matter
+    assert set(sample_questions(found, seed=1)) != set(drawn)  # the seed does
+    small = {"1": {"en": 1}, "2": {"en": 2}}
+    assert sample_questions(small) is small  # up to 1,000: every question kept

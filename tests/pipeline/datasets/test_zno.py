@@ -55,6 +55,16 @@ def test_ingest_keeps_single_letter_image_questions_and_counts_the_rest(scored: 
     assert items == [("t1", "test"), ("t2", "test"), ("v1", "validation"), ("v2", "validation"), ("v3", "validation")]
     quirks = query(scored, "SELECT kind, severity FROM meta.ingest_reports WHERE dataset = 'zno' ORDER BY kind")
     assert quirks == [("no_image", "rejected"), ("not_one_letter", "rejected"), ("several_images", "rejected")]
+    # Tables 7-8 from the release's visual-only flag: v1 (Mathematics, validation) and t1 (Chemistry, test)
+    visual = query(scored, "SELECT grouped_by, name, n, n_flagged, n_visual_only, share_visual_only "
+                           "FROM marts.zno_visual_only")  # fmt: skip
+    assert visual == [
+        ("split", "test", 2, 2, 1, 0.5),
+        ("split", "validation", 3, 3, 1, pytest.approx(1 / 3)),
+        ("subject", "Chemistry", 2, 2, 1, 0.5),
+        ("subject", "History", 1, 1, 0, 0.0),
+        ("subject", "Mathematics", 2, 2, 1, 0.5),
+    ]
     exam = query(scored, "SELECT subject, year, letters, n_options FROM core.exam_items WHERE item_id LIKE '%:v3'")
     assert exam == [("History", 2020, "АБВГД", 5)]
     prompt = query(scored, "SELECT text FROM core.item_prompts WHERE item_id = 'zno.exam:v2'")[0][0]

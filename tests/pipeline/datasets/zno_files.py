@@ -35,6 +35,7 @@ QUESTIONS = [
     ("t4", "test", "Physics", 2023, "АБВГ", ["Г"], None),  # no image: left out
     ("t5", "test", "Physics", 2023, "АБВГ", ["Г"], (70, 80)),  # two images: left out, as the paper did
 ]
+VISUAL_ONLY = {"v1", "t1"}  # Tables 7-8: questions whose text is only in the image (the flag's assumed column)
 # model m1's answers and how each reading scores them (gold in brackets):
 ANSWERS = [
     ("m1", "v1", "Спершу [Б], але ні: правильно [А]"),  # [А] paper: last bracket А, right; ours: several, wrong
@@ -61,7 +62,7 @@ def write_zno(root: Path) -> Path:
         rows = [
             {"id": qid, "question": f"Питання {qid}?", "answers": _options(letters), "correct_answers": right,
              "subject": subject, "year": year,
-             **_images(qid, shade)}
+             "visual_only": qid in VISUAL_ONLY, **_images(qid, shade)}
             for qid, s, subject, year, letters, right, shade in QUESTIONS if s == split
         ]  # fmt: skip
         pl.DataFrame(rows).write_parquet(root / "data" / f"{split}-00000-of-00001.parquet")
