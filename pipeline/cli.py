@@ -702,6 +702,32 @@ def imagine(
     _run(ctx, action)
 
 
+@app.command("translate-questions")
+def translate_questions(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Argument(help="VQA folder: SOURCE/<lang>/*questions*.json, *annotations*.json.")],
+    out: Annotated[Path, typer.Option(help="Folder to write, in the layout `ingest vqa` reads.")],
+    backend: Annotated[str, typer.Option(help="Backend: transformers | vllm | openai | llamacpp | replay")],
+    model: Annotated[str, typer.Option(help="Model that translates (ZNO-Vision §3 used GPT-4o).")],
+    source_lang: Annotated[str, typer.Option("--from", help="Language of the questions.")] = "en",
+    target_lang: Annotated[str, typer.Option("--to", help="Language to translate into.")] = "uk",
+    setting: Annotated[list[str] | None, typer.Option("--setting", help="Backend KEY=VALUE.")] = None,
+) -> None:
+    """Translate VQA questions and answers with any configured backend (ZNO-Vision §3), then `ingest vqa`."""
+    from pipeline.backends import create_backend
+    from pipeline.datasets.vqa import translate_folder
+
+    def action() -> None:
+        engine = create_backend(backend, model, **_settings(setting or []))
+        try:
+            count = translate_folder(source, out, engine, source_lang, target_lang)
+        finally:
+            engine.close()
+        say("translated {} texts into {}: python -m pipeline ingest vqa --source {}", count, target_lang, out)
+
+    _run(ctx, action)
+
+
 @app.command("tiny-model")
 def tiny_model(
     ctx: typer.Context,

@@ -38,7 +38,9 @@ with st.expander("What this page cannot check against the paper (ZNO-Vision §3,
         "`visual_only` and the tables are shown only when the ingested files carry it.\n"
         "- **VQA-1000 and its translation** (§3): the paper does not say how it chose its 1,000 questions; "
         "`ingest vqa` draws 1,000 from a larger folder by a seeded uniform draw (seed 0, pipeline/datasets/vqa.py). "
-        "Its GPT-4o Ukrainian translation is read as files: no translation command exists yet."
+        "The paper translated with GPT-4o and prints no prompt: `translate-questions DIR --out OUT --backend B "
+        "--model M` translates questions and answers with any configured backend and our wording, then `ingest vqa "
+        "--source OUT` reads them."
     )
 
 splits = data.query(q.splits)
