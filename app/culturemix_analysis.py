@@ -130,6 +130,21 @@ def render(prompt: str) -> None:
         )
     if not kinds.empty:
         vega.draw(stacked_shares(kinds, "distractor_kind", None), key="culturemix_kinds", width="content")
+    with st.expander("How the composed variants differ from the paper's (§2, Appendix A)"):
+        st.markdown(
+            "- **SFB**: the paper pairs each food with 10 background combinations (street and landmark × 5 "
+            "continents); `compose culturemix` draws `--per-target` of the backgrounds given (seeded), not yet by "
+            "type and continent.\n"
+            "- **MFB**: the paper uses one background per continent; `compose` uses one per distractor food.\n"
+            "- **Easy/hard pairing**: by the difficulty the stored baseline answers give (the paper's three baseline "
+            "models when their SF answers are in the warehouse), crossed with cultural distance (§2.3); without "
+            "baseline answers, by distance only.\n"
+            "- **Culture-agnostic objects** (§4.3: apple, car, scissors, teddy bear): photos you bring "
+            "(`compose culturemix --agnostic DIR`); without them, objects drawn in code (a ball, a cube, a mug) "
+            "stand in, and their rows are labelled with the drawn object's name.\n"
+            "- **Direct and CoT prompts** (§6.1): the paper describes them but prints no wording; ours are in "
+            "pipeline/tasks/culturemix.toml."
+        )
 
     # (e) SF entropy vs label shift per food
     st.subheader("(e) SF entropy vs label shift per food")

@@ -730,6 +730,13 @@ def imagine(
     images: Annotated[Path | None, typer.Option(help="Real photos laid out like BORSch (RU/images/ID/*).")] = None,
     translator: Annotated[str | None, typer.Option(help="Model that translates (default: the describer).")] = None,
     translator_backend: Annotated[str | None, typer.Option(help="Its backend (default: --backend).")] = None,
+    vqa_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model whose VQA answers BORSch Table 4 pairs with the describer's descriptions (default: the "
+            "paper's vision counterpart, §4.1: Qwen2-72B -> Qwen2-VL-72B, Llama-3.1-70B -> Llama-3.2-90B-Vision)."
+        ),
+    ] = None,
     seeds: Annotated[str, typer.Option(help="Seeds, one image each per description, e.g. 0,1,2.")] = "0",
     steps: Annotated[int, typer.Option(help="Denoising steps.")] = 28,
     guidance: Annotated[float, typer.Option(help="Guidance scale.")] = 3.5,
@@ -748,12 +755,39 @@ def imagine(
     def action() -> None:
         spec = ImagineSpec(
             dataset=dataset, lang=lang, describer=describer, generator=generator, encoder=encoder, backend=backend,
-            translator=translator, translator_backend=translator_backend, limit=limit, images=images,
+            translator=translator, translator_backend=translator_backend, vqa_model=vqa_model, limit=limit,
+            images=images,
             seeds=tuple(int(s) for s in _split(seeds) or ("0",)), steps=steps, guidance=guidance, width=size,
             height=size, settings=_settings(setting or []), generator_settings=_settings(generator_setting or []),
             encoder_settings=_settings(encoder_setting or []),
         )  # fmt: skip
         _steps(ctx, "imagine", Options(imagines=(spec,)))
+
+    _run(ctx, action)
+
+
+@app.command("translate-questions")
+def translate_questions(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Argument(help="VQA folder: SOURCE/<lang>/*questions*.json, *annotations*.json.")],
+    out: Annotated[Path, typer.Option(help="Folder to write, in the layout `ingest vqa` reads.")],
+    backend: Annotated[str, typer.Option(help="Backend: transformers | vllm | openai | llamacpp | replay")],
+    model: Annotated[str, typer.Option(help="Model that translates (ZNO-Vision §3 used GPT-4o).")],
+    source_lang: Annotated[str, typer.Option("--from", help="Language of the questions.")] = "en",
+    target_lang: Annotated[str, typer.Option("--to", help="Language to translate into.")] = "uk",
+    setting: Annotated[list[str] | None, typer.Option("--setting", help="Backend KEY=VALUE.")] = None,
+) -> None:
+    """Translate VQA questions and answers with any configured backend (ZNO-Vision §3), then `ingest vqa`."""
+    from pipeline.backends import create_backend
+    from pipeline.datasets.vqa import translate_folder
+
+    def action() -> None:
+        engine = create_backend(backend, model, **_settings(setting or []))
+        try:
+            count = translate_folder(source, out, engine, source_lang, target_lang)
+        finally:
+            engine.close()
+        say("translated {} texts into {}: python -m pipeline ingest vqa --source {}", count, target_lang, out)
 
     _run(ctx, action)
 

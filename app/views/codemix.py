@@ -4,7 +4,8 @@ matter for the models? (BORSch Fig. 5.)
 For each parallel RU/UK dish pair with different names, d = documents of the Ukrainian corpus using
 the Ukrainian name − documents using the Russian name, in 9 symmetric log-spaced bins (defined in
 warehouse/marts/090_corpus_analyses.sql). Per bin: mean origin-QA Jaccard of the answers about the
-Ukrainian dish, and mean dish-name VQA match. Without answers of its own (BORSch ships none) the
+Ukrainian dish, and mean dish-name VQA match: as published (the answer contains a gold name within one edit,
+Appendix I) and ours (a whole extracted candidate within one edit). Without answers of its own (BORSch ships none) the
 dataset is drawn with the real answers to linked records of another dataset, labelled as such
 (app/linked.py).
 """
@@ -18,7 +19,12 @@ from warehouse.queries import linked as linked_queries
 
 SCAN = "python -m pipeline corpus scan --lang uk --source PATH"
 PAIRS_DATASET = "borsch"  # the parallel RU/UK pairs are BORSch's
-METRICS = {"jaccard": ("origin Jaccard", "#1f77b4"), "name_match": ("dish-name match (VQA)", "#d62728")}
+METRICS = {
+    "jaccard": ("origin Jaccard", "#1f77b4"),
+    # Fig. 5 as published (§4.2, Appendix I): the answer contains a gold name within one edit; ours beside it
+    "name_contains_lev1": ("dish-name EM within one edit, as published (VQA)", "#d62728"),
+    "name_match": ("dish-name match, ours: a whole candidate within one edit (VQA)", "#ff9896"),
+}
 
 
 def no_scores(selected: ui.Selection, answers: linked.Answers | None) -> None:
@@ -121,7 +127,11 @@ else:
         ),
         key="codemix_chart",
     )  # fmt: skip
-    missing = [label for metric, (label, _) in METRICS.items() if metric not in set(bins["metric"])]
+    missing = [
+        label
+        for metric, (label, _) in METRICS.items()
+        if metric not in set(bins["metric"]) and not (answers.linked and metric == "name_contains_lev1")
+    ]  # linked answers were scored by their own dataset's rules: the paper's name rule is BORSch's
     if missing:
         note = f"No scored answers for: {literal(', '.join(missing))}."
         if answers.linked and "name_match" not in set(bins["metric"]):
@@ -147,7 +157,9 @@ event = vega.draw(
 st.caption(
     "Bins: sign(d)·log10(1 + |d|) cut into 9 equal widths from −M to M, M the largest |value| in this corpus; "
     "the middle bin holds d = 0. Means are over answers, pooled over the selected models and prompt languages; "
-    "error bars are 95% normal-approximation intervals."
+    "error bars are 95% normal-approximation intervals. The dish-name score as published (§4.2, Appendix I) "
+    "counts an answer right when it contains a gold name within one edit, averaged over the five prompts; ours "
+    "asks a whole extracted candidate to be within one edit. Linked answers have only ours."
 )
 st.subheader("Pairs")
 points = (event.selection.get(charts.BAR) if event and event.selection else None) or []

@@ -281,9 +281,18 @@ st.subheader("Correlations with QA and VQA (Table 4)")
 cells = data.query(queries.table4, selected.dataset, model)
 st.markdown(
     "BORSch Table 4 (Appendix J.2): Pearson *r*, Spearman *ρ* and Kendall *τ* between a dish's mean intra cosine "
-    f"and {code(model, limit=80)}'s own origin scores on that dish (Jaccard, Dice and Overlap of its origin-QA and "
-    "origin-VQA answers), over the dishes it drew."
+    f"and the origin scores on that dish (Jaccard, Dice and Overlap) of {code(model, limit=80)}'s origin-QA answers "
+    "and of its vision counterpart's origin-VQA answers, over the dishes it drew. Figs. 9 and 16 plot the Spearman "
+    "*ρ* of the Jaccard rows (Qwen and Llama), so they are the *ρ* rows below."
 )
+if not cells.empty:
+    pairing = cells.iloc[0]
+    st.markdown(
+        f"**VQA answers paired with this describer**: {code(pairing['vqa_model'], limit=80)} (pairing: "
+        f"{literal(pairing['pairing'])}). The paper pairs each text model with its vision counterpart (§4.1: "
+        "Qwen2-72B-Instruct with Qwen2-VL-72B-Instruct, Llama-3.1-70B-Instruct with Llama-3.2-90B-Vision-Instruct); "
+        "declare another with `imagine --vqa-model MODEL` (or `vqa_models` in a run configuration's `[[imagine]]`)."
+    )
 if cells.empty:
     st.info("Table 4 is built at publish; republish this warehouse to see it.", icon=":material/info:")
 else:

@@ -49,14 +49,21 @@ fmt.dataframe(
         "em": st.column_config.NumberColumn("EM", help="The paper's exact match at stem level.", **score),
         "im": st.column_config.NumberColumn("IM", help="The paper's |W(y) ∩ W(ŷ)| / |W(y) ∪ W(ŷ)|.", **score),
         "bertscore_model": "BERTScore model",
-        "em_atlas": st.column_config.NumberColumn("EM, ours", help="Taste and temperature as classes.", **score),
+        "em_atlas": st.column_config.NumberColumn(
+            "EM, ours", help="A dish name found in the answer; taste and temperature as classes.", **score
+        ),
         "im_atlas": st.column_config.NumberColumn("IM, ours", help="Share of gold ingredient lemmas named.", **score),
-        "em_identification": st.column_config.NumberColumn("EM, dish name", **score),
+        "em_identification": st.column_config.NumberColumn(
+            "EM, dish name", help="The paper's: the whole answer is the name, up to stems.", **score
+        ),
         "em_taste": st.column_config.NumberColumn("EM, taste", **score),
         "em_temperature": st.column_config.NumberColumn("EM, temperature", **score),
         "n_recipes": st.column_config.NumberColumn("Recipes", format="localized"),
         "n_em": st.column_config.NumberColumn("EM answers", format="localized"),
         "n_ingredients": st.column_config.NumberColumn("Ingredient lists", format="localized"),
+        "em_identification_atlas": st.column_config.NumberColumn(
+            "EM, dish name, ours", help="A dish name found anywhere in the answer, up to stems.", **score
+        ),
     },
     key="uacuisine_table4",
 )

@@ -25,6 +25,24 @@ st.caption(
     "the questions themselves: always the first option (§4), and random guessing (1 / options)."
 )
 
+with st.expander("What this page cannot check against the paper (ZNO-Vision §3, Tables 7-8)"):
+    st.markdown(
+        "- **The release's layout and hub id are unverified.** The public dataset card cannot be reached from the "
+        "machines this was built on and no copy of the release is in the project's reference data, so the folder "
+        "layout `ingest zno` reads and the hub id `data fetch zno` uses (`lang-uk/zno-vision`) are assumptions "
+        "(pipeline/datasets/zno.py).\n"
+        "- **Single-image questions only**, as the paper kept them: a question with several images is left out and "
+        "counted (ingest's `several_images` quirk).\n"
+        "- **Visual-only questions (Tables 7-8)**: the paper counts questions whose text is only in the image; "
+        "which field of the release flags them is unknown here, so ingest reads an assumed boolean column "
+        "`visual_only` and the tables are shown only when the ingested files carry it.\n"
+        "- **VQA-1000 and its translation** (§3): the paper does not say how it chose its 1,000 questions; "
+        "`ingest vqa` draws 1,000 from a larger folder by a seeded uniform draw (seed 0, pipeline/datasets/vqa.py). "
+        "The paper translated with GPT-4o and prints no prompt: `translate-questions DIR --out OUT --backend B "
+        "--model M` translates questions and answers with any configured backend and our wording, then `ingest vqa "
+        "--source OUT` reads them."
+    )
+
 splits = data.query(q.splits)
 if not splits:
     empty_study.show(
@@ -190,6 +208,15 @@ st.caption(
     + ", ".join(f"{literal(s)} {int(n):,}" for s, n in asked.groupby("split")["n"].sum().items())
     + "."
 )
+
+visual = data.query(q.visual_only)
+if not visual.empty and visual["n_flagged"].sum():
+    st.markdown("**Visual-only questions (Tables 7-8)**")
+    st.caption(
+        "Questions whose text is only in the image, per subject (Table 7) and per split (Table 8), from the "
+        "release's `visual_only` flag (an assumed column name); `n_flagged` questions carry it."
+    )
+    fmt.dataframe(visual, key="zno_visual_only")
 
 st.subheader("Questions and answers")
 pick = st.columns(2)

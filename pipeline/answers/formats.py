@@ -67,3 +67,11 @@ IMPORT_FORMATS.add(
         items="pipeline.answers.borsch:build_items",
     ),
 )
+
+IMPORT_FORMATS.add(
+    "borsch-ratings",
+    ImportFormat(
+        "BORSch human ratings (§5 Table 3, §3.2 kappa): model, annotator, kind, item, rating, lang (CSV)",
+        "pipeline.answers.ratings:import_ratings",
+    ),
+)

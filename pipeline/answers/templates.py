@@ -127,6 +127,28 @@ TEMPLATES.add(
         tuple({"dish": "Борщ", "question": qid, "gold": gold, "lang": "uk"} for qid, gold in UACUISINE_EXAMPLE),
     ),
 )
+# BORSch's human evaluation (pipeline/answers/ratings.py): one row per dish to rate a model's description of
+# (§5, Table 3), `model` the describer, `annotator` and `rating` (0..1) the user's; the dish-filter labels of §3.2
+# (kind dish_filter, item a candidate, rating 1 or 0) go in the same file.
+TEMPLATES.add(
+    "borsch-ratings",
+    Template(
+        "borsch-ratings",
+        "borsch_ratings_template.csv",
+        ("model", "annotator", "kind", "item", "rating", "lang"),
+        "borsch",
+        (
+            {"annotator": "annotator-1", "kind": "description", "lang": "ru", "item": "1", "rating": "0.5"},
+            *(
+                {"model": "", "annotator": name, "kind": "dish_filter", "lang": "ru", "item": "борщ", "rating": "1"}
+                for name in ("annotator-1", "annotator-2")
+            ),
+        ),
+        fixed={"annotator": "annotator-1", "kind": "description"},
+        id_column="item",
+        langs=("ru", "uk"),
+    ),
+)
 
 
 def template(format_name: str) -> Template:

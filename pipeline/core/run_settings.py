@@ -51,6 +51,7 @@ class ImagineSpec:
     backend: str = "transformers"
     translator: str | None = None  # default: the describer, through the same backend
     translator_backend: str | None = None
+    vqa_model: str | None = None  # whose VQA answers Table 4 pairs with (default: the paper's counterpart, §4.1)
     limit: int | None = None
     images: Path | None = None  # real photos laid out like BORSch (RU/images/ID/*), registered before embedding
     variants: tuple[str, ...] = ("1",)  # dish_description prompt variants (one description per dish by default)

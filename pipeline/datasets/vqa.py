@@ -11,6 +11,10 @@ associations and metadata):
                                       "answer_id", "answer_confidence"} x 10], "answer_type", ...}, ...]}
     DIR/images/COCO_val2014_<image_id as 12 digits>.jpg    the photos (optional; generate --images)
 
+Folders holding more than the paper's 1,000 questions (VQA 2.0's own files, before a translation) are cut to
+1,000 by `sample_questions`: a seeded uniform draw (seed 0) over the question ids in numeric order. The paper
+"selected 1,000 question-answer pairs" (§3) without saying how; the draw is ours, documented and repeatable.
+
 lang is `uk` or `en` (any two-letter code loads). One item per question id; per language its question
 (core.item_prompts, with our one-word instruction: the paper's is unpublished, §5) and its ten answers as a
 JSON list (core.item_gold_text, what `vqa_accuracy` reads). A question without ten answers, or whose id
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 
 import duckdb
@@ -53,6 +58,18 @@ TASK_ID = "vqa.answer"
 KIND = "vqa"
 ANNOTATORS = 10
 INSTRUCTION = {"uk": "Дай відповідь одним словом.", "en": "Answer with one word."}  # ours (§5: unpublished)
+SAMPLE_SIZE = 1000  # §3: "a subset of 1000 questions"
+SAMPLE_SEED = 0
+
+
+def sample_questions(found: dict[str, dict], size: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED) -> dict[str, dict]:
+    """`size` questions drawn uniformly with `seed` from the ids in numeric order (all of them when there are no
+    more): the same folder always gives the same sample, whatever order its files list the questions in."""
+    if len(found) <= size:
+        return found
+    ordered = sorted(found, key=lambda qid: (not qid.isdigit(), int(qid) if qid.isdigit() else 0, qid))
+    chosen = set(random.Random(seed).sample(ordered, size))
+    return {qid: found[qid] for qid in ordered if qid in chosen}
 
 
 def _load(path: Path, key: str) -> list[dict]:
@@ -120,11 +137,63 @@ def read(source: Path) -> tuple[dict[str, dict[str, Question]], list[Path], list
     return found, files, quirks
 
 
+# `translate-questions`: the paper translated its 1,000 question-answer pairs with GPT-4o (§3) and prints no
+# prompt; this wording is ours. Any configured backend answers it.
+TRANSLATE_PROMPT = "Translate this {source} text into {target}. Reply with the translation only.\n\n{text}"
+LANGUAGE_NAMES = {"en": "English", "uk": "Ukrainian", "ru": "Russian"}
+
+
+def translate_folder(source: Path, out: Path, backend, source_lang: str = "en", target_lang: str = "uk") -> int:
+    """The VQA folder's `source_lang` questions and their ten answers translated into `target_lang` by `backend`,
+    written beside a copy of the source in the layout `ingest vqa` reads (OUT/<lang>/questions.json,
+    annotations.json): ids, image ids and answer types kept (§3: "preserving original associations and metadata").
+    Each distinct text is asked once. Returns how many texts were translated."""
+    from pipeline.backends.base import Message, Request
+
+    folder = source / source_lang
+    questions_path, annotations_path = _one(folder, "*questions*.json"), _one(folder, "*annotations*.json")
+    questions, annotations = _load(questions_path, "questions"), _load(annotations_path, "annotations")
+    texts = sorted(
+        {str(q.get("question") or "") for q in questions}
+        | {str(a.get("answer", "")) for row in annotations for a in row.get("answers") or [] if isinstance(a, dict)}
+    )
+    names = {lang: LANGUAGE_NAMES.get(lang, lang) for lang in (source_lang, target_lang)}
+    prompts = [TRANSLATE_PROMPT.format(source=names[source_lang], target=names[target_lang], text=t) for t in texts]
+    requests = [
+        Request(hashlib.sha256(f"{target_lang}\0{text}".encode()).hexdigest(), (Message("user", asked),), 64)
+        for text, asked in zip(texts, prompts, strict=True)
+    ]
+    asked_for = {request.key: text for request, text in zip(requests, texts, strict=True)}
+    translated = {}
+    for response in backend.generate(requests):  # answers come back by key, in whatever order
+        if response.text is None:
+            why = f"the backend gave no translation of {asked_for[response.key]!r}: {response.error}"
+            raise DataError(questions_path, why)
+        translated[asked_for[response.key]] = response.text.strip()
+    target = out / target_lang
+    target.mkdir(parents=True, exist_ok=True)
+    (out / source_lang).mkdir(parents=True, exist_ok=True)
+    for path in (questions_path, annotations_path):
+        (out / source_lang / path.name).write_bytes(path.read_bytes())
+    moved = [q | {"question": translated[str(q.get("question") or "")]} for q in questions]
+    answered = [
+        row | {"answers": [a | {"answer": translated[str(a.get("answer", ""))]} for a in row.get("answers") or []]}
+        for row in annotations
+    ]
+    (target / "questions.json").write_text(json.dumps({"questions": moved}, ensure_ascii=False), encoding="utf-8")
+    (target / "annotations.json").write_text(
+        json.dumps({"annotations": answered}, ensure_ascii=False), encoding="utf-8"
+    )
+    return len(texts)
+
+
 def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, force: bool = False) -> IngestResult:
     """One item per question id; its question and ten answers per language."""
     if source is None:
         raise ValueError("VQA is read from its folder: python -m pipeline ingest vqa --source DIR")
     found, files, quirks = read(source)
+    n_found = len(found)
+    found = sample_questions(found)
     sha = sha256_files(files)
     if not force and already_loaded(con, sha, KIND, scope="questions"):
         return IngestResult("vqa", skipped=True)
@@ -157,6 +226,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
                       rows_rejected=len(quirks), run_id=run_id)  # fmt: skip
     langs = sorted({lang for by_lang in found.values() for lang in by_lang})
     counts = {f"{lang} questions": sum(lang in by_lang for by_lang in found.values()) for lang in langs}
+    if n_found > len(found):
+        counts[f"sampled (seed {SAMPLE_SEED}) of {n_found:,} questions"] = len(found)
     return IngestResult("vqa", counts=counts, quirks=quirks)
 
 

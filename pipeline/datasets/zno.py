@@ -10,10 +10,11 @@ the text-only ZNO set by the same community, `osyvokon/zno`):
     columns: question (text), answers (list of {marker, text}: the options, marker "А"…"Д"),
              correct_answers (list of markers: exactly one here), subject (text), year (integer, optional),
              image ({bytes, path}: the `datasets` Image feature) or images (a list of them),
-             id (optional: the row's number in its split otherwise)
+             id (optional: the row's number in its split otherwise),
+             visual_only (optional boolean, assumed name: the question's text is only in its image, Tables 7-8)
 
-A question whose image is missing or unreadable, or with no single right letter among its options,
-is left out and counted as a quirk (the paper kept single-letter, single-image questions only). Images
+A question whose image is missing or unreadable, with several images, or with no single right letter among its
+options, is left out and counted as a quirk (the paper kept single-letter, single-image questions only). Images
 are written by content hash beside the warehouse (images/zno/), recorded in core.images.
 
 Baselines (§4): always the first option ("we select the first choice", about 0.22), and random (the
@@ -74,6 +75,7 @@ class ExamItem:
     subject: str
     year: int | None
     images: tuple[bytes, ...]
+    visual_only: bool | None = None  # Tables 7-8: the question's text is only in its image (None: not flagged)
 
     @property
     def item_id(self) -> str:
@@ -197,14 +199,19 @@ def _item(
     if not images or any(data is None or not _readable(data) for data in images):
         reject("no_image", f"question {ref}: missing or unreadable image")
         return None
+    if len(images) > 1:  # §3 / Appendix B: the exam keeps single-image questions only, as the paper did
+        reject("several_images", f"question {ref}: {len(images)} images (the paper kept single-image questions)")
+        return None
     year = row.get("year")
     try:
         year = int(year) if year not in (None, "") else None
     except (TypeError, ValueError):
         year = None
     subject = str(row.get("subject") or "").strip() or "Other"
+    flag = row.get("visual_only")
     return ExamItem(split, ref, str(row.get("question") or "").strip(), markers, options,
-                    markers.index(correct[0]) + 1, subject, year, tuple(images))  # fmt: skip
+                    markers.index(correct[0]) + 1, subject, year, tuple(images),
+                    bool(flag) if isinstance(flag, bool | int) else None)  # fmt: skip
 
 
 def prompt(item_question: str, markers: tuple[str, ...], options: tuple[str, ...], prefix: str) -> str:
@@ -266,7 +273,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
                                 "text": prompt(item.question, item.markers, item.options, prefix)})  # fmt: skip
         rows["exam"].append({"item_id": item.item_id, "dataset": "zno", "split": item.split, "subject": item.subject,
                              "year": item.year, "question": item.question, "n_options": len(item.markers),
-                             "letters": "".join(item.markers), "n_images": min(len(item.images), 10)})  # fmt: skip
+                             "letters": "".join(item.markers), "n_images": min(len(item.images), 10),
+                             "visual_only": item.visual_only})  # fmt: skip
     with transaction(con):
         record_dataset(con, DATASET)
         con.execute("DELETE FROM core.tasks WHERE task_id = ?", [TASK_ID])
@@ -337,6 +345,7 @@ _EXAM_SCHEMA = {
     "n_options": pl.Int32,
     "letters": pl.String,
     "n_images": pl.Int32,
+    "visual_only": pl.Boolean,
 }
 
 DATASETS.add("zno", Dataset(DATASET, lambda: [], ingest, items))

@@ -21,6 +21,7 @@ import duckdb
 
 from pipeline.backends.base import Message
 from pipeline.finetune.recipes import Recipe
+from warehouse.splits import split_groups  # CultureMix §6.1's split, shared with Table 2's mart
 
 
 @dataclass(frozen=True)
@@ -174,21 +175,6 @@ def _first_gold_country(con: duckdb.DuckDBPyConnection, item_id: str) -> str | N
 
 
 # --- split and order -------------------------------------------------------------------------
-
-
-def split_groups(countries: dict[str, str | None], share: float, seed: int) -> set[str]:
-    """The groups that go to training: within each country, a seeded shuffle of its groups and the first
-    round(share x n) of them (at least one), so every country is in both sets in the same proportion where it
-    has groups enough (CultureMix §6.1: "balanced country distribution")."""
-    by_country: dict[str, list[str]] = {}
-    for group, country in countries.items():
-        by_country.setdefault(country or "", []).append(group)
-    train: set[str] = set()
-    for country, groups in sorted(by_country.items()):
-        ordered = sorted(groups)
-        random.Random(f"{seed}:{country}").shuffle(ordered)
-        train.update(ordered[: max(1, round(share * len(ordered)))])
-    return train
 
 
 def arrange(examples: list[Example], recipe: Recipe, seed: int) -> ExampleSet:

@@ -27,6 +27,8 @@ generator = "black-forest-labs/FLUX.1-dev"     # any diffusers text-to-image pip
 encoder = "facebook/dinov2-giant"
 limit = 20                                     # optional; also images, seeds, steps, guidance, size,
                                                # generator_settings, encoder_settings
+vqa_models = { tiny = "tiny-vision" }          # optional: whose VQA answers Table 4 pairs with a describer
+                                               # (a name under [models] or a model id; default: §4.1's pairs)
 
 [finetune]                                     # stage "finetune": runs before generate, so [[runs]] can
 model = "tiny"                                 # evaluate the base (a name under [models]) and the tuned

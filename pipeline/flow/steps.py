@@ -124,6 +124,7 @@ ANSWER_TABLES = (
     "core.generation_runs",
     "core.generations",
     "core.generation_failures",
+    "core.human_ratings",  # issue 48: BORSch's human evaluation (`import-responses --format borsch-ratings`)
 )
 CORPUS_TABLES = (
     "core.corpora",
@@ -376,6 +377,7 @@ IMAGINE_TABLES = (
     "core.image_similarities",
     "core.model_provenance",
     "core.real_image_similarities",  # issue 35: BORSch §5's real-photo reference (intra vs inter dish)
+    "core.vqa_counterparts",  # issue 48: whose VQA answers Table 4 pairs with a describer (§4.1)
 )
 
 

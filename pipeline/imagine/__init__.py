@@ -62,6 +62,7 @@ def specs_from_config(path: Path, tables: list[dict], models: dict) -> list[Imag
                         settings=dict(model.get("settings", {})),
                         translator=str(translator["model"]) if translator else None,
                         translator_backend=translator["backend"] if translator else None,
+                        vqa_model=_vqa_model(table.get("vqa_models", {}), name, models),
                         translator_settings=dict(translator.get("settings", {})) if translator else {},
                         generator=str(table.get("generator", DEFAULT_GENERATOR)),
                         encoder=str(table.get("encoder", DEFAULT_ENCODER)),
@@ -75,3 +76,12 @@ def specs_from_config(path: Path, tables: list[dict], models: dict) -> list[Imag
                     )
                 )  # fmt: skip
     return specs
+
+
+def _vqa_model(pairs: dict, describer: str, models: dict) -> str | None:
+    """`vqa_models = { DESCRIBER = "VISION" }`: the vision model whose VQA answers Table 4 pairs with a describer,
+    a name under `[models]` or a model id; None keeps the paper's pairing (BORSch §4.1)."""
+    vision = pairs.get(describer)
+    if vision is None:
+        return None
+    return str(models[vision]["model"]) if vision in models else str(vision)

@@ -169,7 +169,8 @@ def _close(*engines: Backend) -> None:
 
 
 def record_provenance(con: duckdb.DuckDBPyConnection, spec: ImagineSpec) -> None:
-    """Which model played which part, and whether it is a tiny random test model."""
+    """Which model played which part, and whether it is a tiny random test model; and the vision model whose VQA
+    answers BORSch Table 4 pairs with the describer, where the run declares one."""
     roles = {
         "describer": spec.describer,
         "translator": spec.translator_model,
@@ -181,4 +182,9 @@ def record_provenance(con: duckdb.DuckDBPyConnection, spec: ImagineSpec) -> None
             con.execute(
                 "INSERT OR REPLACE INTO core.model_provenance (model_id, role, tiny_random) VALUES (?, ?, ?)",
                 [model, role, is_tiny_random(model)],
+            )
+        if spec.vqa_model is not None:  # a declared pairing replaces the paper's for this describer (Table 4)
+            con.execute(
+                "INSERT OR REPLACE INTO core.vqa_counterparts (describer, vision_model) VALUES (?, ?)",
+                [spec.describer, spec.vqa_model],
             )

@@ -226,6 +226,17 @@ def name_contains_lev1(answer: NameAnswer, gold: NameGold) -> float:
     return float(any(_contains_within_one_edit(text, _norm(accepted.name)) for accepted in gold.names))
 
 
+@metric("name_stem_exact")
+def name_stem_exact(answer: NameAnswer, gold: NameGold) -> float:
+    """UACUISINE Q1-Q3 as published (ZNO-Vision Appendix C, Eq. 1: EM(y, ŷ) = 1(y = ŷ) "on the stem level"): the
+    *whole* answer against an accepted name, word for word up to stems ("Борщ" is right, "Це борщ" is not). Ours,
+    `name_stem`, matches a candidate name found in the answer. NaN when the dish has no accepted name."""
+    from pipeline.score.uacuisine_paper import stem_exact
+
+    values = [v for v in (stem_exact(answer.text, accepted.name) for accepted in gold.names) if v == v]
+    return max(values) if values else float("nan")
+
+
 _CONTAINS_LIMIT = 20_000  # characters of an answer searched (200 new tokens are far fewer)
 
 

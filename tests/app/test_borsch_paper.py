@@ -62,6 +62,11 @@ def test_every_figure_and_table_is_drawn_from_the_answers(answered: Path, monkey
     assert list(names["country"]) == ["GR"] and list(names["accuracy"]) == [1.0] and list(names["model"]) == ["model-b"]
     assert list(names["paper_accuracy"]) == [1.0]
     assert any("model-a" in text for text in texts(at.caption))  # says which model produced what it shows
+    # §2's WorldCuisines coverage needs WorldCuisines' dishes too: it says so instead of printing 0%
+    assert any("ingest worldcuisines" in text for text in texts(at.info)) and not at.metric
+    # no human ratings yet: the page says how to import them and offers the template (§5 Table 3, §3.2 kappa)
+    assert any("--format borsch-ratings" in text for text in texts(at.info))
+    assert "borsch-ratings" in " ".join(texts(at.caption))
 
 
 def test_the_papers_rule_counts_the_negated_country_too(answered: Path, monkeypatch: pytest.MonkeyPatch) -> None:

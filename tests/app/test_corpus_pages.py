@@ -118,13 +118,15 @@ def test_codemix_draws_both_scores_over_the_nine_bins_and_counts_exclusions(
 ):
     at = open_page(corpus_warehouse, monkeypatch, "codemix", dataset="borsch")
     lines = chart_lines(at)
-    jaccard, names = lines["origin Jaccard"], lines["dish-name match (VQA)"]
+    jaccard, names = lines["origin Jaccard"], lines["dish-name match, ours: a whole candidate within one edit (VQA)"]
     assert bins_of(jaccard) == [1, 5, 9] and [row["mean"] for row in jaccard] == [0.0, 1.0, 0.75]
     assert bins_of(names) == [1, 9] and [row["mean"] for row in names] == [0.5, 1.0]
+    published = lines["dish-name EM within one edit, as published (VQA)"]  # Fig. 5's rule (§4.2, Appendix I)
+    assert bins_of(published) == [1, 9] and [row["mean"] for row in published] == [1.0, 1.0]
     assert any("145 excluded" in text and "same word" in text for text in texts(at.markdown))
     bars = vega_rows(at.get("vega_lite_chart")[1])
     assert [bar["bin"] for bar in bars] == [1, 5, 7, 9] and [bar["n"] for bar in bars] == [1, 1, 1, 1]
-    assert set(at.dataframe[0].value["metric"]) == {"jaccard", "name_match"}
+    assert set(at.dataframe[0].value["metric"]) == {"jaccard", "name_match", "name_contains_lev1"}
     # BORSch §4.2's surzhyk statistics (the 433 parallel pairs: mean edit distance 2.28, 66.5% distinct names)
     metrics = {metric.label: metric.value for metric in at.metric}
     assert metrics["Mean RU↔UK edit distance (all pairs)"] == "2.28"

@@ -64,7 +64,7 @@ def test_the_page_shows_distributions_scatter_and_gallery_and_names_the_tiny_mod
     assert table4["correlation"].tolist()[:3] == ["QA Jaccard r", "QA Jaccard ρ", "QA Jaccard τ"]
     assert len(table4) == 18 and table4["correlation"].iloc[-1] == "VQA Overlap τ"
     assert table4.set_index("correlation").iloc[9:].isna().all().all()
-    assert "No value in 9 cells (VQA): no VQA answers by this model on the drawn dishes." in text
+    assert "No value in 9 cells (VQA): no VQA answers by the paired model on the drawn dishes." in text
     symbols = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
     shown_qa = table4.set_index("correlation").iloc[:, 0]
     cells = query(

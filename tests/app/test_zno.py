@@ -64,6 +64,9 @@ def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkey
     m1 = table[table["model"] == "m1"].iloc[0]
     assert (round(m1["low"], 4), round(m1["high"], 4)) == (0.2077, 0.9385)
     assert "m1, m2 (2 models" in shown(" ".join(m.value for m in at.markdown))
+    assert "layout and hub id are unverified" in shown(" ".join(m.value for m in at.markdown))  # stated, not hidden
+    (visual,) = [df.value for df in at.dataframe if "n_visual_only" in df.value.columns]  # Tables 7-8, flagged
+    assert visual.set_index("name").loc["Mathematics", "n_visual_only"] == 1
     years = {(r["subject"], r["year"]): r["n"] for r in vega_rows(at.get("vega_lite_chart")[1])}
     assert years == {("Chemistry", "2019"): 1, ("Chemistry", "2023"): 1, ("History", "2020"): 1,
                      ("Mathematics", "2021"): 1, ("Mathematics", "2022"): 1}  # fmt: skip
@@ -71,14 +74,15 @@ def test_the_heatmap_draws_models_and_both_baselines(zno_warehouse: Path, monkey
 
 def test_the_click_through_lists_answers_with_both_readings(zno_warehouse: Path, monkeypatch) -> None:
     at = open_page(zno_warehouse, monkeypatch, zno_model="m1", zno_split="test", zno_method="atlas")
-    answers = at.dataframe[1].value
+    answers = next(df.value for df in at.dataframe if "item_id" in df.value.columns)
     assert answers["item_id"].tolist() == ["t1", "t2"]
     assert answers["atlas_correct"].tolist() == [True, True]
     assert answers["paper_status"].tolist() == ["unparsed", "bracket_other"]
     assert len(at.get("image")) == 2  # each question's image
     assert any("2 of 2 right by ours" in c.value for c in at.caption)
     at.selectbox(key="url_zno_subject").set_value("Chemistry").run()
-    assert at.dataframe[1].value["subject"].unique().tolist() == ["Chemistry"]
+    answers = next(df.value for df in at.dataframe if "item_id" in df.value.columns)
+    assert answers["subject"].unique().tolist() == ["Chemistry"]
 
 
 def test_the_captions_page_shows_table_2_per_model(zno_warehouse: Path, monkeypatch) -> None:

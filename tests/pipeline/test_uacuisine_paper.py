@@ -48,6 +48,23 @@ def test_exact_match_is_at_stem_level(answer: str, gold: str, expected: float) -
     assert uacuisine_paper.stem_exact(answer, gold) == expected
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Борщ", 1.0),
+        ("борщу", 1.0),  # the same stem
+        ("Український борщ", 1.0),  # the dish's other accepted name, word for word
+        ("Це борщ", 0.0),  # the whole answer is compared (Appendix C, Eq. 1): a sentence is not the name
+        ("Солянка", 0.0),
+    ],
+)
+def test_the_dish_name_em_compares_the_whole_answer_as_the_paper_does(answer: str, expected: float) -> None:
+    from pipeline.score.names import AcceptedName, NameAnswer, NameGold
+
+    gold = NameGold((AcceptedName("Борщ", "uk"), AcceptedName("Український борщ", "uk")))
+    assert metrics.get_metric("name_stem_exact")(NameAnswer(answer, (), "uk"), gold) == expected
+
+
 def test_bertscore_defaults_to_the_papers_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(uacuisine_metrics.BERTSCORE_MODEL_ENV, raising=False)
     assert uacuisine_metrics.bertscore_model() == "bert-base-multilingual-cased"
@@ -78,7 +95,7 @@ def tiny_bert() -> Path:
 RECIPE = "зварити буряк, додати капуста, посолити"
 # dish, question, gold, model, answer: the table layout `import-responses --format uacuisine` reads
 ROWS = [
-    ("Борщ", "Q1", "Борщ", "m1", "Це борщ"),  # EM 1
+    ("Борщ", "Q1", "Борщ", "m1", "Це борщ"),  # EM 0 (the whole answer is not the name), ours 1 (it names it)
     ("Борщ", "Q4", GOLD_INGREDIENTS, "m1", "Буряк, капусту і цибулю"),  # IM 1/7, ours 1/2
     ("Борщ", "Q5", RECIPE, "m1", RECIPE),  # BERTScore 1
     ("Борщ", "Q6", "солона", "m1", "Солона"),  # EM 1, class 1
@@ -134,10 +151,11 @@ def test_table4_by_hand(table4_warehouse: Path, tiny_bert: Path) -> None:
     assert m1["lang"] == "uk"
     assert m1["bertscore"] == pytest.approx(1.0, abs=1e-5)  # the recipe word for word
     assert m1["bertscore_model"] == str(tiny_bert)  # the model that computed it, recorded per answer
-    assert m1["em"] == pytest.approx(3 / 5)  # name 1; taste 1, 1, 0; temperature 0
-    assert m1["em_atlas"] == pytest.approx(4 / 5)  # ours reads the taste class: "Ця страва солодка" is right
+    assert m1["em"] == pytest.approx(2 / 5)  # name 0 ("Це борщ" is not "Борщ"); taste 1, 1, 0; temperature 0
+    assert m1["em_atlas"] == pytest.approx(4 / 5)  # ours finds the name and reads the taste class
     assert m1["im"] == pytest.approx(1 / 7) and m1["im_atlas"] == 0.5
-    assert (m1["em_identification"], m1["em_taste"], m1["em_temperature"]) == (1.0, pytest.approx(2 / 3), 0.0)
+    assert (m1["em_identification"], m1["em_taste"], m1["em_temperature"]) == (0.0, pytest.approx(2 / 3), 0.0)
+    assert m1["em_identification_atlas"] == 1.0  # ours: "Це борщ" names the dish
     assert (m1["n_recipes"], m1["n_em"], m1["n_ingredients"]) == (1, 5, 1)
     assert (m2["em"], m2["n_em"]) == (0.0, 1)
     assert m2["bertscore"] is None and m2["im"] is None  # m2 answered no recipe and no ingredients

@@ -17,6 +17,8 @@ QA = {"d1": (1.0, 1.0, 1.0), "d2": (0.0, 0.0, 0.0), "d3": (0.5, 0.667, 1.0), "d4
 def con():
     connection = duckdb.connect()
     connection.execute("CREATE SCHEMA marts")
+    connection.execute("CREATE SCHEMA core")
+    connection.execute("CREATE TABLE core.vqa_counterparts (describer TEXT PRIMARY KEY, vision_model TEXT NOT NULL)")
     connection.execute(
         "CREATE TABLE marts.imagined (model TEXT, dataset TEXT, lang TEXT, encoder TEXT, dish_key TEXT, "
         "intra_cosine DOUBLE)"
@@ -59,4 +61,49 @@ def test_a_model_without_answers_is_stated(con: duckdb.DuckDBPyConnection) -> No
     con.execute("DELETE FROM marts.origin_scores WHERE task = 'origin_vqa'")
     borsch_table4.build(con)
     notes = {note for (note,) in con.execute("SELECT note FROM marts.imagined_table4 WHERE setup = 'VQA'").fetchall()}
-    assert notes == {"no VQA answers by this model on the drawn dishes"}
+    assert notes == {"no VQA answers by the paired model on the drawn dishes"}
+
+
+def _vqa_rows(con: duckdb.DuckDBPyConnection, describer: str, vision: str) -> None:
+    """`vision` answers the VQA questions of every drawn dish, its Jaccard ranking the dishes as their cosines do."""
+    con.execute("UPDATE marts.imagined SET model = ?", [describer])
+    con.execute("UPDATE marts.origin_scores SET model = ? WHERE task = 'origin_qa'", [describer])
+    con.execute("DELETE FROM marts.origin_scores WHERE task = 'origin_vqa'")
+    for dish, cosine in COSINES.items():
+        con.execute(
+            "INSERT INTO marts.origin_scores VALUES (?, 'uk', ?, 'origin_vqa', ?, ?, ?)", [vision, dish, *[cosine] * 3]
+        )
+
+
+def _vqa_cells(con: duckdb.DuckDBPyConnection) -> set[tuple]:
+    return set(
+        con.execute(
+            "SELECT vqa_model, pairing, n_dishes, round(value, 6) FROM marts.imagined_table4 "
+            "WHERE setup = 'VQA' AND correlation = 'spearman'"
+        ).fetchall()
+    )
+
+
+def test_a_text_describer_is_paired_with_its_vision_counterpart_as_the_paper_pairs_them(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """§4.1: Qwen2-72B-Instruct's descriptions against Qwen2-VL-72B-Instruct's VQA answers, whatever the hub prefix."""
+    _vqa_rows(con, "Qwen/Qwen2-72B-Instruct", "Qwen/Qwen2-VL-72B-Instruct")
+    borsch_table4.build(con)
+    assert _vqa_cells(con) == {("Qwen/Qwen2-VL-72B-Instruct", "the paper's, §4.1", 4, 1.0)}
+    qa = con.execute("SELECT DISTINCT n_dishes FROM marts.imagined_table4 WHERE setup = 'QA'").fetchall()
+    assert qa == [(4,)]  # the QA half stays the describer's own answers
+
+
+def test_a_declared_pairing_replaces_the_papers_and_an_unpaired_describer_answers_itself(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    _vqa_rows(con, "meta-llama/Llama-3.1-70B-Instruct", "my-vision")
+    borsch_table4.build(con)  # the paper's counterpart has no answers here: its cells say so, nothing is borrowed
+    assert _vqa_cells(con) == {("Llama-3.2-90B-Vision-Instruct", "the paper's, §4.1", 0, None)}
+    con.execute("INSERT INTO core.vqa_counterparts VALUES ('meta-llama/Llama-3.1-70B-Instruct', 'my-vision')")
+    borsch_table4.build(con)
+    assert _vqa_cells(con) == {("my-vision", "declared with --vqa-model", 4, 1.0)}
+    _vqa_rows(con, "some-vlm", "some-vlm")
+    borsch_table4.build(con)
+    assert _vqa_cells(con) == {("some-vlm", "none declared or published: the describer's own answers", 4, 1.0)}

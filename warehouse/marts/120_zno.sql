@@ -67,3 +67,15 @@ SELECT split, subject, year, count(*)::BIGINT AS n, sum(n_images)::BIGINT AS ima
 FROM core.exam_items
 GROUP BY ALL
 ORDER BY split, subject, year NULLS LAST;
+
+-- Tables 7-8: visual-only questions (the text only in the image) per subject (Table 7) and per split (Table 8),
+-- from the flag where the release carries it: n_flagged questions say either way, n_visual_only say yes, and
+-- share_visual_only = n_visual_only / n_flagged (NULL when no question of the group is flagged).
+CREATE OR REPLACE TABLE marts.zno_visual_only AS
+SELECT CASE WHEN grouping(subject) = 0 THEN 'subject' ELSE 'split' END AS grouped_by,
+       coalesce(subject, split) AS name, count(*)::BIGINT AS n,
+       count(visual_only)::BIGINT AS n_flagged, count(*) FILTER (visual_only)::BIGINT AS n_visual_only,
+       count(*) FILTER (visual_only) / nullif(count(visual_only), 0) AS share_visual_only
+FROM core.exam_items
+GROUP BY GROUPING SETS ((subject), (split))
+ORDER BY grouped_by, name;

@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.marts import (
     accuracy,
+    borsch_human_eval,
     borsch_table4,
     captions,
     culturemix,
@@ -815,6 +816,7 @@ for _mart in (
             "marts.zno_accuracy": ("method", "model", "split", "subject", "n", "correct", "accuracy", "low", "high"),
             "marts.zno_baselines": ("split", "subject", "n", "first_choice", "random"),
             "marts.zno_questions": ("split", "subject", "year", "n"),
+            "marts.zno_visual_only": ("grouped_by", "name", "n", "n_flagged", "n_visual_only", "share_visual_only"),
         },
     ),
     Mart(
@@ -846,6 +848,16 @@ for _mart in (
         build=borsch_table4.build,
         columns={"marts.imagined_table4": tuple(borsch_table4.SCHEMA)},
     ),
+    Mart(  # issue 48: BORSch's human evaluation (§5 Table 3, Fig. 15; §3.2 Cohen's kappa) from imported ratings
+        "borsch_human_eval.py",
+        build=borsch_human_eval.build,
+        columns={
+            "marts.borsch_human_ratings": ("model", "lang", "encoder", "dish_id", "dish_name", "rating", "cosine"),
+            "marts.borsch_table3": tuple(borsch_human_eval.TABLE3_SCHEMA),
+            "marts.borsch_table3_published": ("correlation", "column", "value"),
+            "marts.human_agreement": tuple(borsch_human_eval.AGREEMENT_SCHEMA),
+        },
+    ),
     Mart(  # issue 35: BORSch Figs. 2b, 11, 12, 14 and Table 2
         "111_borsch_figures.sql",
         columns={
@@ -861,6 +873,10 @@ for _mart in (
             "marts.imagined_reference_photos": ("dataset", "lang", "encoder", "dish_key", "dish_id", "display_name"),
             "marts.imagined_reference": ("dataset", "lang", "encoder", "n_dishes", "n_photos", "intra_mean"),
         },
+    ),
+    Mart(  # issue 48: BORSch §2, the share of BORSch's Russian and Ukrainian dishes WorldCuisines covers
+        "116_borsch_worldcuisines_coverage.sql",
+        columns={"marts.borsch_worldcuisines_coverage": ("scope", "n_dishes", "n_covered", "share")},
     ),
     Mart(  # issue 35: BORSch Table 4 as the paper prints it, beside ours (marts.imagined_table4)
         "115_borsch_table4_published.sql",

@@ -1,5 +1,6 @@
 """Queries for the BORSch paper page (app/views/borsch_paper.py) over marts/111_borsch_figures.sql: the
-paper's figures and tables that have no other home (Figs. 2b, 11, 12, 14 and Table 2)."""
+paper's figures and tables that have no other home (Figs. 2b, 11, 12, 14 and Table 2) and §2's WorldCuisines
+coverage."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ def origins(source: Source, lang: str, *, found_by: str | None = None, parallel_
         """,
         {"lang": lang, "found_by": found_by, "parallel": parallel_only},
     )
+
+
+def worldcuisines_coverage(source: Source) -> pd.DataFrame:
+    """§2: the share of BORSch's Russian and Ukrainian dishes that WorldCuisines' Russian and Ukrainian dishes cover,
+    from the dish links, per BORSch file and over both, beside the paper's printed 20.8%."""
+    return _frame(source, "SELECT * FROM marts.borsch_worldcuisines_coverage")
 
 
 def wrong_predictions(source: Source, models: tuple[str, ...], method: str, top: int = 10) -> pd.DataFrame:
@@ -103,3 +110,36 @@ def method_differences(source: Source, filters: Filters, limit: int = 200) -> pd
         """,
         {**params, "limit": limit},
     )
+
+
+def human_table3(source: Source) -> pd.DataFrame:
+    """BORSch Table 3 (§5, Appendix J.2) from the imported ratings: each correlation between the human ratings of a
+    model's descriptions and their images' cosines, per model, language and encoder, or why it is empty."""
+    return _frame(
+        source,
+        """
+        SELECT model, lang, encoder, correlation, value, n_dishes, note FROM marts.borsch_table3
+        ORDER BY model, lang, encoder, list_position(['pearson', 'spearman', 'kendall', 'lin'], correlation)
+        """,
+    )
+
+
+def human_table3_published(source: Source) -> pd.DataFrame:
+    """Table 3 as printed, one row per correlation and one column per printed column."""
+    return _frame(
+        source,
+        """
+        PIVOT (SELECT * FROM marts.borsch_table3_published) ON "column" USING any_value(value)
+        ORDER BY list_position(['pearson', 'spearman', 'kendall', 'lin'], correlation)
+        """,
+    )
+
+
+def human_ratings(source: Source) -> pd.DataFrame:
+    """Fig. 15's points: a dish's mean human rating beside its images' mean intra cosine."""
+    return _frame(source, "SELECT * FROM marts.borsch_human_ratings WHERE cosine IS NOT NULL")
+
+
+def human_agreement(source: Source) -> pd.DataFrame:
+    """Cohen's kappa per kind of rating, language and pair of annotators (§3.2)."""
+    return _frame(source, "SELECT * FROM marts.human_agreement ORDER BY kind, lang, annotator_a, annotator_b")

@@ -142,7 +142,8 @@ def codemix_corpora(source: Source) -> pd.DataFrame:
 def codemix_bins(source: Source, filters: Filters, corpus_id: str, answers: AnswerSource = OWN) -> pd.DataFrame:
     """Per bin and metric, pooled over the selected models and prompt languages: mean origin-QA
     Jaccard (answers of the selected task about the pair's Ukrainian dish) and mean dish-name VQA
-    match (dish_name_vqa answers, whatever the selected task); the dataset's own answers or
+    match, as published (name_contains_lev1) and ours (name_match), of the dish_name_vqa answers whatever the
+    selected task; the dataset's own answers or
     (`answers`) the linked ones scored against one dataset's gold."""
     where, params = Filters(dataset=filters.dataset, models=filters.models, langs=filters.langs).where()
     kind, kind_params = answers.where()
@@ -155,7 +156,8 @@ def codemix_bins(source: Source, filters: Filters, corpus_id: str, answers: Answ
             SELECT metric, any_value(task) AS task, bin, any_value(d_low) AS d_low, any_value(d_high) AS d_high,
                    max(n_pairs) AS n_pairs, {pooled}, arg_max(dishes, n_pairs) AS dishes
             FROM marts.codemix_bins
-            WHERE {where} AND corpus_id = $corpus_id AND (metric = 'name_match' OR task = $task)
+            WHERE {where} AND corpus_id = $corpus_id
+              AND (metric IN ('name_match', 'name_contains_lev1') OR task = $task)
             GROUP BY metric, bin
         )
         SELECT metric, task, bin, d_low, d_high, n_pairs, n_answers, mean,

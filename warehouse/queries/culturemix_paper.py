@@ -58,9 +58,12 @@ def combinations(source: Source) -> pd.DataFrame:
     return _frame(source, "SELECT * FROM marts.culturemix_combinations")
 
 
-def mitigation(source: Source) -> pd.DataFrame:
-    """Table 2: each prompt method against the base prompt, with the paired t-test."""
-    return _frame(source, "SELECT * FROM marts.culturemix_mitigation")
+def mitigation(source: Source, split: str = "test") -> pd.DataFrame:
+    """Table 2: each prompt method and the fine-tuned model against the base prompt, with the paired t-test, on the
+    7:3 split's test images (`test`, as published, §6.1) or on every image (`all`, ours)."""
+    return _frame(
+        source, "SELECT * EXCLUDE (split) FROM marts.culturemix_mitigation WHERE split = $split", {"split": split}
+    )
 
 
 def cell_answers(source: Source, analysis: str, model: str, prompt: str, subtask: str, cell: str) -> pd.DataFrame:

@@ -51,11 +51,12 @@ def tiny_models(source: Source) -> list[str]:
 
 def table4(source: Source, dataset: str, model: str) -> pd.DataFrame:
     """BORSch Table 4 for one describer model: every correlation x metric x QA/VQA cell per prompt language and
-    encoder, in the paper's row order, with its p-value, dish count and, for an empty cell, why it is empty."""
+    encoder, in the paper's row order, with its p-value, dish count and, for an empty cell, why it is empty; and whose
+    VQA answers the VQA cells pair with (§4.1)."""
     return _frame(
         source,
         """
-        SELECT lang, encoder, setup, metric, correlation, value, p_value, n_dishes, note
+        SELECT lang, encoder, setup, metric, correlation, value, p_value, n_dishes, note, vqa_model, pairing
         FROM marts.imagined_table4 WHERE dataset = $dataset AND model = $model
         ORDER BY lang, encoder, setup = 'VQA', list_position(['jaccard', 'dice', 'overlap'], metric),
                  list_position(['pearson', 'spearman', 'kendall'], correlation)

@@ -91,3 +91,8 @@ def vqa_pairs(source: Source, model: str) -> pd.DataFrame:
            ORDER BY abs(coalesce(u.vqa_accuracy, 0) - coalesce(e.vqa_accuracy, 0)) DESC, question_id""",
         {"model": model},
     )
+
+
+def visual_only(source: Source) -> pd.DataFrame:
+    """ZNO-Vision Tables 7-8: visual-only questions per subject and per split, where the release flags them."""
+    return _frame(source, "SELECT * FROM marts.zno_visual_only")

@@ -13,7 +13,7 @@ import pytest
 from pipeline.score import captions as caption_metrics
 from pipeline.score import vqa as vqa_metrics
 from tests.helpers import query, run_cli
-from tests.pipeline.datasets.caption_vqa_files import load_captions_and_vqa, tiny_bert, write_multi30k
+from tests.pipeline.datasets.caption_vqa_files import load_captions_and_vqa, tiny_bert, write_multi30k, write_vqa
 
 BLEU_HALF = 100 * math.exp(-1)  # "собака біжить": every n-gram right, brevity penalty e^(1 - 4/2)
 BLEU_EN = 100 * (1 / 12) ** 0.25  # 5/6 x 3/5 x 2/4 x 1/3 = 1/12, same length
@@ -146,3 +146,39 @@ def test_data_fetch_multi30k_writes_the_layout_ingest_reads(tmp_path: Path) -> N
         assert len(fetch(tmp_path / "dest", local)) == 4
     captions, _ = multi30k.read(tmp_path / "dest")
     assert captions == {("test_2017_flickr", "1.jpg"): {"en": "a cat"}, ("test_2018_flickr", "3.jpg"): {"en": "a girl"}}
+
+
+def test_more_than_the_papers_1000_vqa_questions_are_cut_by_a_seeded_draw() -> None:
+    """§3's 1,000 questions: a folder holding VQA 2.0's own (larger) files is sampled the same way every time,
+    whatever order its files list the questions in."""
+    from pipeline.datasets.vqa import SAMPLE_SIZE, sample_questions
+
+    found = {str(qid): {"en": qid} for qid in range(5000, 3499, -1)}  # 1,501 ids, listed in descending order
+    drawn = sample_questions(found)
+    assert len(drawn) == SAMPLE_SIZE == 1000 and set(drawn) <= set(found)
+    assert drawn == sample_questions(dict(reversed(list(found.items()))))  # the listing order does not matter
+    assert set(sample_questions(found, seed=1)) != set(drawn)  # the seed does
+    small = {"1": {"en": 1}, "2": {"en": 2}}
+    assert sample_questions(small) is small  # up to 1,000: every question kept
+
+
+def test_translate_questions_writes_the_layout_ingest_reads_with_any_backend(
+    tmp_path: Path, tiny_text_model: Path
+) -> None:
+    """ZNO-Vision §3 translated VQA with a model: `translate-questions` asks any backend (here a tiny random
+    transformers model, so the words are noise) and keeps ids, image ids and the ten answers per question."""
+    source = write_vqa(tmp_path / "vqa")
+    out = tmp_path / "translated"
+    warehouse = tmp_path / "wh" / "warehouse.duckdb"
+    result = run_cli(
+        warehouse, "translate-questions", str(source), "--out", str(out), "--backend", "transformers",
+        "--model", str(tiny_text_model), "--to", "uk", "--setting", "max_new_tokens=4",
+    )  # fmt: skip
+    assert "translated" in result.stderr and f"ingest vqa --source {out}" in " ".join(result.stderr.split())
+    questions = json.loads((out / "uk" / "questions.json").read_text(encoding="utf-8"))["questions"]
+    assert [(q["question_id"], q["image_id"]) for q in questions] == [(1, 42), (2, 43), (3, 44)]
+    annotations = json.loads((out / "uk" / "annotations.json").read_text(encoding="utf-8"))["annotations"]
+    assert [len(a["answers"]) for a in annotations] == [10, 10, 9]  # q3's nine answers stay nine (left out later)
+    assert (out / "en" / "v2_OpenEnded_mscoco_val2014_questions.json").is_file()  # the source beside it
+    run_cli(warehouse, "ingest", "vqa", "--source", str(out))
+    assert query(warehouse, "SELECT count(*) FROM core.vqa_questions WHERE lang = 'en'") == [(2,)]

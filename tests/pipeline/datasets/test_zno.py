@@ -54,7 +54,17 @@ def test_ingest_keeps_single_letter_image_questions_and_counts_the_rest(scored: 
     items = query(scored, "SELECT source_ref, subset FROM core.items WHERE task_id = 'zno.exam' ORDER BY 1")
     assert items == [("t1", "test"), ("t2", "test"), ("v1", "validation"), ("v2", "validation"), ("v3", "validation")]
     quirks = query(scored, "SELECT kind, severity FROM meta.ingest_reports WHERE dataset = 'zno' ORDER BY kind")
-    assert quirks == [("no_image", "rejected"), ("not_one_letter", "rejected")]
+    assert quirks == [("no_image", "rejected"), ("not_one_letter", "rejected"), ("several_images", "rejected")]
+    # Tables 7-8 from the release's visual-only flag: v1 (Mathematics, validation) and t1 (Chemistry, test)
+    visual = query(scored, "SELECT grouped_by, name, n, n_flagged, n_visual_only, share_visual_only "
+                           "FROM marts.zno_visual_only")  # fmt: skip
+    assert visual == [
+        ("split", "test", 2, 2, 1, 0.5),
+        ("split", "validation", 3, 3, 1, pytest.approx(1 / 3)),
+        ("subject", "Chemistry", 2, 2, 1, 0.5),
+        ("subject", "History", 1, 1, 0, 0.0),
+        ("subject", "Mathematics", 2, 2, 1, 0.5),
+    ]
     exam = query(scored, "SELECT subject, year, letters, n_options FROM core.exam_items WHERE item_id LIKE '%:v3'")
     assert exam == [("History", 2020, "АБВГД", 5)]
     prompt = query(scored, "SELECT text FROM core.item_prompts WHERE item_id = 'zno.exam:v2'")[0][0]
@@ -204,12 +214,14 @@ def test_rows_without_ids_are_numbered_across_a_splits_shards(tmp_path: Path) ->
     for shard in ("00000", "00001"):
         test.write_parquet(root / f"data/test-{shard}-of-00002.parquet")
     found = zno.read(root)
-    assert [item.source_ref for item in found.items if item.split == "test"] == ["test-0", "test-1", "test-4", "test-5"]
+    assert [item.source_ref for item in found.items if item.split == "test"] == ["test-0", "test-1", "test-5", "test-6"]
     assert [(q.file, q.line, q.kind) for q in found.quirks] == [
         ("test-00000-of-00002.parquet", 2, "not_one_letter"),
         ("test-00000-of-00002.parquet", 3, "no_image"),
+        ("test-00000-of-00002.parquet", 4, "several_images"),
         ("test-00001-of-00002.parquet", 2, "not_one_letter"),
         ("test-00001-of-00002.parquet", 3, "no_image"),
+        ("test-00001-of-00002.parquet", 4, "several_images"),
     ]
 
 

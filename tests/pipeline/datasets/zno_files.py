@@ -33,7 +33,9 @@ QUESTIONS = [
     ("t2", "test", "Chemistry", 2023, "АБВГ", ["А"], 50),
     ("t3", "test", "Chemistry", 2023, "АБВГ", ["А", "Б"], 60),  # two right letters: left out
     ("t4", "test", "Physics", 2023, "АБВГ", ["Г"], None),  # no image: left out
+    ("t5", "test", "Physics", 2023, "АБВГ", ["Г"], (70, 80)),  # two images: left out, as the paper did
 ]
+VISUAL_ONLY = {"v1", "t1"}  # Tables 7-8: questions whose text is only in the image (the flag's assumed column)
 # model m1's answers and how each reading scores them (gold in brackets):
 ANSWERS = [
     ("m1", "v1", "Спершу [Б], але ні: правильно [А]"),  # [А] paper: last bracket А, right; ours: several, wrong
@@ -46,6 +48,13 @@ ANSWERS = [
 ]
 
 
+def _images(qid: str, shade: int | tuple[int, ...] | None) -> dict:
+    """The `datasets` Image feature: `image` for one, `images` (a list) for several."""
+    if isinstance(shade, tuple):
+        return {"image": None, "images": [{"bytes": png(s), "path": f"{qid}-{s}.png"} for s in shade]}
+    return {"image": {"bytes": png(shade) if shade is not None else None, "path": f"{qid}.png"}, "images": None}
+
+
 def write_zno(root: Path) -> Path:
     """The ZNO-Vision folder: one parquet file per split."""
     (root / "data").mkdir(parents=True, exist_ok=True)
@@ -53,7 +62,7 @@ def write_zno(root: Path) -> Path:
         rows = [
             {"id": qid, "question": f"Питання {qid}?", "answers": _options(letters), "correct_answers": right,
              "subject": subject, "year": year,
-             "image": {"bytes": png(shade) if shade is not None else None, "path": f"{qid}.png"}}
+             "visual_only": qid in VISUAL_ONLY, **_images(qid, shade)}
             for qid, s, subject, year, letters, right, shade in QUESTIONS if s == split
         ]  # fmt: skip
         pl.DataFrame(rows).write_parquet(root / "data" / f"{split}-00000-of-00001.parquet")

@@ -129,8 +129,11 @@ def test_the_imagine_command_says_when_there_is_no_qa_score(
     ]  # fmt: skip
     first = run_cli(warehouse, *args)
     assert "imagine: 2 new images" in first.stderr
-    again = run_cli(warehouse, *args)
+    again = run_cli(warehouse, *args, "--vqa-model", "Qwen/Qwen2-VL-7B-Instruct")  # Table 4's pairing, declared
     assert "imagine: 0 new images (2 cached)" in again.stderr and "embed: 0 new" in again.stderr
+    assert query(warehouse, "SELECT DISTINCT vqa_model, pairing FROM marts.imagined_table4") == [
+        ("Qwen/Qwen2-VL-7B-Instruct", "declared with --vqa-model")
+    ]
     rows = query(warehouse, "SELECT dish_id, qa_jaccard, n_intra, n_inter FROM marts.imagined ORDER BY dish_id")
     assert [r[0] for r in rows] == ["1", "2"] and all(r[1] is None for r in rows)
     assert [(r[2], r[3]) for r in rows] == [(2, 2), (2, 2)]
@@ -143,3 +146,18 @@ def test_an_unknown_stage_is_refused(warehouse: Path, tmp_path: Path, step: str)
     config.write_text(f'stages = ["{step}"]\n', encoding="utf-8")
     result = run_cli(warehouse, "run", str(config), check=False)
     assert result.returncode == 2 and "bogus" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_run_configuration_declares_whose_vqa_answers_pair_with_a_describer(tmp_path: Path) -> None:
+    """`vqa_models` names a model under [models] or a model id; a describer it leaves out keeps §4.1's pairing."""
+    from pipeline.imagine import specs_from_config
+
+    models = {"qwen": {"backend": "vllm", "model": "Qwen/Qwen2-72B-Instruct"},
+              "qwen-vl": {"backend": "vllm", "model": "Qwen/Qwen2-VL-72B-Instruct"},
+              "llama": {"backend": "vllm", "model": "meta-llama/Llama-3.1-70B-Instruct"}}  # fmt: skip
+    table = {"dataset": "borsch", "langs": ["ru"], "describers": ["qwen", "llama"], "vqa_models": {"qwen": "qwen-vl"}}
+    specs = specs_from_config(tmp_path / "run.toml", [table], models)
+    assert [(s.describer, s.vqa_model) for s in specs] == [
+        ("Qwen/Qwen2-72B-Instruct", "Qwen/Qwen2-VL-72B-Instruct"),
+        ("meta-llama/Llama-3.1-70B-Instruct", None),
+    ]
