@@ -4,19 +4,21 @@ table it builds with all its columns and types, its data tests, its export and (
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import warehouse.marts as marts
 from tests.helpers import REPO
 from tools.docs_reference import BEGIN, END
 from warehouse.db import Warehouse, WarehouseError
-from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, export_contract
+from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, created_mart, export_contract, needs_rebuild, reads_of
 from warehouse.marts.contract import DataTest, TableContract
-from warehouse.registry import Registry
+from warehouse.registry import Registry, load_function
 
 NOT_MARTS = {"__init__.py", "contract.py"}  # the list itself and the declarations' reader
 
@@ -131,3 +133,62 @@ def test_a_failing_data_test_stops_the_publish_in_one_line_and_the_snapshot_stay
         "nothing was published"
     )
     assert published.path.read_bytes() == before
+
+
+class _Recording:
+    """A connection that notes every query a Python mart sends (what it reads, as DuckDB parses it)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con, self.queries = con, []
+
+    def execute(self, query: str, *args, **kwargs):
+        self.queries.append(query)
+        return self._con.execute(query, *args, **kwargs)
+
+    def sql(self, query: str, *args, **kwargs):
+        self.queries.append(query)
+        return self._con.sql(query, *args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._con, name)
+
+
+def test_a_python_mart_declares_every_table_it_reads(published: Warehouse, tmp_path: Path) -> None:
+    """An incremental publish reruns a Python mart only when a table in its `depends_on` changed: one it reads but
+    does not declare would leave its tables stale."""
+    scratch = tmp_path / "scratch.duckdb"
+    shutil.copyfile(published.path, scratch)
+    con = duckdb.connect(str(scratch))
+    try:
+        for mart in MARTS.values():
+            if mart.build is None:
+                continue
+            recording = _Recording(con)
+            load_function(mart.build)(recording)
+            reads = set()
+            for query in recording.queries:
+                for statement in con.extract_statements(query):
+                    reads |= reads_of(con, statement.query, created_mart(statement)) or set()
+            assert reads - mart.writes <= mart.declaration.depends_on, mart.file
+    finally:
+        con.close()
+
+
+def test_what_a_statement_reads_comes_from_duckdb_s_parse_tree() -> None:
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA core; CREATE SCHEMA marts")
+    con.execute("CREATE TABLE core.items (item_id TEXT, task_id TEXT); CREATE TABLE core.tasks (task_id TEXT)")
+    con.execute("CREATE TABLE core.scores (item_id TEXT)")
+    [create] = con.extract_statements(
+        "-- reads marts.not_this (a comment — with a non-ASCII dash before the name)\n"
+        "CREATE OR REPLACE TABLE marts.items AS WITH t AS (SELECT * FROM core.tasks)\n"
+        "SELECT i.*, 'core.nope' AS note FROM core.items i JOIN t USING (task_id)\n"
+        "WHERE i.item_id IN (SELECT item_id FROM core.scores)"
+    )
+    assert created_mart(create) == "marts.items"
+    assert reads_of(con, create.query, "marts.items") == {"core.tasks", "core.items", "core.scores"}
+    [macro] = con.extract_statements("CREATE OR REPLACE TEMP MACRO n() AS (SELECT count(*) FROM core.tasks)")
+    assert created_mart(macro) is None and reads_of(con, macro.query) == {"core.tasks"}
+    assert needs_rebuild(con, "SELECT now() AS at", set(), None)  # the clock: rebuilt every time
+    assert not needs_rebuild(con, "SELECT 'now()' AS at FROM core.items", {"core.tasks"}, None)
+    con.close()

@@ -90,8 +90,8 @@ class Mart:
             return True
         ran = tainted = False  # tainted: a temporary object built from changed tables (later statements may read it)
         for statement in con.extract_statements(self.source):
-            creates = _created_mart(statement)
-            needed = _needed(con, statement.query, changed, creates)
+            creates = created_mart(statement)
+            needed = needs_rebuild(con, statement.query, changed, creates)
             if creates and not (needed or tainted):
                 continue
             con.execute(statement.query)
@@ -120,7 +120,7 @@ def _tokens(sql: str) -> list[tuple[str, duckdb.token_type]]:
     ]  # fmt: skip
 
 
-def _created_mart(statement: duckdb.Statement) -> str | None:
+def created_mart(statement: duckdb.Statement) -> str | None:
     """The `marts.T` a CREATE [OR REPLACE] TABLE statement creates (None for a temporary table, a macro, a query)."""
     if statement.type != duckdb.StatementType.CREATE:
         return None
@@ -139,7 +139,7 @@ def _created_mart(statement: duckdb.Statement) -> str | None:
     return name if name.startswith("marts.") else None
 
 
-def _needed(con: duckdb.DuckDBPyConnection, sql: str, changed: set[str], creates: str | None) -> bool:
+def needs_rebuild(con: duckdb.DuckDBPyConnection, sql: str, changed: set[str], creates: str | None) -> bool:
     """Whether `sql` reads a changed table (`schema.table`) or the clock or a random number. A statement whose reads
     DuckDB cannot tell ahead of running it is counted as needed (it runs: never a stale table)."""
     if any(kind != duckdb.token_type.comment and text.lower() in _CLOCK for text, kind in _tokens(sql)):
