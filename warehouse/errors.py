@@ -4,10 +4,12 @@ its failures here, so a full disk reads the same from every command."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -96,6 +98,22 @@ def storage_failure(
                 f"{path}: {blocking} is a file, not a folder — pass --warehouse with a path inside a folder"
             )
     return None
+
+
+@contextlib.contextmanager
+def scratch_file(tmp: Path, path: Path, needed: int | None, name_quoted_file: bool = True) -> Iterator[Path]:
+    """A temporary database file `tmp` built to replace `path`: removed with its WAL whatever happens (once renamed
+    into place, there is nothing left to remove); a storage failure meanwhile is raised as its one line."""
+    try:
+        yield tmp
+    except (OSError, duckdb.Error) as exc:
+        failure = storage_failure(exc, path, needed, name_quoted_file=name_quoted_file)
+        if failure is not None:
+            raise failure from exc
+        raise
+    finally:
+        tmp.unlink(missing_ok=True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
 
 
 _ERRNO_TEXTS = (

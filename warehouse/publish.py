@@ -17,7 +17,7 @@ import duckdb
 
 from warehouse.build import build_marts, code_digest, code_files, failed_checks
 from warehouse.connect import connect, fsync_dir
-from warehouse.errors import WarehouseError, storage_failure
+from warehouse.errors import WarehouseError, scratch_file, storage_failure
 from warehouse.migrate import migrate, migrations
 from warehouse.session import attach, file_state, table_digests
 
@@ -66,7 +66,7 @@ def publish(wh: WarehouseFiles, force: bool = False) -> bool:
         if free < needed:
             raise storage_failure(OSError(errno.ENOSPC, "no space"), wh.path, needed, name_quoted_file=False)
         tmp = wh.path.with_name(f"{wh.path.name}.tmp-{os.getpid()}")
-        try:
+        with scratch_file(tmp, wh.path, needed, name_quoted_file=False):
             shutil.copyfile(base, tmp)
             con = connect(str(tmp))
             try:
@@ -97,14 +97,6 @@ def publish(wh: WarehouseFiles, force: bool = False) -> bool:
                 os.fsync(handle.fileno())
             os.replace(tmp, wh.path)
             fsync_dir(wh.path.parent)
-        except (OSError, duckdb.Error) as exc:
-            failure = storage_failure(exc, wh.path, needed, name_quoted_file=False)
-            if failure is not None:
-                raise failure from exc
-            raise
-        finally:
-            tmp.unlink(missing_ok=True)
-            tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
     return True
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from warehouse.connect import connect, fsync_dir
-from warehouse.errors import WarehouseError, storage_failure
+from warehouse.errors import WarehouseError, scratch_file
 from warehouse.io import scalar
 from warehouse.migrate import migrate
 from warehouse.session import attach, source_tables, table_digests
@@ -54,7 +54,7 @@ def recover(wh: WarehouseFiles, force: bool = False) -> Recovery:
         not_restored = _unpublished(working, unreadable, published, published_at)
         tmp = wh.working_path.with_name(f"{wh.working_path.name}.tmp-{os.getpid()}")
         damaged_copy = None
-        try:
+        with scratch_file(tmp, wh.working_path, wh.path.stat().st_size):
             shutil.copyfile(wh.path, tmp)
             con = connect(str(tmp))
             try:
@@ -72,14 +72,6 @@ def recover(wh: WarehouseFiles, force: bool = False) -> Recovery:
                     os.replace(wal, damaged_copy.with_name(damaged_copy.name + ".wal"))
             os.replace(tmp, wh.working_path)
             fsync_dir(wh.path.parent)
-        except (OSError, duckdb.Error) as exc:
-            failure = storage_failure(exc, wh.working_path, wh.path.stat().st_size)
-            if failure is not None:
-                raise failure from exc
-            raise
-        finally:
-            tmp.unlink(missing_ok=True)
-            tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
     return Recovery(published, not_restored, published_at, damaged_copy)
 
 
