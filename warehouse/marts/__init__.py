@@ -3,7 +3,7 @@
 (warehouse/marts/contract.py): every table it builds with all its columns and types, its data tests, its export
 and, for a Python mart, what it reads. Publishing builds the marts in this order, then checks each table against its
 declaration and runs its data tests (warehouse/build.py). Adding a mart = its file + its declaration + a `Mart(...)`
-entry in `MARTS`; adding an export = an `[\"marts.T\".export]` block in the declaration of the mart building T.
+entry in `MARTS`; adding an export = a `["marts.T".export]` block in the declaration of the mart building T.
 
 Importing this package reads no Python mart (polars and friends load when a mart is built)."""
 
@@ -49,11 +49,6 @@ class Mart:
     def tables(self) -> dict[str, TableContract]:
         """Each table the mart builds -> its contract, in the declaration's order."""
         return self.declaration.tables
-
-    @property
-    def columns(self) -> dict[str, tuple[str, ...]]:
-        """Each table -> its contract's column names, in order."""
-        return {table: spec.names for table, spec in self.tables.items()}
 
     @property
     def exports(self) -> dict[str, str]:
