@@ -15,11 +15,12 @@ from warehouse.marts.contract import DataTest, DeclarationError, TableContract, 
 @pytest.fixture(scope="module")
 def con() -> duckdb.DuckDBPyConnection:
     """Two small mart tables with the faults users' data brings: a repeated key, a NULL, an unknown status, a dish
-    that no longer exists."""
+    that no longer exists (and a dish without a key, which must hide no missing dish)."""
     con = duckdb.connect()
     con.execute("CREATE SCHEMA marts")
     con.execute(
-        "CREATE TABLE marts.dishes AS SELECT * FROM (VALUES ('borsch:ru:1', 'ru'), ('borsch:uk:2', 'uk')) "
+        "CREATE TABLE marts.dishes AS SELECT * FROM "
+        "(VALUES ('borsch:ru:1', 'ru'), ('borsch:uk:2', 'uk'), (NULL, 'en')) "
         "t(dish_key, lang)"
     )
     con.execute(

@@ -100,10 +100,10 @@ class DataTest:
                 [list(self.argument)],
             )
         parent_table, _, parent_column = str(self.argument).rpartition(".")
-        return (
-            f"SELECT count(*), list(DISTINCT {value})[1:{SAMPLE}] FROM {table} t "
-            f'WHERE {column} IS NOT NULL AND {column} NOT IN (SELECT "{parent_column}" FROM '
-            f"{_quoted_table(parent_table)})",
+        parent = _quoted_table(parent_table)
+        return (  # NOT EXISTS, not NOT IN: a NULL among the parent's values would hide every offender
+            f"SELECT count(*), list(DISTINCT {value})[1:{SAMPLE}] FROM {table} t WHERE {column} IS NOT NULL "
+            f'AND NOT EXISTS (SELECT 1 FROM {parent} p WHERE p."{parent_column}" = t.{column})',
             [],
         )
 
@@ -198,8 +198,7 @@ def built_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, s
         "SELECT schema_name || '.' || table_name, list((column_name, data_type) ORDER BY column_index) "
         "FROM duckdb_columns() WHERE database_name = current_database() GROUP BY ALL"
     ).fetchall()
-    return {table: [(c[0], c[1]) if isinstance(c, tuple) else (c["column_name"], c["data_type"]) for c in columns]
-            for table, columns in rows}  # fmt: skip
+    return {table: [tuple(column) for column in columns] for table, columns in rows}
 
 
 def failed_data_tests(con: duckdb.DuckDBPyConnection, tests: list[DataTest]) -> list[tuple[DataTest, int, list]]:
