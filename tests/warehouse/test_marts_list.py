@@ -192,3 +192,19 @@ def test_what_a_statement_reads_comes_from_duckdb_s_parse_tree() -> None:
     assert needs_rebuild(con, "SELECT now() AS at", set(), None)  # the clock: rebuilt every time
     assert not needs_rebuild(con, "SELECT 'now()' AS at FROM core.items", {"core.tasks"}, None)
     con.close()
+
+
+def test_the_declaration_tool_prints_the_columns_block_a_declaration_holds(published: Warehouse) -> None:
+    """tools/mart_declaration.py writes a new mart's `columns` block from what it builds: the same text as ours."""
+    from tools.mart_declaration import columns_block
+    from warehouse.marts.contract import built_columns
+
+    reader = published.reader()
+    try:
+        found = built_columns(reader)
+    finally:
+        reader.close()
+    for mart in (MARTS["010_dishes"], MARTS["leaderboard"]):
+        text = mart.path.with_suffix(".toml").read_text(encoding="utf-8")
+        for table in mart.tables:
+            assert columns_block(found[table], table) in text, table

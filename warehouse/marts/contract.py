@@ -20,8 +20,10 @@ Python mart, the tables it reads (a SQL mart's are read from its SQL by DuckDB's
     help = "One row per ..."
     method = { help = "...", default = "atlas" }  # --method picks one method's rows (no default: required)
 
-Publishing checks each table's columns and types against its declaration and runs its data tests in one query
-(`failed_data_tests`); either failure stops the publish with one line and leaves the snapshot as it was.
+`python tools/mart_declaration.py --warehouse W marts.T` prints a table's `columns` block from what the marts build
+(a new mart, or a column added). Publishing checks each table's columns and types against its declaration and runs
+its data tests in one query (`failed_data_tests`); either failure stops the publish with one line and leaves the
+snapshot as it was.
 """
 
 from __future__ import annotations
