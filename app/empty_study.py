@@ -12,7 +12,7 @@ import streamlit as st
 from app import data
 from app.safe import code, literal
 from pipeline.answers.templates import template
-from warehouse.marts import MARTS
+from warehouse.marts import contract_of
 from warehouse.queries import templates as queries
 
 
@@ -27,11 +27,8 @@ class EmptyStudy:
 
 
 def contract_columns(table: str) -> tuple[str, ...]:
-    """The columns a mart table guarantees (warehouse/marts/__init__.py), in order."""
-    for mart in MARTS.values():
-        if table in mart.columns:
-            return mart.columns[table]
-    raise KeyError(table)
+    """The columns a mart table guarantees (its mart's declaration, warehouse/marts/NAME.toml), in order."""
+    return contract_of(table).names
 
 
 def template_file(answer_format: str) -> tuple[str, bytes]:

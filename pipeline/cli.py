@@ -23,6 +23,7 @@ from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
 from pipeline.core.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.datasets import MODULES as DATASET_MODULES
 from pipeline.executors import EXECUTORS
+from pipeline.export.commands import add_export_commands
 from pipeline.flow import runconfig
 from pipeline.flow.steps import run_pipeline
 from warehouse.db import Warehouse, WarehouseError, code_schema_version, storage_failure
@@ -324,10 +325,6 @@ def tiny_edit_model(
     _run(ctx, lambda: say("tiny edit pipeline saved to {}", build_tiny_model("image-edit", out)))
 
 
-FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
-OutOption = Annotated[Path | None, typer.Option(help="Output file (default or -: standard output).")]
-
-
 def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method: str | None = None) -> None:
     def action() -> None:
         from pipeline.export import tables as exporting
@@ -344,124 +341,8 @@ def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method
     _run(ctx, action)
 
 
-@export_app.command("dishes")
-def export_dishes(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per dish: dataset, lang, dish_id, name, origins, source (+ more columns after)."""
-    _export(ctx, "dishes", format, out)
-
-
-@export_app.command("origin-scores")
-def export_origin_scores(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per scored answer: dataset, model, task, lang, item_id, variant, gold, predicted, jaccard,
-    dice, overlap, status (+ more columns after)."""
-    _export(ctx, "origin-scores", format, out)
-
-
-@export_app.command("accuracy")
-def export_accuracy(
-    ctx: typer.Context,
-    method: Annotated[str, typer.Option(help="paper: the benchmark's own rule, reproduced; atlas: our extractors.")],
-    format: FormatOption = "csv",
-    out: OutOption = None,
-) -> None:
-    """Accuracy per model and prompt language: dataset, model, task, lang, n, accuracy (percent, rounded as
-    the paper rounds) (+ correct, parse_rate, paper_unreadable, task_id after)."""
-    _export(ctx, "accuracy", format, out, method=method)
-
-
-@export_app.command("choice-scores")
-def export_choice_scores(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per multiple-choice answer: dataset, model, task, lang, item_id, gold_choice, parsed_choice,
-    status, correct (+ paper_choice, paper_status, paper_correct, choices, response, … after)."""
-    _export(ctx, "choice-scores", format, out)
-
-
-@export_app.command("language-switching")
-def export_language_switching(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per answer: dataset, model, task, lang, item_id, answer_lang, switched, segments (JSON spans)
-    (+ prompt_lang, kind, … after)."""
-    _export(ctx, "language-switching", format, out)
-
-
-@export_app.command("culturemix")
-def export_culturemix(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per CultureMix answer: model, subtask, prompt, target_food_id, image, target_country,
-    distractor_country, background_country, distance, predicted_food, predicted_country, food_correct,
-    country_correct, shift (+ more columns after)."""
-    _export(ctx, "culturemix", format, out)
-
-
-@export_app.command("cooccurrence")
-def export_cooccurrence(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per (corpus language, dish): lang, dataset, dish_id, name, docs_with_dish,
-    docs_with_true_country, docs_with_any_country (+ more columns after)."""
-    _export(ctx, "cooccurrence", format, out)
-
-
-@export_app.command("codemix")
-def export_codemix(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per parallel dish: dish_id, uk_name, ru_name, docs_uk_name, docs_ru_name (+ more after)."""
-    _export(ctx, "codemix", format, out)
-
-
-@export_app.command("name-scores")
-def export_name_scores(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per dish-name answer: dataset, model, task, lang, item_id, gold, prediction, matched_name,
-    named_dish_key, exact, lev1, stem, similarity, paper, status (+ more columns after)."""
-    _export(ctx, "name-scores", format, out)
-
-
-@export_app.command("dish-links")
-def export_dish_links(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per direction of each dish link: dish_key, linked_dish_key, method, score (+ more after)."""
-    _export(ctx, "dish-links", format, out)
-
-
-@export_app.command("imagined")
-def export_imagined(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """One row per generated image and encoder: model, dataset, dish_id, description, translation, image,
-    generator, seed, encoder, intra_cosine, inter_cosine, qa_jaccard (+ more columns after)."""
-    _export(ctx, "imagined", format, out)
-
-
-@export_app.command("language-gap")
-def export_language_gap(
-    ctx: typer.Context,
-    format: FormatOption = "csv",
-    out: OutOption = None,
-    method: Annotated[
-        str, typer.Option(help="atlas: our extractors' scores (default); paper: the benchmark's own rule.")
-    ] = "atlas",
-) -> None:
-    """Per model and prompt language, accuracy minus English on the same items: dataset, model, task, lang, n,
-    accuracy, accuracy_en, gap, low, high (percent and points; low/high a paired bootstrap 95% interval)
-    (+ metric, script, n_lost, n_gained, task_id after)."""
-    _export(ctx, "language-gap", format, out, method=method)
-
-
-@export_app.command("uacuisine-table4")
-def export_uacuisine_table4(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """UACUISINE as the ZNO-Vision paper's Table 4, per model and prompt language: model, lang, bertscore, em, im
-    (+ bertscore_model, em_atlas, im_atlas, per-question EM and counts after)."""
-    _export(ctx, "uacuisine-table4", format, out)
-
-
-@export_app.command("zno-accuracy")
-def export_zno_accuracy(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """ZNO exam accuracy (0-1): method, model, split, subject, n, correct, accuracy, low, high (95% Wilson)."""
-    _export(ctx, "zno-accuracy", format, out)
-
-
-@export_app.command("captions")
-def export_captions(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """Captions per model: model, split, lang, n, bleu_mean, bleu_std, bertscore_mean, bertscore_std, corpus_bleu."""
-    _export(ctx, "captions", format, out)
-
-
-@export_app.command("vqa-languages")
-def export_vqa_languages(ctx: typer.Context, format: FormatOption = "csv", out: OutOption = None) -> None:
-    """VQA accuracy (%) per model in Ukrainian and English: model, n_uk, vqa_uk, n_en, vqa_en, gap."""
-    _export(ctx, "vqa-languages", format, out)
+# `export NAME`: one command per export declared beside its mart (warehouse/marts/*.toml)
+add_export_commands(export_app, _export)
 
 
 @export_app.command("paper-tables")

@@ -1,6 +1,6 @@
 """The reference pages generated from the code, so they cannot drift from it: docs/cli.md from the CLI's own
 command tree (typer's click command, walked as `--help` would print it) and the column tables of docs/contracts.md
-from the export contracts declared beside the marts (warehouse/marts/__init__.py `EXPORTS`).
+from the export contracts declared beside the marts (warehouse/marts/NAME.toml, `warehouse.marts.EXPORTS`).
 
     python tools/docs_reference.py           # rewrite docs/cli.md and the generated part of docs/contracts.md
     python tools/docs_reference.py --check   # exit 1, naming the file, when either is out of date
@@ -126,12 +126,13 @@ def cli_markdown() -> str:
 
 def contracts_block() -> str:
     """The generated part of docs/contracts.md: every `export NAME` with the columns it guarantees, in order."""
-    from warehouse.marts import EXPORTS, export_contract
+    from warehouse.marts import EXPORTS, contract_of
 
-    lines = [BEGIN, "", "| export | table | contract columns, in order |", "|---|---|---|"]
+    lines = [BEGIN, "", "| export | table | contract columns, in order, with their types |", "|---|---|---|"]
     for name in sorted(EXPORTS):
-        columns = ", ".join(f"`{column}`" for column in export_contract(name))
-        lines.append(f"| `export {name}` | `{EXPORTS[name]}` | {columns} |")
+        declared = contract_of(EXPORTS[name].table).columns
+        columns = ", ".join(f"`{column}` {kind}" for column, kind in declared.items())
+        lines.append(f"| `export {name}` | `{EXPORTS[name].table}` | {columns} |")
     lines += ["", END]
     return "\n".join(lines)
 

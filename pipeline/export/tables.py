@@ -1,6 +1,7 @@
 """Exports read the published snapshot. Column order is a contract external scripts rely on: extend at the end,
 never rename or reorder. Each export and its contract are declared once, beside the mart that builds its table
-(`exports=` in warehouse/marts/__init__.py)."""
+(the `export` block of the mart's declaration, warehouse/marts/NAME.toml), which also makes its command
+(pipeline/export/commands.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def to_stdout(out: Path | None) -> bool:
 def export_frame(warehouse: Warehouse, name: str, method: str | None = None) -> pl.DataFrame:
     """The mart behind an export, contract columns first. `method` picks the scoring method of
     `accuracy` (the method column then leaves the frame: a file holds one method)."""
-    mart = EXPORTS[name]
+    mart = EXPORTS[name].table
     contract = [c for c in export_contract(name) if method is None or c != "method"]
     con = warehouse.reader()
     try:

@@ -19,7 +19,7 @@ import pytest
 from pipeline.export import tables as exporting
 from pipeline.stores import annotations, probes
 from tests.helpers import REPO, query, run_cli, shown
-from warehouse import db
+from warehouse import db, migrate
 from warehouse.db import SchemaMismatch, Warehouse, code_schema_version
 from warehouse.marts import EXPORTS
 from warehouse.version import release
@@ -149,9 +149,9 @@ def test_a_migration_that_fails_leaves_the_warehouse_at_its_old_version(
     """All pending migrations are one transaction: one that fails undoes those before it."""
     path = _copy(fixture, tmp_path / "w")
     migrations = tmp_path / "migrations"
-    shutil.copytree(db.MIGRATIONS_DIR, migrations)
+    shutil.copytree(migrate.MIGRATIONS_DIR, migrations)
     (migrations / "999_broken.sql").write_text("ALTER TABLE core.no_such_table ADD COLUMN x TEXT;\n")
-    monkeypatch.setattr(db, "MIGRATIONS_DIR", migrations)
+    monkeypatch.setattr(migrate, "MIGRATIONS_DIR", migrations)
     working = path.with_suffix(".work.duckdb")
     before = query(working, "SELECT version FROM meta.schema_migrations ORDER BY 1")
     counts = query(working, "SELECT count(*) FROM core.generations")
