@@ -339,4 +339,4 @@ _EXAM_SCHEMA = {
     "n_images": pl.Int32,
 }
 
-DATASETS.add("zno", Dataset(DATASET, lambda: [], ingest, items))
+DATASETS.add("zno", Dataset(DATASET, lambda: [], ingest, items, named_files=remote_files))
