@@ -36,6 +36,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
 from pipeline.core import limits
 from pipeline.core.errors import DataError
@@ -479,6 +480,7 @@ def _answered(rows: list[BorschAnswer]) -> dict[tuple[str, str], set[str]]:
     return out
 
 
+@IMPORTERS.register("borsch")
 def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
     for path in options.responses:
