@@ -1,5 +1,8 @@
-"""`python -m pipeline ...`: the pipeline's commands. Every command that writes goes through the
-working database and publishes a new snapshot only when it succeeds."""
+"""`python -m pipeline ...` parses the pipeline's commands and calls the code that does the work: named pipelines
+(pipeline/flow/steps.py), the demo (pipeline/flow/demo.py), the probe, downloads and exports.
+
+Every command that writes goes through the working database and publishes a new snapshot only when it succeeds.
+Parsing and error lines live here; no stage logic does."""
 
 from __future__ import annotations
 
@@ -30,7 +33,11 @@ from warehouse.version import release
 
 DATASET_NAMES = sorted(DATASET_MODULES)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
+# `--help`'s first lines (and docs/cli.md's), kept word for word.
+HELP = """`python -m pipeline ...`: the pipeline's commands. Every command that writes goes through the
+working database and publishes a new snapshot only when it succeeds."""
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, pretty_exceptions_show_locals=False)
 data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
 export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
 app.add_typer(data_app, name="data")

@@ -1,6 +1,6 @@
-"""Exports read the published snapshot. Column order is a contract external scripts rely on: extend at the end,
-never rename or reorder. Each export and its contract are declared once, beside the mart that builds its table
-(`exports=` in warehouse/marts/__init__.py)."""
+"""`export NAME` writes a published mart as CSV or Parquet, read from the published snapshot only. Column order is
+a contract external scripts rely on: extend at the end, never rename or reorder. Each export and its contract are
+declared once, beside the mart that builds its table (`exports=` in warehouse/marts/__init__.py)."""
 
 from __future__ import annotations
 
