@@ -273,3 +273,15 @@ def test_every_import_of_a_project_module_names_something_it_defines() -> None:
                     if alias.name.split(".")[0] in ("pipeline", "warehouse", "app") and alias.name not in modules():
                         stale.append(f"{path.relative_to(REPO)}:{node.lineno}: no module {alias.name}")
     assert stale == []
+
+
+def test_the_tests_mirror_the_source_tree() -> None:
+    """A test file lives in the folder of the code it specifies: tests/pipeline/score/ for pipeline/score/, so a
+    newcomer finds a module's tests by its path. Every folder of tests under tests/pipeline, tests/warehouse and
+    tests/app is a folder of the source tree."""
+    folders = {
+        path.parent.relative_to(REPO / "tests")
+        for top in ("pipeline", "warehouse", "app")
+        for path in (REPO / "tests" / top).rglob("test_*.py")
+    }
+    assert sorted(str(folder) for folder in folders if not (REPO / folder).is_dir()) == []

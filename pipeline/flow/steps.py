@@ -1,7 +1,7 @@
 """The pipeline's stages as steps, and the named pipelines composed from them: one declaration.
 
 A step declares the tables it reads and the tables it writes; no two steps write the same table
-(tests/pipeline/test_steps.py checks it), so whoever reads a table knows which step fills it.
+(tests/pipeline/flow/test_steps.py checks it), so whoever reads a table knows which step fills it.
 `meta.source_files` and `meta.ingest_reports` are the shared ledger of loaded files and their
 quirks: each step appends rows of its own kind only, so they are declared as `ledger`, not owned.
 
