@@ -444,6 +444,30 @@ def export_vqa_languages(ctx: typer.Context, format: FormatOption = "csv", out: 
     _export(ctx, "vqa-languages", format, out)
 
 
+@export_app.command("paper-tables")
+def export_paper_tables(
+    ctx: typer.Context,
+    paper: Annotated[str, typer.Option(help="borsch, zno-vision, culturemix or worldcuisines.")],
+    out: Annotated[Path, typer.Option(help="Folder for the PAPER_ID.csv files (one per table and figure).")],
+    data: Annotated[
+        Path | None,
+        typer.Option(envvar="DATA", help="WorldCuisines: the data folder whose worldcuisines/scores/ it published."),
+    ] = None,
+) -> None:
+    """One CSV per table and figure of a paper, PAPER_ID.csv (table2, fig4, ...): paper, table, row, column, value,
+    published (the number the paper prints, else empty), n, low, high, method, note (+ more columns after)."""
+
+    def action() -> None:
+        from pipeline.export import paper_tables as exporting
+
+        written, missing = exporting.export(ctx.obj.warehouse, paper, out, data or default_data_dir())
+        say("wrote {} tables of {} to {} ({} rows)", len(written), paper, out, sum(written.values()))
+        if missing:
+            say("[yellow]{}[/]", missing)
+
+    _run(ctx, action)
+
+
 Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)
 ExecutorOption = Annotated[Executor, typer.Option(help="local: this process; ray: Ray Data (see README).")]
 RayAddressOption = Annotated[
@@ -625,6 +649,47 @@ def run_config(
             finetunes=tuple(plan.finetunes),
         )
         _steps(ctx, "run", options, steps)
+
+    _run(ctx, action)
+
+
+@app.command("reproduce")
+def reproduce(
+    ctx: typer.Context,
+    paper: Annotated[str, typer.Argument(help="borsch, zno-vision, culturemix or worldcuisines.")],
+    data: Annotated[
+        Path | None, typer.Option(envvar="DATA", help="The public data folder (default: the data folder).")
+    ] = None,
+    backend: Annotated[str | None, typer.Option(help="Every model on this backend instead.")] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", help="PATH for every model, KIND=PATH (text, vision) or NAME=PATH (repeatable)."),
+    ] = None,
+    answers: Annotated[
+        Path | None, typer.Option(help="Import the answer files in this folder instead of generating.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="First N items of every run (a smoke run).")] = None,
+    images: Annotated[Path | None, typer.Option(help="The dish photos of the tasks that need them (BORSch).")] = None,
+    tables: Annotated[
+        Path | None, typer.Option(help="Then write the paper's tables here (as `export paper-tables`).")
+    ] = None,
+) -> None:
+    """A paper's whole protocol from its run configuration (assets/reproduce/PAPER.toml): ingest, generate (or
+    import --answers), score, publish; a killed run resumes."""
+    from pipeline.flow import reproduce as reproducing
+
+    def action() -> None:
+        protocol = reproducing.load(paper, backend=backend, models=tuple(model or ()), limit=limit, images=images)
+        source = (data or default_data_dir()).expanduser().resolve()
+        reproducing.run(ctx.obj.warehouse, protocol, data=source, answers=answers, publish=ctx.obj.publish,
+                        say=lambda line: say("{}", line))  # fmt: skip
+        if tables is not None:
+            from pipeline.export import paper_tables as exporting
+
+            written, missing = exporting.export(ctx.obj.warehouse, paper, tables, source)
+            say("wrote {} tables of {} to {}", len(written), paper, tables)
+            if missing:
+                say("[yellow]{}[/]", missing)
 
     _run(ctx, action)
 

@@ -8,7 +8,7 @@ Built by warehouse/marts/111_borsch_figures.sql."""
 
 import streamlit as st
 
-from app import charts, data, empty_study, fmt, links, ui, widgets
+from app import charts, data, empty_study, fmt, links, paper_tables, ui, widgets
 from app.safe import literal
 from warehouse.queries import borsch as queries
 from warehouse.queries.answers import Filters
@@ -94,3 +94,6 @@ else:
     )
     fmt.dataframe(names, key="borsch_names")
     ui.downloads(names, "borsch_name_accuracy_by_origin", key="borsch_names_dl")
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("borsch", key="borsch_paper_tables")

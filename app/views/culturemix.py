@@ -7,7 +7,7 @@ import streamlit as st
 
 from app import culturemix_analysis as analysis
 from app import culturemix_tables as tables
-from app import data, empty_study, fmt, widgets
+from app import data, empty_study, fmt, paper_tables, widgets
 from app.safe import literal
 from pipeline.score.food_match import FOOD_RULE
 from warehouse.queries import culturemix as q
@@ -73,5 +73,7 @@ prompt = widgets.url_select(
 part = widgets.url_radio("Show", PARTS, param="part", container=controls[1])
 if part == "tables":
     tables.render(prompt, sources)
+    st.subheader("The paper's tables and figures, ours beside the printed numbers")
+    paper_tables.show("culturemix", key="culturemix_paper_tables")
 else:
     analysis.render(prompt)

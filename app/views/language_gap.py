@@ -5,7 +5,7 @@ both answers side by side; a filter by the languages' script. Model, language an
 
 import streamlit as st
 
-from app import data, fmt, links, ui, vega, widgets
+from app import data, fmt, links, paper_tables, ui, vega, widgets
 from app.safe import literal
 from warehouse.queries import language_gap as queries
 
@@ -158,3 +158,6 @@ fmt.dataframe(
     },
     key="language_gap_items",
 )
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("worldcuisines", key="worldcuisines_paper_tables")

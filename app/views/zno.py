@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app import data, empty_study, fmt, vega, widgets
+from app import data, empty_study, fmt, paper_tables, vega, widgets
 from app.safe import literal
 from warehouse.queries import zno as q
 
@@ -220,3 +220,6 @@ for row in answers.head(SHOWN_IMAGES).itertuples():
     )
 if len(answers) > SHOWN_IMAGES:
     st.caption(f"Images of the first {SHOWN_IMAGES:,} questions; the table lists all {len(answers):,}.")
+
+st.subheader("The paper's tables and figures, ours beside the printed numbers")
+paper_tables.show("zno-vision", key="zno_paper_tables")

@@ -580,20 +580,123 @@ def build_gazetteer(langs: tuple[str, ...] = LANGS) -> list[Entry]:
 @functools.cache
 def _lang_entries(lang: str) -> tuple[Entry, ...]:
     """A language's entries, from the disk cache when this code and its library data built them before: inflecting
-    and reading CLDR take about a second per language, paid by every command that extracts countries."""
-    from pipeline.core import derived
-
+    and reading CLDR take about a second per language, paid by every command that extracts countries. A language a
+    background worker (`prebuild`) is building is waited for; one it has not started on is built here."""
     _territories(lang)  # a language CLDR does not know fails here, before the cache is looked at
-    path = derived.cache_path("gazetteer", lang, derived.inputs_digest("gazetteer", lang))
-    cached = derived.load(path)
-    if isinstance(cached, tuple) and len(cached) == 2:
+    path = _cache_file(lang)
+    cached = _load_cached(path)
+    if cached is None and any(job.wait_for(lang) for job in _PREBUILDS):
+        cached = _load_cached(path)
+    if cached is not None:
         entries, ambiguities = cached
         AMBIGUOUS.extend(ambiguities)
         return entries
+    return _build_and_store(lang, path)
+
+
+def _cache_file(lang: str):
+    from pipeline.core import derived
+
+    return derived.cache_path("gazetteer", lang, derived.inputs_digest("gazetteer", lang))
+
+
+def _load_cached(path) -> tuple | None:
+    from pipeline.core import derived
+
+    cached = derived.load(path)
+    return cached if isinstance(cached, tuple) and len(cached) == 2 else None
+
+
+def _build_and_store(lang: str, path) -> tuple[Entry, ...]:
+    from pipeline.core import derived
+
     recorded = len(AMBIGUOUS)
     entries = tuple(_build_lang(lang))
     derived.store(path, (entries, AMBIGUOUS[recorded:]))
     return entries
+
+
+class _Prebuild:
+    """One background process building languages' entries into the disk cache, in order, while the command goes on
+    with other work (on two cores, a first demo's 30 prompt languages cost ~12 CPU-s, the corpus scan runs meanwhile).
+
+    Each language is claimed once, by the worker or by this process, under one lock: a language this process needs
+    before the worker reached it is built here (the worker then skips it), one the worker is building is waited for.
+    The worker is a daemon: a command that ends first ends it, and a half-written cache file is never read (`store`
+    writes a temporary name and renames it)."""
+
+    def __init__(self, langs: list[str]) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB's threads
+        self.langs = langs
+        self.claimed = context.Array("b", len(langs))  # 1: someone builds it
+        self.done = context.Array("b", len(langs), lock=False)  # 1: the worker finished it (stored or failed)
+        self.worker = context.Process(
+            target=_prebuild_worker, args=(langs, self.claimed, self.done), name="gazetteer-prebuild", daemon=True
+        )
+        self.worker.start()
+
+    def wait_for(self, lang: str) -> bool:
+        """Whether the worker built `lang` (now or before): False when this process should build it itself."""
+        import time
+
+        if lang not in self.langs:
+            return False
+        index = self.langs.index(lang)
+        with self.claimed.get_lock():
+            if not self.claimed[index]:
+                self.claimed[index] = 1
+                return False
+        while not self.done[index] and self.worker.is_alive():
+            time.sleep(0.02)
+        return bool(self.done[index])
+
+
+def _prebuild_worker(langs: list[str], claimed, done) -> None:
+    for index, lang in enumerate(langs):
+        with claimed.get_lock():
+            if claimed[index]:
+                continue
+            claimed[index] = 1
+        try:
+            path = _cache_file(lang)
+            if path is not None and not path.is_file():
+                _build_and_store(lang, path)
+        except Exception:  # the command that needs the language builds it and reports the error
+            pass
+        done[index] = 1
+
+
+_PREBUILDS: list[_Prebuild] = []
+
+
+def prebuild(langs: Iterable[str]) -> list[str]:
+    """Start building, in a background process, the entries of `langs` that the disk cache lacks, and return at once
+    the languages it will build: a command calls it as soon as it knows which languages its answers are in, so the
+    build overlaps its other steps. Unknown languages, cached ones and those an earlier call took are left out."""
+    from pipeline.core import derived
+
+    if not derived.enabled():
+        return []
+    taken = {lang for job in _PREBUILDS for lang in job.langs}
+    missing = []
+    for lang in dict.fromkeys(langs):
+        if lang in taken:
+            continue
+        try:
+            _territories(lang)
+        except Exception:  # not a language CLDR knows: its extraction reports it
+            continue
+        path = _cache_file(lang)
+        if path is not None and not path.is_file():
+            missing.append(lang)
+    if missing:
+        try:
+            _PREBUILDS.append(_Prebuild(missing))
+        except (AssertionError, OSError):  # a daemonic process may not start one, nor a process out of resources:
+            return []  # the languages are built when needed, as without a worker
+    return missing
 
 
 @functools.cache

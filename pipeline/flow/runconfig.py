@@ -68,11 +68,21 @@ class RunPlan:
         return tuple(s for s in self.stages if s in IMAGINE_STAGES)
 
 
-def load(path: Path) -> RunPlan:
+def read(path: Path) -> dict:
+    """The run configuration's TOML as a dict (one clear line when it cannot be read)."""
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise DataError(path, f"cannot read the run configuration: {exc}") from exc
+
+
+def load(path: Path) -> RunPlan:
+    return parse(path, read(path))
+
+
+def parse(path: Path, config: dict) -> RunPlan:
+    """The plan of a configuration already read (`reproduce` applies its overrides first); `path` names it in
+    errors."""
     stages = tuple(config.get("stages", DEFAULT_STAGES))
     unknown = [s for s in stages if s not in STAGES]
     if unknown:

@@ -53,16 +53,29 @@ class Step:
     run: Callable[[Context], None]
     ledger: tuple[str, ...] = ()
     doc: str = ""
+    # Started (in the background) as soon as what it reads is final, before the steps between run: see `_warm_ups`.
+    warm: Callable[[Context], None] | None = None
+    warm_reads: tuple[str, ...] | None = None  # the tables `warm` reads; None: the step's own `reads`
 
 
 STEPS: Registry[Step] = Registry("step")
 
 
-def step(name: str, *, reads: tuple[str, ...], writes: tuple[str, ...], ledger: tuple[str, ...] = ()):
-    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes."""
+def step(
+    name: str,
+    *,
+    reads: tuple[str, ...],
+    writes: tuple[str, ...],
+    ledger: tuple[str, ...] = (),
+    warm: Callable[[Context], None] | None = None,
+    warm_reads: tuple[str, ...] | None = None,
+):
+    """Decorator: declare `func(ctx)` as the step `name` with the tables it reads and writes, and what it can start
+    in the background before its turn (`warm`, reading `warm_reads`)."""
 
     def declare(func: Callable[[Context], None]) -> Callable[[Context], None]:
-        STEPS.add(name, Step(name, reads, writes, func, ledger, (func.__doc__ or "").strip()))
+        doc = (func.__doc__ or "").strip()
+        STEPS.add(name, Step(name, reads, writes, func, ledger, doc, warm, warm_reads))
         return func
 
     return declare
@@ -144,7 +157,16 @@ def reference(ctx: Context) -> None:
     load_reference(ctx.con)
 
 
-@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER)
+def _warm_ingest(ctx: Context) -> None:
+    """The curated languages' gazetteers (ru, uk, en; the costliest, ~2-3 CPU-s each), from nothing at all: a
+    dataset's gold strings are read in English, every country matcher searches all three, the corpus is Ukrainian.
+    They build while the reference tables load."""
+    from pipeline.extract.gazetteer import LANGS, prebuild
+
+    prebuild(LANGS)
+
+
+@step("ingest", reads=REFERENCE_TABLES, writes=DATASET_TABLES, ledger=LEDGER, warm=_warm_ingest, warm_reads=())
 def ingest(ctx: Context) -> None:
     """Each dataset module loads its own files (the only writer of its dishes, items, gold, images).
     `demo` drops the sample when real data is loaded, so the two never mix."""
@@ -216,8 +238,15 @@ def link(ctx: Context) -> None:
         console.print("dish links: " + ", ".join(f"{n} {method}" for method, n in sorted(counts.items())))
 
 
+def _warm_score(ctx: Context) -> None:
+    from pipeline.score import stage as scoring
+
+    scoring.warm_up(ctx.con, rescore=ctx.options.rescore)
+
+
 @step(
     "score",
+    warm=_warm_score,
     reads=(
         "core.tasks",
         "core.items",
@@ -401,7 +430,10 @@ def run_pipeline(
             ctx = Context(con, options, executor=executor)
             audit = os.environ.get(AUDIT_ENV, "") == "1"
             before = table_fingerprints(con) if audit else {}
-            for step_name in chosen:
+            warm_ups = _warm_ups(chosen)
+            for index, step_name in enumerate(chosen):
+                for later in warm_ups.get(index, ()):
+                    later.warm(ctx)
                 step = STEPS.get(step_name)
                 step.run(ctx)
                 if audit:  # one scan of the tables per step: what a step leaves is what the next one starts from
@@ -421,6 +453,24 @@ def run_pipeline(
             raise failures[0]
         raise DataError(f"{len(failures)} files", " | ".join(str(f) for f in failures))
     return published
+
+
+def _warm_ups(chosen: tuple[str, ...]) -> dict[int, list[Step]]:
+    """Before which step (by index) each later step's `warm` starts: right after the last earlier step that writes a
+    table it reads, when its inputs are final (for the demo, the curated languages' gazetteers build while the
+    reference tables load; the answer languages are known once the answers are imported and build while the corpus
+    is scanned)."""
+    starts: dict[int, list[Step]] = {}
+    for index, name in enumerate(chosen):
+        later = STEPS.get(name)
+        if later.warm is None:
+            continue
+        reads = set(later.reads if later.warm_reads is None else later.warm_reads)
+        writers = [i for i in range(index) if set(STEPS.get(chosen[i]).writes) & reads]
+        start = writers[-1] + 1 if writers else 0
+        if start < index:
+            starts.setdefault(start, []).append(later)
+    return starts
 
 
 # DISH_ATLAS_AUDIT_WRITES=1: after each step, compare every raw/core/meta table with its state before the step and

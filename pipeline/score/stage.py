@@ -92,11 +92,14 @@ STALE_SQL = """AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.generation_id = g
                                AND e.extractor = ? AND e.extracted_at >= g.created_at)"""
 
 
-def _pending_query(task: Task, extractor: str, rescore: bool, count: bool = False) -> tuple[str, list]:
+def _pending_query(
+    task: Task, extractor: str, rescore: bool, count: bool = False, langs: bool = False
+) -> tuple[str, list]:
     table = "core.choice_extractions" if task.answer_kind == "choice" else "core.extractions"
     stale, params = ("", [task.task_id]) if rescore else (STALE_SQL.format(table=table), [task.task_id, extractor])
-    if count:
-        sql = f"SELECT count(*) FROM core.generations g JOIN core.items i USING (item_id) WHERE i.task_id = ? {stale}"
+    if count or langs:
+        what = "DISTINCT g.lang" if langs else "count(*)"
+        sql = f"SELECT {what} FROM core.generations g JOIN core.items i USING (item_id) WHERE i.task_id = ? {stale}"
         return sql, params
     # a rescore removes every earlier row first (clear_for_rescore): nothing to look up per answer
     scored_before = (
@@ -126,6 +129,26 @@ def pending(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore:
 def pending_count(con: duckdb.DuckDBPyConnection, task: Task, extractor: str, rescore: bool) -> int:
     sql, params = _pending_query(task, extractor, rescore, count=True)
     return con.execute(sql, params).fetchone()[0]
+
+
+def warm_up(con: duckdb.DuckDBPyConnection, rescore: bool = False) -> list[str]:
+    """Start building the gazetteers of the languages the pending answers (and their gold texts) are searched in,
+    in the background (`gazetteer.prebuild`): called as soon as the answers are in, so a first score of thirty
+    prompt languages finds most of them built. Returns the languages it started on."""
+    from pipeline.extract.countries import search_langs
+    from pipeline.extract.gazetteer import prebuild
+
+    declared = {row[0] for row in con.execute("SELECT task_id FROM core.tasks").fetchall()}
+    searched: dict[str, None] = {}
+    prompts: dict[str, None] = {}  # the answer-language step looks names up in the prompt's own code ("ja_casual")
+    for task in TASKS.values():
+        if task.task_id in declared:
+            extractor_name, _ = get_extractor(task.extractor)
+            sql, params = _pending_query(task, extractor_name, rescore, langs=True)
+            for (lang,) in con.execute(sql, params).fetchall():
+                searched.update(dict.fromkeys(search_langs(lang)))
+                prompts[lang] = None
+    return prebuild([*searched, *prompts])
 
 
 def pending_chunks(

@@ -55,7 +55,8 @@ def test_every_figure_and_table_is_drawn_from_the_answers(answered: Path, monkey
     assert shares[1] > shares[0]
     parallel = {row["label"]: row["n_dishes"] for row in vega_rows(charts[2])}
     assert max(parallel, key=parallel.get) == "Russia (RU)"  # Fig. 11: the parallel subset centres on Russia
-    wrong, gain, names = (frame.value for frame in at.dataframe)
+    wrong, gain, names, paper_table = (frame.value for frame in at.dataframe)
+    assert paper_table.columns[0] == "row"  # last, the paper's own tables beside ours (app/paper_tables.py)
     assert list(wrong["country"]) == ["IT"] and list(wrong["model"]) == ["model-a"]  # ours: the negated TR dropped
     assert list(gain["gain"]) == [1.0] and list(gain["vqa_jaccard"]) == [0.0]
     assert list(names["country"]) == ["GR"] and list(names["accuracy"]) == [1.0] and list(names["model"]) == ["model-b"]

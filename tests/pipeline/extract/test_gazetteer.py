@@ -213,3 +213,42 @@ def test_at_least_sixty_adjective_countries(lang):
 def test_lookup_unknown_is_none(gazetteer):
     assert lookup("атлантида", "ru") is None
     assert lookup("индии", "en") is None
+
+
+# --- building languages in the background (a first demo's thirty prompt languages) ---------------------------------
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    """A fresh derived-file cache, and no language built in this process or by an earlier background worker."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("DISH_ATLAS_PATTERN_CACHE", raising=False)
+    monkeypatch.setattr(gazetteer_module, "_PREBUILDS", [])
+    gazetteer_module._lang_entries.cache_clear()
+    yield tmp_path / "cache" / "dish-atlas" / "cache" / "gazetteer"
+    for job in gazetteer_module._PREBUILDS:
+        job.worker.kill()
+    gazetteer_module._lang_entries.cache_clear()
+
+
+def test_prebuild_builds_uncached_languages_in_a_worker_and_this_process_takes_what_it_has_not_reached(empty_cache):
+    started = gazetteer_module.prebuild(["is", "ga", "is", "xx-not-a-language", "cy"])
+    assert started == ["is", "ga", "cy"]  # once each; a language CLDR does not know is left to its extraction
+    job = gazetteer_module._PREBUILDS[0]
+    here = gazetteer_module.entries_for("cy")  # the worker is still starting: this process claims "cy" and builds it
+    job.worker.join(timeout=240)
+    assert list(job.done) == [1, 1, 0]  # the worker built the two others and left "cy" alone
+    assert sorted(p.name.split("@")[0] for p in empty_cache.glob("*.pickle")) == ["cy", "ga", "is"]
+    built_there = gazetteer_module.entries_for("is")  # read from the worker's file
+    assert set(built_there) == set(gazetteer_module._build_lang("is"))  # the order follows each process's hash seed
+    assert set(here) == set(gazetteer_module._load_cached(gazetteer_module._cache_file("cy"))[0])
+    assert gazetteer_module.prebuild(["is", "ga", "cy"]) == []  # all cached now: nothing to start
+
+
+def test_a_killed_worker_costs_only_time(empty_cache):
+    gazetteer_module.prebuild(["is", "ga"])
+    job = gazetteer_module._PREBUILDS[0]
+    job.claimed[1] = 1  # the worker "started" on ga, then died without a cache file
+    job.worker.kill()
+    job.worker.join()
+    assert gazetteer_module.entries_for("ga")  # built here instead of waiting forever

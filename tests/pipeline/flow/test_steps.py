@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.flow.steps import PIPELINES, STEPS
+from pipeline.flow.steps import PIPELINES, STEPS, _warm_ups
 from tests.helpers import run_cli
 from warehouse.db import migrate
 
@@ -62,6 +62,17 @@ def test_pipelines_are_known_steps_in_flow_order() -> None:
         assert all(step in STEPS for step in steps), name
         positions = [FLOW.index(step) for step in steps]
         assert positions == sorted(positions), name
+
+
+def test_a_step_warms_up_as_soon_as_the_last_step_writing_its_inputs_is_done() -> None:
+    """The curated languages' gazetteers build from the start (they depend on nothing) while the reference tables
+    load; the answer languages' once the answers are imported, while the corpus step runs."""
+    starts = _warm_ups(PIPELINES["demo"])
+    assert {PIPELINES["demo"][index]: [step.name for step in steps] for index, steps in starts.items()} == {
+        "reference": ["ingest"],
+        "corpus": ["score"],
+    }
+    assert _warm_ups(("score",)) == {}  # nothing runs before it: it builds what it needs in its own turn
 
 
 def test_a_no_op_rerun_still_publishes_a_lost_snapshot(warehouse: Path) -> None:
