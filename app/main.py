@@ -1,4 +1,4 @@
-"""Dish Atlas dashboard: `streamlit run app/main.py`.
+"""The dashboard's entry point, `streamlit run app/main.py`: the script Streamlit reruns on every page view.
 
 Reads only the `marts.*` tables of the published warehouse snapshot (see app/data.py). This file
 is two things to Streamlit:

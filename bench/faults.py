@@ -15,7 +15,7 @@ out), and no temporary file of the killed run may be left (`*.tmp-PID`, `*.wal`,
 
     .venv/bin/python bench/faults.py --hostile [--full-size]
     -> one row per hostile file (zip and gzip bombs, an over-long line, deep JSON, wide Parquet, bad CSV): refused on
-       one line under a memory limit, tables changed (tests/pipeline/test_hostile_files.py runs the same files)
+       one line under a memory limit, tables changed (tests/pipeline/core/test_limits.py runs the same files)
 """
 
 from __future__ import annotations
@@ -363,7 +363,7 @@ def _sweep_one(scenario: Scenario, root: Path, kills: int, rng: random.Random, s
 
 # Hostile files: inputs from outside built to exhaust memory, the stack or the parser. Each must stop its command
 # with one `error:` line naming the file (and line), in bounded memory, with both databases unchanged. The caps they
-# cross are documented in pipeline/core/limits.py; tests/pipeline/test_hostile_files.py runs every case.
+# cross are documented in pipeline/core/limits.py; tests/pipeline/core/test_limits.py runs every case.
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-MODULES = ("tests/pipeline/test_fuzz_imports.py", "tests/pipeline/datasets/test_fuzz_readers.py")
+MODULES = ("tests/pipeline/answers/test_fuzz_imports.py", "tests/pipeline/datasets/test_fuzz_readers.py")
 
 
 def main() -> int:

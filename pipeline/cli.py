@@ -1,5 +1,8 @@
-"""`python -m pipeline ...`: the pipeline's commands. Every command that writes goes through the
-working database and publishes a new snapshot only when it succeeds."""
+"""`python -m pipeline ...` parses the pipeline's commands and calls the code that does the work: named pipelines
+(pipeline/flow/steps.py), the demo (pipeline/flow/demo.py), the probe, downloads and exports.
+
+Every command that writes goes through the working database and publishes a new snapshot only when it succeeds.
+Parsing and error lines live here; no stage logic does."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from babel.core import UnknownLocaleError
 from pipeline.answers.formats import IMPORT_FORMATS
 from pipeline.backends.base import BackendError
 from pipeline.core.errors import CorpusError, DataError, OfflineError
-from pipeline.core.output import console, describe, fail_line, print_traceback, say
+from pipeline.core.output import describe, fail_line, print_traceback, say
 from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
 from pipeline.core.settings import DATA_ENV, WAREHOUSE_ENV, default_data_dir, default_warehouse
 from pipeline.datasets import MODULES as DATASET_MODULES
@@ -31,7 +34,11 @@ from warehouse.version import release
 
 DATASET_NAMES = sorted(DATASET_MODULES)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False)
+# `--help`'s first lines (and docs/cli.md's), kept word for word.
+HELP = """`python -m pipeline ...`: the pipeline's commands. Every command that writes goes through the
+working database and publishes a new snapshot only when it succeeds."""
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, pretty_exceptions_show_locals=False)
 data_app = typer.Typer(no_args_is_help=True, help="Get the public data files.")
 export_app = typer.Typer(no_args_is_help=True, help="Write published tables as CSV or Parquet (contracts).")
 app.add_typer(data_app, name="data")
@@ -208,12 +215,6 @@ def import_responses(
     _pipeline(ctx, chosen.pipeline, Options(responses=tuple(files), **settings))
 
 
-HUB_DATASETS = {  # `data fetch NAME`: the module declaring its remote_files()
-    "zno": "pipeline.datasets.zno",
-    "multi30k": "pipeline.datasets.multi30k",
-}
-
-
 @data_app.command("fetch")
 def data_fetch(
     ctx: typer.Context,
@@ -227,30 +228,9 @@ def data_fetch(
     """Download BORSch and WorldCuisines at their pinned commits (needs internet)."""
 
     def action() -> None:
-        target = dest or default_data_dir()
-        if dataset in HUB_DATASETS:  # public parquet files of the ZNO-Vision study (pipeline/datasets/<name>.py)
-            from importlib import import_module
+        from pipeline.datasets.fetch import fetch_dataset  # HTTP clients: only this command needs them
 
-            from pipeline.datasets import fetch as fetching
-
-            module = import_module(HUB_DATASETS[dataset])
-            written = fetching.fetch(target / dataset, module.remote_files())
-            say("{} {} files written to {}", len(written), dataset, target / dataset)
-            return
-        if dataset is not None:
-            if dataset != "culturemix":
-                raise DataError("data fetch", f"unknown dataset {dataset!r} — known: culturemix (or none for the rest)")
-            from pipeline.datasets import culturemix
-
-            written = culturemix.fetch(target / "culturemix")
-            say("{} CultureMix tables written to {}", len(written), target / "culturemix")
-            return
-        from pipeline.datasets import fetch as fetching  # HTTP clients: only this command needs them
-
-        written = fetching.fetch(target)
-        if images:
-            written += fetching.fetch(target, fetching.image_manifest(target))
-        say("{} files downloaded into {}", len(written), target)
+        fetch_dataset(dataset, dest or default_data_dir(), images)
 
     _run(ctx, action)
 
@@ -660,7 +640,7 @@ def translate_questions(
 ) -> None:
     """Translate VQA questions and answers with any configured backend (ZNO-Vision §3), then `ingest vqa`."""
     from pipeline.backends import create_backend
-    from pipeline.datasets.vqa import translate_folder
+    from pipeline.answers.vqa_translation import translate_folder
 
     def action() -> None:
         engine = create_backend(backend, model, **_settings(setting or []))
@@ -757,49 +737,16 @@ def probe(
     from pipeline.answers import probe as probing
 
     def action() -> None:
-        names = None
-        if ctx.obj.warehouse.is_published:
-            con = ctx.obj.warehouse.reader()
-            try:
-                names = probing.dish_names(con)
-            finally:
-                con.close()
-        answer = probing.ask(
+        probing.probe_command(
+            ctx.obj.warehouse,
             dish,
             lang,
             backend=backend,
             model=model,
             settings=_settings(setting or []),
-            names=names,
             max_tokens=max_tokens,
+            as_json=as_json,
         )
-        if answer.error is not None:
-            raise BackendError(f"{model}: {answer.error}")
-        if as_json:
-            match = answer.match if answer.match is not None and answer.match.found else None
-            record = {
-                "dish": answer.dish,
-                "lang": answer.lang,
-                "model": answer.model,
-                "prompt": answer.prompt,
-                "answer": answer.text,
-                "countries": list(answer.countries),
-                "status": answer.status,
-                "matched_dish": match.dish_key if match else None,
-                "matched_name": match.matched_name if match else None,
-                "gold": list(answer.gold),
-            }
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
-            return
-        say("[bold]answer[/] ({}): {}", answer.model, answer.text.strip() or "(empty)", result=True)
-        say("[bold]countries named[/]: {}", ", ".join(answer.countries) or f"none ({answer.status})", result=True)
-        if answer.match is not None and answer.match.found:
-            gold = ", ".join(answer.gold) or "none"
-            say("[bold]gold origins[/] of {}: {}", answer.match.matched_name, gold, result=True)
-        elif names is None:
-            say("[dim]no published warehouse: gold origins unknown (run `python -m pipeline demo`)[/]")
-        else:
-            say("[dim]no dish in the warehouse matches {}: gold origins unknown[/]", answer.dish)
 
     _run(ctx, action)
 
@@ -861,69 +808,10 @@ def demo(
 ) -> None:
     """Build the demo warehouse: the real data when a data folder is found, else the embedded bundle of real results
     (assets/bundle/), else the hand-written sample."""
+    from pipeline.flow import demo as demos
 
-    from pipeline.datasets import bundle
-
-    source = None if sample else data or (default_data_dir() if (default_data_dir() / "borsch").is_dir() else None)
-    if source is None and not sample and bundle.available():
-        source = bundle.unpack(ctx.obj.warehouse.path.parent / "bundle")
-        say("No data folder: building the demo on the embedded bundle of real results ({}).", "assets/bundle")
-        # Real answers only (the tiny-model CultureMix answers stay with the full data), and the real Ukrainian
-        # corpus the ua-gec package ships, for the co-occurrence and code-mixing pages.
-        datasets = ("borsch", "worldcuisines", "culturemix")  # CultureMix: its sample's images, no answers are public
-        _pipeline(ctx, "demo", Options(datasets=datasets, data=source, uagec=True))
-        _next_step(ctx)
-        return
-    if source is None:
-        console.print("[yellow]Building the demo on the hand-written embedded sample (no model answers).[/]")
-        _pipeline(ctx, "demo", Options(datasets=("sample",)))
-        _next_step(ctx)
-        return
-    source = source.expanduser().resolve()
-    say("building the demo from {}", source)
-    datasets, generations = ("borsch", "worldcuisines"), ()
-    if (source / "culturemix-sample" / "images.csv").is_file():
-        # No model answers to CultureMix are public: the tiny random vision model answers the sample,
-        # and the Culture mix page says plainly that its answers come from a small test model.
-        datasets += ("culturemix",)
-        generations = _culturemix_demo_answers(ctx.obj.warehouse.path.parent / "models" / "tiny-vision")
-    # a real Ukrainian corpus (UA-GEC) too, so the corpus pages show real counts
-    options = Options(datasets=datasets, data=source, uagec=True, generations=generations)
-    _pipeline(ctx, "demo", options)
-    _next_step(ctx)
-
-
-def _next_step(ctx: typer.Context) -> None:
-    """What to do once the warehouse is built: start the dashboard on it (`make demo` does it next), or, with
-    `--no-publish`, publish it first."""
-    warehouse = ctx.obj.warehouse.path
-    if not ctx.obj.publish:
-        say("Next: `python -m pipeline --warehouse {} publish`, then start the dashboard on it", warehouse)
-        return
-    env = (
-        ""
-        if warehouse.expanduser().resolve() == default_warehouse().expanduser().resolve()
-        else (f"{WAREHOUSE_ENV}={warehouse} ")
-    )
-    say("[bold green]The demo warehouse is ready[/] at {}.", warehouse)
-    say(
-        "Next: start the dashboard with [bold]{}[/] (or [bold]{}[/]) and open {}",
-        f"{env}make app",
-        f"{env}streamlit run app/main.py",
-        "http://127.0.0.1:8501",
-    )
-
-
-def _culturemix_demo_answers(model_dir: Path) -> tuple[GenerationSpec, ...]:
-    """assets/culturemix.run.toml's generations, with the tiny vision model built next to the warehouse."""
-    import dataclasses
-
-    from pipeline.tiny.build import build_tiny_model
-
-    if not (model_dir / "config.json").is_file():
-        build_tiny_model("vision", model_dir)
-    plan = runconfig.load(Path(__file__).resolve().parent.parent / "assets" / "culturemix.run.toml")
-    return tuple(dataclasses.replace(spec, model=str(model_dir)) for spec in plan.generations)
+    _pipeline(ctx, "demo", demos.demo_options(ctx.obj.warehouse.path.parent, data, sample))
+    demos.say_next_step(ctx.obj.warehouse.path, published=ctx.obj.publish)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from pipeline.flow import steps as flow
 from tests.helpers import REPO, cli_environment, run_cli
+from tools import docs_reference
 
 # Lowest first: a module may import its own package and the packages before it, never one after it. The order is
 # that of dependence (what a stage's code needs), not of the data flow: the probe (answers) reads a dish's countries
@@ -137,12 +138,45 @@ def test_no_import_runs_from_a_lower_layer_into_a_higher_one() -> None:
 
 
 def test_architecture_md_lists_every_module_with_its_job() -> None:
-    """A module added without a line in docs/ARCHITECTURE.md (or a line left for a removed one) fails here."""
+    """A module added without a line in docs/ARCHITECTURE.md (or a line left for a removed one) fails here; each line
+    is the module's own docstring (tools/docs_reference.py writes the tables, tests/test_docs.py checks they are
+    current)."""
     text = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    listed = set(re.findall(r"^\| `((?:pipeline|warehouse|app)/[\w/]+\.py)` \| \S", text, flags=re.M))
-    actual = {str(path.relative_to(REPO)) for path in modules().values()}
-    assert sorted(actual - listed) == [], "modules missing from docs/ARCHITECTURE.md"
-    assert sorted(listed - actual) == [], "docs/ARCHITECTURE.md lists modules that do not exist"
+    listed = dict(re.findall(r"^\| `((?:pipeline|warehouse|app)/[\w/]+\.py)` \| (.*) \|$", text, flags=re.M))
+    actual = {str(path.relative_to(REPO)): path for path in modules().values()}
+    assert sorted(actual.keys() - listed.keys()) == [], "modules missing from docs/ARCHITECTURE.md"
+    assert sorted(listed.keys() - actual.keys()) == [], "docs/ARCHITECTURE.md lists modules that do not exist"
+    assert {name: listed[name] for name in actual} == {
+        name: docs_reference._cell(docs_reference.module_job(path)) for name, path in actual.items()
+    }
+
+
+def _weak_job(job: str) -> str | None:
+    """Why a module's stated job says too little, or None when it says enough: under six words, a label with nothing
+    after it ("BORSch:"), or a short label followed by under four words ("Dish Atlas dashboard: `streamlit run …`")."""
+    label, colon, rest = job.partition(":")
+    if len(job.split()) < 6:
+        return "under six words"
+    if colon and len(label.split()) <= 4 and len(rest.split()) < 4:
+        return "a name, then too little"
+    return None
+
+
+def test_the_job_rule_refuses_a_name_alone_and_accepts_a_sentence() -> None:
+    assert _weak_job("BORSch:") and _weak_job("The `app` package.") and _weak_job("")
+    assert _weak_job("Dish Atlas dashboard: `streamlit run app/main.py`.")
+    assert _weak_job("BORSch: Russian- and Ukrainian-named dishes with their countries of origin.") is None
+
+
+def test_every_module_docstring_states_its_job_in_its_first_sentence() -> None:
+    """The first sentence of every module's docstring says what the module is for, in words a newcomer can act on:
+    the module tables of docs/ARCHITECTURE.md are made of these sentences."""
+    weak = {
+        str(path.relative_to(REPO)): f"{reason}: {job!r}"
+        for path in modules().values()
+        if (reason := _weak_job(job := docs_reference.module_job(path)))
+    }
+    assert weak == {}
 
 
 # --- the steps' declarations, checked on real runs ---------------------------------------------------------------
@@ -244,3 +278,15 @@ def test_every_import_of_a_project_module_names_something_it_defines() -> None:
                     if alias.name.split(".")[0] in ("pipeline", "warehouse", "app") and alias.name not in modules():
                         stale.append(f"{path.relative_to(REPO)}:{node.lineno}: no module {alias.name}")
     assert stale == []
+
+
+def test_the_tests_mirror_the_source_tree() -> None:
+    """A test file lives in the folder of the code it specifies: tests/pipeline/score/ for pipeline/score/, so a
+    newcomer finds a module's tests by its path. Every folder of tests under tests/pipeline, tests/warehouse and
+    tests/app is a folder of the source tree."""
+    folders = {
+        path.parent.relative_to(REPO / "tests")
+        for top in ("pipeline", "warehouse", "app")
+        for path in (REPO / "tests" / top).rglob("test_*.py")
+    }
+    assert sorted(str(folder) for folder in folders if not (REPO / folder).is_dir()) == []

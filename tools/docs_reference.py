@@ -1,9 +1,10 @@
 """The reference pages generated from the code, so they cannot drift from it: docs/cli.md from the CLI's own
-command tree (typer's click command, walked as `--help` would print it) and the column tables of docs/contracts.md
-from the export contracts declared beside the marts (warehouse/marts/NAME.toml, `warehouse.marts.EXPORTS`).
+command tree (typer's click command, walked as `--help` would print it), the column tables of docs/contracts.md
+from the export contracts declared beside the marts (warehouse/marts/NAME.toml, `warehouse.marts.EXPORTS`), and the
+module tables of docs/ARCHITECTURE.md from each module's docstring (its first sentence states its job).
 
-    python tools/docs_reference.py           # rewrite docs/cli.md and the generated part of docs/contracts.md
-    python tools/docs_reference.py --check   # exit 1, naming the file, when either is out of date
+    python tools/docs_reference.py           # rewrite every generated page (or generated part of one)
+    python tools/docs_reference.py --check   # exit 1, naming the file, when one is out of date
 
 tests/test_docs.py fails when a committed page differs from what this writes.
 """
@@ -11,6 +12,8 @@ tests/test_docs.py fails when a committed page differs from what this writes.
 from __future__ import annotations
 
 import argparse
+import ast
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,6 +171,46 @@ def sections_markdown(current: str) -> str:
 
 SECTION_PAGES = (REPO / "README.md", REPO / "docs" / "dashboard.md")
 
+ARCHITECTURE_PAGE = REPO / "docs" / "ARCHITECTURE.md"
+MODULES_BEGIN = "<!-- BEGIN GENERATED: every module and its job (python tools/docs_reference.py) -->"
+MODULES_END = "<!-- END GENERATED: every module and its job -->"
+PACKAGES = ("pipeline", "warehouse", "app")
+# A sentence ends at a full stop before a space, unless the stop closes an abbreviation ("e.g.", "et al.", "Fig.").
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bvs)(?<!\bcf)(?<!\bFig)(?<!\bFigs)(?<!\bEq)\.(?=\s|$)")
+
+
+def module_files() -> list[Path]:
+    """Every module of the three packages, as files: the pipeline, the warehouse, the app, each in path order."""
+    return [path for top in PACKAGES for path in sorted((REPO / top).rglob("*.py"))]
+
+
+def module_job(path: Path) -> str:
+    """A module's job as its docstring says it: the first sentence of its first paragraph, on one line (empty when
+    it has no docstring)."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
+
+
+def modules_block() -> str:
+    """docs/ARCHITECTURE.md's module tables: one per folder, one row per module with the job its docstring states."""
+    lines = [MODULES_BEGIN]
+    folders: dict[Path, list[Path]] = {}
+    for path in module_files():
+        folders.setdefault(path.parent.relative_to(REPO), []).append(path)
+    for folder, paths in folders.items():
+        lines += ["", f"### `{folder}/`", "", "| module | its one job |", "|---|---|"]
+        lines += [f"| `{path.relative_to(REPO)}` | {_cell(module_job(path))} |" for path in paths]
+    lines += ["", MODULES_END]
+    return "\n".join(lines)
+
+
+def architecture_markdown(current: str) -> str:
+    """docs/ARCHITECTURE.md with its module tables rewritten from the modules' docstrings (the prose kept)."""
+    start, end = current.index(MODULES_BEGIN), current.index(MODULES_END) + len(MODULES_END)
+    return current[:start] + modules_block() + current[end:]
+
 
 def pages() -> dict[Path, str]:
     """Each generated page and the text it should hold now."""
@@ -175,6 +218,7 @@ def pages() -> dict[Path, str]:
         CLI_PAGE: cli_markdown(),
         CONTRACTS_PAGE: contracts_markdown(CONTRACTS_PAGE.read_text(encoding="utf-8")),
         **{page: sections_markdown(page.read_text(encoding="utf-8")) for page in SECTION_PAGES},
+        ARCHITECTURE_PAGE: architecture_markdown(ARCHITECTURE_PAGE.read_text(encoding="utf-8")),
     }
 
 

@@ -3,10 +3,12 @@ marts, exports and pages.
 
 A registry maps a name to a thing, refuses a second thing under the same name (a silent overwrite
 would change every score of a task), and answers an unknown name with the names it knows, so a
-typo in a task file or a command line is obvious. Registration is a decorator or an `add` next to
-the code it registers; modules that register are imported on demand through `modules`, and things
-declared as data (the task files) are read on first use through `load`, so `import pipeline` stays
-light (torch, vllm and friends load only when their backend is used). Kinds whose order matters
+typo in a task file or a command line is obvious. One behaviour for every kind: a thing is registered by a
+decorator or an `add` next to the code it registers; a registry that must not import its things up front names,
+in `modules`, the module whose import registers each one, and imports it at the first look-up (never a
+"module:function" string, never an import made elsewhere for its side effect); things declared as data (the task
+files) are read on first use through `load`. So `import pipeline` stays light (torch, vllm, Ray and the answer
+readers' libraries load only when used). Kinds whose order matters
 (marts build in order, pages are listed in order) keep their registration order.
 
 It lives in the lowest layer, the warehouse, because marts and exports are registered there and the
@@ -113,13 +115,6 @@ class Registry(Generic[T], Mapping[str, T]):
 
     def __len__(self) -> int:
         return len(self.names())
-
-
-def load_function(target: str) -> Callable:
-    """The function a registration names as "module:function", imported now: what registries declare by name is
-    imported only when it is used (Ray, torch and the readers' libraries stay out of `import pipeline`)."""
-    module, name = target.split(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def _describe(thing: object) -> str:

@@ -11,10 +11,11 @@ import streamlit as st
 
 from app import data, fmt, links, ui, vega, widgets
 from app.safe import literal
+from pipeline.reference import countries as reference
 from warehouse.queries import confusion as queries
 from warehouse.queries.confusion import CELL_LIMIT, CO_ORIGIN, NONE, OTHER
 
-POST_SOVIET = ("AM", "AZ", "BY", "EE", "GE", "KG", "KZ", "LT", "LV", "MD", "RU", "TJ", "TM", "UA", "UZ")
+POST_SOVIET = tuple(sorted(reference.POST_SOVIET))  # the 15, defined once (pipeline/reference/countries.py)
 # BORSch Fig. 3 (§3.4): "Estonia, Latvia, and Turkmenistan are excluded due to low sample size, and the confusion
 # matrices are row (truth) normalized"
 FIG3_EXCLUDED = ("EE", "LV", "TM")

@@ -36,6 +36,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS, ITEM_BUILDERS
 from pipeline.answers.responses import MAX_BAD_SHARE, generation_id, refuse_lossy_import, say_losses
 from pipeline.answers.store import register_imported_model, store_answers
 from pipeline.core import limits
@@ -465,6 +466,7 @@ def _build_items(con: duckdb.DuckDBPyConnection, rows: list[BorschAnswer], tasks
     return differ
 
 
+@ITEM_BUILDERS.register("borsch")
 def build_items(con: duckdb.DuckDBPyConnection, options: Options) -> None:
     """The items the files' answers need, built by the ingest step (the items' one writer) before the answers step
     imports the same files. A file imported before is skipped; one that cannot be read is left to the import, which
@@ -491,6 +493,7 @@ def _answered(rows: list[BorschAnswer]) -> dict[tuple[str, str], set[str]]:
     return out
 
 
+@IMPORTERS.register("borsch")
 def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """`import-responses --format borsch`: each file one transaction; a refused file leaves the others."""
     for path in options.responses:

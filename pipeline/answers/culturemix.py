@@ -26,6 +26,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.answers.responses import generation_id
 from pipeline.answers.store import IMPORTED_GENERATION_SCHEMA, register_imported_model, store_answers
 from pipeline.core import limits
@@ -342,6 +343,7 @@ def import_files(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], run_id
 SUBTASK_OF_TASK = {task: subtask for subtask, task in TASK_OF.items()}
 
 
+@IMPORTERS.register("culturemix")
 def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """`import-responses --format culturemix` (pipeline/answers/formats.py)."""
     import_files(con, options.responses, run_id, options.skip_bad_lines)

@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.answers.responses import generation_id
 from pipeline.answers.store import IMPORTED_GENERATION_SCHEMA, register_imported_model, store_answers
 from pipeline.core import limits
@@ -149,6 +150,7 @@ def import_files(
     return imported
 
 
+@IMPORTERS.register("zno", "multi30k", "vqa")
 def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """`import-responses --format zno|multi30k|vqa` (pipeline/answers/formats.py)."""
     import_files(con, options.responses, run_id, options.response_format, options.skip_bad_lines)

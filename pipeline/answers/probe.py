@@ -4,18 +4,25 @@ the countries it names and the dish's gold origins. The Live probe page (app/pro
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from pipeline.answers.prompting import fill
 from pipeline.backends import BackendError, Message, Request, create_backend
 from pipeline.backends.embedded import DEFAULT
+from pipeline.core.output import say
 from pipeline.extract.countries import extract_countries
 from pipeline.tasks import get_task
+
+if TYPE_CHECKING:
+    from warehouse.db import Warehouse
 
 LANGS = {"ru": "Русский", "uk": "Українська", "en": "English"}
 MATCH_THRESHOLD = 85.0  # rapidfuzz WRatio (0-100); below it the typed name matches no dish
@@ -172,3 +179,54 @@ def ask(
 
 def _stream(engine, request: Request) -> Iterator[str]:
     yield from (piece for piece in engine.stream(request) if piece)
+
+
+def probe_command(
+    warehouse: Warehouse,
+    dish: str,
+    lang: str,
+    *,
+    backend: str,
+    model: str,
+    settings: dict,
+    max_tokens: int | None,
+    as_json: bool,
+) -> None:
+    """`python -m pipeline probe`: ask, with the published warehouse's dish names when there is one, and print the
+    answer, its countries and the dish's gold origins as lines (or one JSON object with `as_json`). A model that
+    fails is a `BackendError`, which the command line turns into one error line."""
+    names = None
+    if warehouse.is_published:
+        con = warehouse.reader()
+        try:
+            names = dish_names(con)
+        finally:
+            con.close()
+    answer = ask(dish, lang, backend=backend, model=model, settings=settings, names=names, max_tokens=max_tokens)
+    if answer.error is not None:
+        raise BackendError(f"{model}: {answer.error}")
+    if as_json:
+        match = answer.match if answer.match is not None and answer.match.found else None
+        record = {
+            "dish": answer.dish,
+            "lang": answer.lang,
+            "model": answer.model,
+            "prompt": answer.prompt,
+            "answer": answer.text,
+            "countries": list(answer.countries),
+            "status": answer.status,
+            "matched_dish": match.dish_key if match else None,
+            "matched_name": match.matched_name if match else None,
+            "gold": list(answer.gold),
+        }
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    say("[bold]answer[/] ({}): {}", answer.model, answer.text.strip() or "(empty)", result=True)
+    say("[bold]countries named[/]: {}", ", ".join(answer.countries) or f"none ({answer.status})", result=True)
+    if answer.match is not None and answer.match.found:
+        gold = ", ".join(answer.gold) or "none"
+        say("[bold]gold origins[/] of {}: {}", answer.match.matched_name, gold, result=True)
+    elif names is None:
+        say("[dim]no published warehouse: gold origins unknown (run `python -m pipeline demo`)[/]")
+    else:
+        say("[dim]no dish in the warehouse matches {}: gold origins unknown[/]", answer.dish)

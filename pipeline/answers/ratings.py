@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.core.errors import DataError
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
@@ -66,6 +67,7 @@ def _rating(path: Path, line: int, row: dict, text: str) -> tuple:
     return kind, lang, model, item, annotator, rating, str(path), line
 
 
+@IMPORTERS.register("borsch-ratings")
 def import_ratings(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """Each file in one transaction; a refused file leaves the warehouse as it was and the others import."""
     for path in options.responses:

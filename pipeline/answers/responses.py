@@ -31,6 +31,7 @@ from typing import Protocol
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.answers.store import register_imported_model, store_answers
 from pipeline.core import limits
 from pipeline.core.errors import DataError
@@ -511,6 +512,7 @@ def _qa_id(value: object) -> str | None:
     return None
 
 
+@IMPORTERS.register("worldcuisines")
 def import_answers(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """`import-responses` of WorldCuisines prediction files (the demo: every published one), one transaction each;
     a refused file is kept in `failures` and the others still import."""

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipeline.answers.formats import IMPORTERS
 from pipeline.answers.store import IMPORTED_GENERATION_SCHEMA, register_imported_model, store_answers
 from pipeline.core.output import say
 from pipeline.core.run_settings import Options
@@ -61,6 +62,7 @@ def import_answers(con: duckdb.DuckDBPyConnection, path: Path, run_id: str) -> T
     return result
 
 
+@IMPORTERS.register("uacuisine")
 def import_tables(con: duckdb.DuckDBPyConnection, options: Options, run_id: str, failures: list) -> None:
     """A UACUISINE table holds its items and its answers: ingest read the items (the `import-uacuisine` pipeline
     runs it first), this reads the answers."""

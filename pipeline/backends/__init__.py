@@ -26,6 +26,7 @@ __all__ = [
     "Request",
     "Response",
     "create_backend",
+    "endpoint_settings",
 ]
 
 
@@ -36,3 +37,13 @@ def create_backend(name: str, model: str, **settings) -> Backend:
     except UnknownName as exc:
         raise BackendError(str(exc)) from None
     return backend_class(model, **settings)
+
+
+def endpoint_settings(backend: str, settings: dict) -> list[dict]:
+    """The backend settings once per endpoint: an `openai` backend's `base_url` may list several OpenAI-compatible
+    servers of one model, comma-separated (the Ray executor fans out over them); anything else is one endpoint."""
+    url = settings.get("base_url")
+    if backend != "openai" or not isinstance(url, str) or "," not in url:
+        return [dict(settings)]
+    urls = [u.strip() for u in url.split(",") if u.strip()]
+    return [{**settings, "base_url": u} for u in urls]

@@ -4,7 +4,7 @@ instead of exhausting memory or the stack.
 
 Each cap is far above anything the real inputs reach (the BORSch workbooks inflate to under 2 MB, a WorldCuisines
 answer line is under 20 kB, UACUISINE tables have 6 columns) and is named in the error it raises.
-bench/faults.py writes a file crossing each one; tests/pipeline/test_hostile_files.py feeds them to the CLI."""
+bench/faults.py writes a file crossing each one; tests/pipeline/core/test_limits.py feeds them to the CLI."""
 
 from __future__ import annotations
 

@@ -76,6 +76,10 @@ class Dataset:
     ingest: Callable[[duckdb.DuckDBPyConnection, Path | None, str, bool], IngestResult]
     items: Callable[[duckdb.DuckDBPyConnection, ItemsRequest], TaskItems]
     image_manifest: Callable[[Path], list[RemoteFile]] = lambda data_dir: []
+    # `data fetch NAME`: the files pinned for this dataset alone (ZNO, Multi30K), downloaded into NAME/ by
+    # pipeline/datasets/fetch.py, or `fetch`, a download of its own into that folder (CultureMix's hub tables).
+    named_files: Callable[[], list[RemoteFile]] | None = None
+    fetch: Callable[[Path], list[Path]] | None = None
 
     @property
     def name(self) -> str:

@@ -31,7 +31,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from babel import Locale
+
 from pipeline.core.errors import DataError
+from pipeline.reference.countries import POST_SOVIET
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUNDLE_DIR = ROOT / "assets" / "bundle"
@@ -42,12 +45,8 @@ MARKER = "BUNDLE.json"
 SEED = 0
 TASK2_ITEMS = 70  # of 500 origin questions: ~15% of the answers, so the embedded demo builds in under a minute, cold
 TASK1_DISHES = 20  # of 100 dish-name dishes (three questions each)
-POST_SOVIET_NAMES = frozenset(
-    {
-        "Armenia", "Azerbaijan", "Belarus", "Estonia", "Georgia", "Kazakhstan", "Kyrgyzstan", "Latvia",
-        "Lithuania", "Moldova", "Russia", "Tajikistan", "Turkmenistan", "Ukraine", "Uzbekistan",
-    }
-)  # fmt: skip
+# WorldCuisines names countries in English, as CLDR does: the 15 post-Soviet countries by those names.
+POST_SOVIET_NAMES = frozenset(Locale("en").territories[code] for code in POST_SOVIET)
 BORSCH_FILES = ("RU_DATA.xlsx", "UK_DATA.xlsx", "PARALLEL_RU_UK.xlsx", "LICENSE")
 WC = "worldcuisines"
 CULTUREMIX = "culturemix-sample"

@@ -907,4 +907,4 @@ def load_real(con: duckdb.DuckDBPyConnection, root: Path) -> int:
     return len(foods)
 
 
-DATASETS.add("culturemix", Dataset(DATASET, lambda: [], _ingest, items))
+DATASETS.add("culturemix", Dataset(DATASET, lambda: [], _ingest, items, fetch=fetch))

@@ -18,12 +18,13 @@ from urllib.parse import urlparse
 import pooch
 import requests
 
-from pipeline.core.errors import OfflineError
+from pipeline.core.errors import DataError, OfflineError
+from pipeline.core.output import say
 from pipeline.core.safepaths import inside
-from pipeline.datasets import all_datasets
+from pipeline.datasets import DATASETS, all_datasets
 from pipeline.datasets.base import RemoteFile
 
-__all__ = ["RemoteFile", "check_online", "fetch", "image_manifest", "manifest"]
+__all__ = ["RemoteFile", "check_online", "fetch", "fetch_dataset", "image_manifest", "manifest"]
 
 
 def manifest() -> list[RemoteFile]:
@@ -87,3 +88,24 @@ def fetch(dest: Path, files: list[RemoteFile] | None = None, timeout: float = 60
             raise OfflineError(f"download of {remote.url} failed: {exc}") from exc
         written.append(target)
     return written
+
+
+def fetch_dataset(name: str | None, dest: Path, images: bool = False) -> None:
+    """`data fetch [NAME] [--images]`, the one path every download takes. No name: every dataset's public files
+    (BORSch, WorldCuisines; their photos too with `images`) into `dest`. A name: what that dataset's module declares
+    for it alone (`named_files`, or its own `fetch`), into `dest/NAME`."""
+    if name is None:
+        written = fetch(dest)
+        if images:
+            written += fetch(dest, image_manifest(dest))
+        say("{} files downloaded into {}", len(written), dest)
+        return
+    dataset = DATASETS.get(name) if name in DATASETS else None
+    if dataset is not None and dataset.named_files is not None:  # public parquet files of the ZNO-Vision study
+        written = fetch(dest / name, dataset.named_files())
+        say("{} {} files written to {}", len(written), name, dest / name)
+    elif dataset is not None and dataset.fetch is not None:
+        written = dataset.fetch(dest / name)
+        say("{} {} tables written to {}", len(written), dataset.info.title.partition(":")[0], dest / name)
+    else:
+        raise DataError("data fetch", f"unknown dataset {name!r} — known: culturemix (or none for the rest)")

@@ -172,4 +172,4 @@ def _photo(images_dir: Path | None, image: str) -> tuple[tuple[Path, str], str |
     return (path, hashlib.sha256(path.read_bytes()).hexdigest()), None
 
 
-DATASETS.add("multi30k", Dataset(DATASET, lambda: [], ingest, items))
+DATASETS.add("multi30k", Dataset(DATASET, lambda: [], ingest, items, named_files=remote_files))

@@ -348,4 +348,4 @@ _EXAM_SCHEMA = {
     "visual_only": pl.Boolean,
 }
 
-DATASETS.add("zno", Dataset(DATASET, lambda: [], ingest, items))
+DATASETS.add("zno", Dataset(DATASET, lambda: [], ingest, items, named_files=remote_files))

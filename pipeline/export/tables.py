@@ -1,7 +1,7 @@
-"""Exports read the published snapshot. Column order is a contract external scripts rely on: extend at the end,
-never rename or reorder. Each export and its contract are declared once, beside the mart that builds its table
-(the `export` block of the mart's declaration, warehouse/marts/NAME.toml), which also makes its command
-(pipeline/export/commands.py)."""
+"""`export NAME` writes a published mart as CSV or Parquet, read from the published snapshot only. Column order is
+a contract external scripts rely on: extend at the end, never rename or reorder. Each export and its contract are
+declared once, beside the mart that builds its table (the `export` block of the mart's declaration,
+warehouse/marts/NAME.toml), which also makes its command (pipeline/export/commands.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Step `similarity` and its arithmetic.
+"""Step `similarity`: how close each generated image is to the real photos of its dish and of the other dishes.
 
 For a generated image g of dish d, with unit vectors (cosine = dot product of normalised [CLS]):
     intra(g) = mean cosine(g, r) over the real photos r of d

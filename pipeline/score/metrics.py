@@ -3,8 +3,9 @@
 Every function here is pure (no I/O, no state) so scores are reproducible and cheap to test.
 Per-item scores of the form ``score(pred, gold) -> float`` are registered by name in `METRICS`,
 so task declarations (``pipeline/tasks/*.toml``) can name them as strings. Aggregate measures
-over many answers (`entropy`, `label_shift`, `shift_toward`) take other arguments and are not
-registered.
+over many answers (`entropy`) take other arguments and are not registered. CultureMix's label
+shift has its own home: each answer classified once (pipeline/score/culturemix.py
+`classify_shift`), its shares in warehouse/queries/culturemix.py.
 
 Conventions:
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from rapidfuzz.distance import Levenshtein
@@ -28,7 +29,6 @@ from rapidfuzz.distance import Levenshtein
 from pipeline.core.text import norm_name
 from warehouse.registry import DuplicateName, Registry
 
-K = TypeVar("K", bound=Hashable)
 Metric = Callable[..., float]
 F = TypeVar("F", bound=Metric)
 
@@ -42,7 +42,10 @@ METRICS: Registry[Metric] = Registry(
     "metric",
     # Registered where their reading lives, imported on first use (no import for its side effect).
     modules={
-        **{f"name_{rule}": "pipeline.score.names" for rule in ("exact", "lev1", "stem", "similarity", "paper")},
+        **{
+            f"name_{rule}": "pipeline.score.names"
+            for rule in ("exact", "lev1", "stem", "similarity", "paper", "contains_lev1")
+        },
         "food_match": "pipeline.score.culturemix",
     },
 )
@@ -299,50 +302,6 @@ def entropy(labels: Sequence[str | None], base: float = 2) -> float:
         return 0.0
     h = sum(c * math.log(n / c) for c in Counter(labels).values()) / n
     return h / math.log(base)
-
-
-# --------------------------------------------------------------------------------------------
-# Label shift (CultureMix): does a condition (e.g. a cultural cue) change the answer?
-# --------------------------------------------------------------------------------------------
-
-
-def _changed(baseline: Mapping[K, str | None], condition: Mapping[K, str | None]) -> tuple[int, list[K]]:
-    shared = [k for k in baseline if k in condition]
-    return len(shared), [k for k in shared if condition[k] != baseline[k]]
-
-
-def label_shift(baseline: Mapping[K, str | None], condition: Mapping[K, str | None]) -> float:
-    """Share of items (keys in both mappings) whose prediction under `condition` differs from
-    `baseline`. A change to or from None (no answer) counts as a change.
-
-    No shared keys -> NaN: the shift is undefined, and 0.0 would falsely claim "nothing moved"."""
-    n_shared, changed = _changed(baseline, condition)
-    if n_shared == 0:
-        return NAN
-    return len(changed) / n_shared
-
-
-def shift_toward(
-    baseline: Mapping[K, str | None],
-    condition: Mapping[K, str | None],
-    target: str | Callable[[str], bool],
-) -> float:
-    """Among items whose prediction changed, the share that moved to `target`: a label (e.g.
-    "IT") or a predicate on the new label (e.g. "is in Europe"). Tells whether a cue pulls
-    answers toward its own culture or merely scrambles them.
-
-    A change to None (no answer) never counts as toward the target (the predicate is not called
-    with None). Nothing changed (or no shared keys) -> NaN: there is no shift to attribute."""
-    _, changed = _changed(baseline, condition)
-    if not changed:
-        return NAN
-    return sum(1 for k in changed if _is_target(condition[k], target)) / len(changed)
-
-
-def _is_target(label: str | None, target: str | Callable[[str], bool]) -> bool:
-    if label is None:
-        return False
-    return label == target if isinstance(target, str) else bool(target(label))
 
 
 # --------------------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def load_tasks(directory: Path = TASKS_DIR) -> dict[str, Task]:
 READINGS = (
     "origin",
     "served",
-)  # pipeline/extract/countries.py READINGS: kept in step by tests/pipeline/test_tasks_asks.py
+)  # pipeline/extract/countries.py READINGS: kept in step by tests/pipeline/extract/test_question_reading.py
 
 
 def _asks(path: Path, name: str, spec: dict) -> dict[str, dict[str, str]]:

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.helpers import REPO, copy_warehouse, run_cli
-from tests.pipeline.test_culturemix_metrics import ANSWERS
+from tests.pipeline.score.test_culturemix import ANSWERS
 
 PAGE = "views/culturemix.py"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import open_page
-from tests.pipeline.test_uacuisine_paper import shared_table4_warehouse
+from tests.pipeline.score.test_uacuisine_paper import shared_table4_warehouse
 
 PAGE = "views/uacuisine.py"
 

@@ -3,7 +3,7 @@ snapshot equal to what its working database publishes, and nothing of a killed r
 
 The sweep here kills each writing command once at a seeded random moment (bench/faults.py runs
 the long version with many kills per command, and `generate` and `import-responses` too, which their own modules
-kill here: tests/pipeline/test_generate.py and tests/pipeline/test_responses.py)."""
+kill here: tests/pipeline/answers/test_generate.py and tests/pipeline/answers/test_responses.py)."""
 
 from __future__ import annotations
 

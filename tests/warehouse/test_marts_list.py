@@ -18,7 +18,7 @@ from tools.docs_reference import BEGIN, END
 from warehouse.db import Warehouse, WarehouseError
 from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, created_mart, export_contract, needs_rebuild, reads_of
 from warehouse.marts.contract import DataTest, TableContract
-from warehouse.registry import Registry, load_function
+from warehouse.registry import Registry
 
 NOT_MARTS = {"__init__.py", "contract.py"}  # the list itself and the declarations' reader
 
@@ -164,7 +164,7 @@ def test_a_python_mart_declares_every_table_it_reads(published: Warehouse, tmp_p
             if mart.build is None:
                 continue
             recording = _Recording(con)
-            load_function(mart.build)(recording)
+            mart.build(recording)
             reads = set()
             for query in recording.queries:
                 for statement in con.extract_statements(query):

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from tests.helpers import run_cli
-from tests.pipeline.test_paper_method import PUBLISHED_FROM_ANOTHER_FILE
+from tests.pipeline.score.test_paper_scores import PUBLISHED_FROM_ANOTHER_FILE
 from warehouse.paper_tables import COLUMNS, PAPERS, TABLES, published, tables_of
 
 TASK_OF_TABLE = {"worldcuisines_task2_oe": "origin_vqa", "worldcuisines_task2_mc": "origin_mc"}

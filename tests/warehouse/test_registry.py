@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from warehouse.registry import DuplicateName, Registry, UnknownName, load_function
+from warehouse.registry import DuplicateName, Registry, UnknownName
 
 
 def test_a_taken_name_is_refused_and_a_refused_registration_leaves_nothing_behind() -> None:
@@ -109,9 +109,10 @@ def test_every_pluggable_kind_of_the_project_is_a_registry() -> None:
     assert next(iter(VIEWS.values())).url_path == ""  # the default page first
     assert "borsch.origin_qa" in TASKS and "origin-scores" in EXPORTS
     assert IMPORT_FORMATS["borsch"].pipeline == "import-borsch" and IMPORT_FORMATS["uacuisine"].per_file
-    # what they name as "module:function" is a real function, imported when used
+    # what their module maps name is registered by that module, imported on first use
+    from pipeline.answers.formats import IMPORTERS
     from pipeline.answers.responses import import_answers
 
-    assert load_function(IMPORT_FORMATS["worldcuisines"].importer) is import_answers
-    assert EXECUTORS["ray"].function("scan").__name__ == "scan_corpus_on_ray"
-    assert EXECUTORS["local"].function("scan") is None
+    assert IMPORTERS["worldcuisines"] is import_answers and set(IMPORTERS) == set(IMPORT_FORMATS)
+    assert EXECUTORS["ray"].scan.__name__ == "scan_corpus_on_ray"  # registered by its module, imported on first use
+    assert EXECUTORS["local"].scan is None

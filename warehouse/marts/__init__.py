@@ -10,9 +10,10 @@ Importing this package reads no Python mart (polars and friends load when a mart
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import duckdb
 
 from warehouse.marts import contract
 from warehouse.marts.contract import Declaration, Export, TableContract
-from warehouse.registry import Registry, load_function
+from warehouse.registry import Registry
 
 MARTS_DIR = Path(__file__).parent
 
@@ -30,12 +31,22 @@ _CLOCK = frozenset({"current_timestamp", "now", "current_date", "today", "random
 
 @dataclass(frozen=True)
 class Mart:
-    """One mart file, its builder when it is Python ("module:function", imported when it runs) and its declaration
-    (read from `NAME.toml` beside it unless given)."""
+    """One mart file and its declaration (read from `NAME.toml` beside it unless given). A Python mart (`NAME.py`)
+    is the module `warehouse.marts.NAME`, whose `build(con)` builds it: imported when it runs, so that importing the
+    marts stays light."""
 
     file: str
-    build: str | None = None
     declared: Declaration | None = None
+
+    @property
+    def module(self) -> str | None:
+        """The Python mart's module, None for a SQL mart."""
+        return f"{__name__}.{Path(self.file).stem}" if self.file.endswith(".py") else None
+
+    @property
+    def build(self) -> Callable[[duckdb.DuckDBPyConnection], None] | None:
+        """The Python mart's `build(con)`, None for a SQL mart."""
+        return None if self.module is None else importlib.import_module(self.module).build
 
     @property
     def path(self) -> Path:
@@ -58,9 +69,9 @@ class Mart:
     @functools.cached_property
     def source(self) -> str:
         """The SQL file, or the Python mart's module."""
-        if self.build is None:
+        if self.module is None:
             return self.path.read_text(encoding="utf-8")
-        return inspect.getsource(inspect.getmodule(load_function(self.build)))
+        return inspect.getsource(importlib.import_module(self.module))
 
     @property
     def writes(self) -> frozenset[str]:
@@ -73,12 +84,12 @@ class Mart:
         and follows no other statement that read one (the copy already holds what it would build); other statements
         (temporary macros) always run; a Python mart runs when a table it declares in `depends_on` changed. What a
         SQL statement reads is what DuckDB's binder finds in it (`get_table_names`), never a text search."""
-        if self.build is not None:
+        if self.module is not None:
             if changed is not None:
                 if not self.declaration.depends_on & changed:
                     return False
                 changed |= self.writes
-            load_function(self.build)(con)
+            self.build(con)
             return True
         if changed is None:
             con.execute(self.source)
@@ -188,31 +199,31 @@ for _mart in (
     Mart("020_composition.sql"),
     Mart("030_origin_scores.sql"),
     Mart("035_linked_origin_answers.sql"),
-    Mart("leaderboard.py", build="warehouse.marts.leaderboard:build"),
-    Mart("accuracy.py", build="warehouse.marts.accuracy:build"),
-    Mart("language_gap.py", build="warehouse.marts.language_gap:build"),
+    Mart("leaderboard.py"),
+    Mart("accuracy.py"),
+    Mart("language_gap.py"),
     Mart("046_language_switching.sql"),
-    Mart("method_audit.py", build="warehouse.marts.method_audit:build"),
+    Mart("method_audit.py"),
     Mart("045_uacuisine_classes.sql"),
     Mart("130_uacuisine_table4.sql"),
     Mart("050_countries.sql"),
-    Mart("map_outlines.py", build="warehouse.marts.map_outlines:build"),
+    Mart("map_outlines.py"),
     Mart("060_language_pull.sql"),
     Mart("070_dish_pages.sql"),
     Mart("080_corpus_exports.sql"),
     Mart("085_dish_identity.sql"),
     Mart("090_corpus_analyses.sql"),
-    Mart("culturemix.py", build="warehouse.marts.culturemix:build"),
+    Mart("culturemix.py"),
     Mart("140_culturemix_analyses.sql"),
-    Mart("culturemix_mitigation.py", build="warehouse.marts.culturemix_mitigation:build"),
+    Mart("culturemix_mitigation.py"),
     Mart("100_imagined.sql"),
-    Mart("imagined_correlations.py", build="warehouse.marts.imagined_correlations:build"),
+    Mart("imagined_correlations.py"),
     Mart("120_zno.sql"),
-    Mart("captions.py", build="warehouse.marts.captions:build"),
+    Mart("captions.py"),
     Mart("121_vqa.sql"),
     Mart("110_surzhyk.sql"),
-    Mart("borsch_table4.py", build="warehouse.marts.borsch_table4:build"),
-    Mart("borsch_human_eval.py", build="warehouse.marts.borsch_human_eval:build"),
+    Mart("borsch_table4.py"),
+    Mart("borsch_human_eval.py"),
     Mart("111_borsch_figures.sql"),
     Mart("112_imagined_reference.sql"),
     Mart("116_borsch_worldcuisines_coverage.sql"),

@@ -25,32 +25,43 @@ def prompts(source: Source) -> list[str]:
     return sorted(frame["prompt"].tolist(), key=lambda p: (order.get(p, 9), p))
 
 
-def shift_shares(source: Source, prompt: str) -> pd.DataFrame:
-    """(a) Share of each shift per model and subtask (answers with an SF answer to compare with)."""
+def _shares_by(source: Source, prompt: str, by: str, where: str = "TRUE") -> pd.DataFrame:
+    """The one home of the label-shift shares (CultureMix §4): per model and `by` (a column of
+    marts.culturemix_answers, named by this module only), each shift's answers `n` and its `share` of the answers
+    that have an SF answer to compare with (`shift IS NOT NULL`; the score stage classifies each answer once,
+    pipeline/score/culturemix.py `classify_shift`)."""
     return _frame(
         source,
-        """
-        SELECT model, subtask, shift, count(*) AS n,
-               count(*) / sum(count(*)) OVER (PARTITION BY model, subtask) AS share
-        FROM marts.culturemix_answers WHERE prompt = ? AND shift IS NOT NULL
-        GROUP BY model, subtask, shift ORDER BY model, subtask, shift
+        f"""
+        SELECT model, {by}, shift, count(*) AS n,
+               count(*) / sum(count(*)) OVER (PARTITION BY model, {by}) AS share
+        FROM marts.culturemix_answers WHERE prompt = ? AND shift IS NOT NULL AND {where}
+        GROUP BY model, {by}, shift ORDER BY model, {by}, shift
         """,
         [prompt],
     )
 
 
+def shift_shares(source: Source, prompt: str) -> pd.DataFrame:
+    """(a) Share of each shift per model and subtask (answers with an SF answer to compare with)."""
+    return _shares_by(source, prompt, "subtask")
+
+
 def retention(source: Source, prompt: str) -> pd.DataFrame:
-    """(b) Per model and subtask: the share kept and the share that moved toward a distractor."""
-    return _frame(
-        source,
-        """
-        SELECT model, subtask, count(*) AS n,
-               avg((shift = 'kept')::INT) AS retention,
-               avg((shift IN ('to_distractor_country', 'to_distractor_continent'))::INT) AS toward_distractor
-        FROM marts.culturemix_answers WHERE prompt = ? AND shift IS NOT NULL
-        GROUP BY model, subtask ORDER BY model, subtask
-        """,
-        [prompt],
+    """(b) Per model and subtask: the share kept and the share that moved toward a distractor (a distractor's
+    country or its continent), from the same shares as (a)."""
+    shares = shift_shares(source, prompt)
+    toward = shares["shift"].isin(["to_distractor_country", "to_distractor_continent"])
+    counts = shares.assign(kept=shares["n"].where(shares["shift"] == "kept", 0), toward=shares["n"].where(toward, 0))
+    grouped = counts.groupby(["model", "subtask"], as_index=False)[["n", "kept", "toward"]].sum()
+    return pd.DataFrame(
+        {
+            "model": grouped["model"],
+            "subtask": grouped["subtask"],
+            "n": grouped["n"],
+            "retention": grouped["kept"] / grouped["n"],
+            "toward_distractor": grouped["toward"] / grouped["n"],
+        }
     )
 
 
@@ -80,17 +91,7 @@ def by_distance(source: Source, prompt: str) -> pd.DataFrame:
 
 def by_kind(source: Source, prompt: str) -> pd.DataFrame:
     """(d) Shift shares and accuracy with cultural vs culture-agnostic distractors."""
-    return _frame(
-        source,
-        """
-        SELECT model, distractor_kind, shift, count(*) AS n,
-               count(*) / sum(count(*)) OVER (PARTITION BY model, distractor_kind) AS share
-        FROM marts.culturemix_answers
-        WHERE prompt = ? AND shift IS NOT NULL AND distractor_kind IN ('cultural', 'agnostic')
-        GROUP BY model, distractor_kind, shift ORDER BY model, distractor_kind, shift
-        """,
-        [prompt],
-    )
+    return _shares_by(source, prompt, "distractor_kind", "distractor_kind IN ('cultural', 'agnostic')")
 
 
 def food_points(source: Source, prompt: str) -> pd.DataFrame:

@@ -130,7 +130,7 @@ def test_data_fetch_multi30k_writes_the_layout_ingest_reads(tmp_path: Path) -> N
 
     from pipeline.datasets import multi30k
     from pipeline.datasets.fetch import fetch
-    from tests.pipeline.test_fetch_safety import file_host
+    from tests.pipeline.datasets.test_fetch import file_host
 
     served = tmp_path / "served"
     for split, images, caption in (

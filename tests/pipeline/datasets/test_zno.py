@@ -149,7 +149,7 @@ def test_data_fetch_zno_writes_the_layout_ingest_reads(tmp_path: Path) -> None:
 
     from pipeline.datasets import zno
     from pipeline.datasets.fetch import fetch
-    from tests.pipeline.test_fetch_safety import file_host
+    from tests.pipeline.datasets.test_fetch import file_host
 
     served = write_zno(tmp_path / "served")
     (served / "data" / "dev-00000-of-00001.parquet").write_bytes(

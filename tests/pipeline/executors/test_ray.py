@@ -15,12 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.backends import BackendError, Message, Request
+from pipeline.backends import BackendError, Message, Request, endpoint_settings
 from pipeline.backends.vllm_engine import VLLMBackend, engine_kwargs
 from pipeline.core.errors import DataError
 from pipeline.core.run_settings import GenerationSpec, Options, RayOptions
 from pipeline.corpus.scan import CorruptShardRefused, checksum_file, plan_scan, scan_corpus
-from pipeline.executors import endpoint_settings
 from pipeline.executors.ray_corpus import ShardScanner, scan_corpus_on_ray
 from pipeline.executors.ray_generate import (
     request_from_dict,

@@ -31,7 +31,8 @@ def test_shift_categories_in_order_of_precedence():
     assert classify_shift("PT", "CN", ["GB", "JP"], europe_asia) == "to_distractor_continent"  # MFB: either counts
     assert classify_shift("PT", "CN", ["GB"], europe_asia) == "elsewhere"
     assert classify_shift("PT", None, ["GB"], europe_asia) == "elsewhere"  # no country any more
-    assert classify_shift(None, None, ["GB"], europe_asia) == "kept"
+    assert classify_shift(None, None, ["GB"], europe_asia) == "kept"  # no answer twice: nothing moved
+    assert classify_shift(None, "CN", ["GB"], europe_asia) == "elsewhere"  # an answer appearing is a change too
 
 
 def test_label_entropy_in_bits():

@@ -1,5 +1,5 @@
 """The `languages` step redoes an answer's language only for a new detector version (`score --rescore` does not
-redo it: tests/pipeline/test_score.py), so a rescore after an extractor change skips the detection."""
+redo it: tests/pipeline/score/test_stage.py), so a rescore after an extractor change skips the detection."""
 
 from __future__ import annotations
 

@@ -111,3 +111,25 @@ def test_a_no_op_rerun_still_publishes_a_lost_snapshot(warehouse: Path) -> None:
     assert warehouse.exists()
     score = run_cli(warehouse, "score")
     assert "nothing changed" in score.stderr
+
+
+def test_the_executor_is_resolved_once_by_the_flow_and_never_chosen_inside_a_step() -> None:
+    """Only `run_pipeline` looks the executor up (by the run's `--executor`); the steps hand the bound executor to
+    their stages' drivers (pipeline/answers/stage.py, pipeline/corpus/stage.py, pipeline/score/stage.py), which
+    never import pipeline/executors."""
+    import ast
+    import inspect
+
+    from pipeline.flow import steps
+
+    tree = ast.parse(inspect.getsource(steps))
+    looked_up_in = {
+        function.name
+        for function in tree.body
+        if isinstance(function, ast.FunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == "EXECUTORS"
+    }
+    assert looked_up_in == {"run_pipeline"}
+    drivers = [Path(steps.__file__).parent.parent / stage / "stage.py" for stage in ("answers", "corpus", "score")]
+    assert [path for path in drivers if "pipeline.executors" in path.read_text(encoding="utf-8")] == []
