@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data, fmt, ui
-from app.safe import literal
+from app.safe import code, literal
 from warehouse import paper_tables
 
 PUBLISHED = " (published)"
@@ -54,9 +54,10 @@ def show(paper: str, tables: list[str] | None = None, *, key: str) -> None:
         st.caption(f"No numbers for {literal(chosen.section)} in this warehouse yet, and none printed.")
         return
     n_printed = int(long["published"].notna().sum())
+    command, written = f"python -m pipeline export paper-tables --paper {paper}", f"{paper}_{chosen.table}.csv"
     st.caption(
-        f"Ours beside the paper's printed numbers ({n_printed} printed cells; the columns marked published), "
-        f"as `python -m pipeline export paper-tables --paper {paper}` writes {paper}_{chosen.table}.csv."
+        f"Ours beside the paper's printed numbers ({literal(n_printed)} printed cells; the columns marked published), "
+        f"as {code(command)} writes {code(written)}."
     )
     fmt.dataframe(pivoted(long), width="stretch", key=f"{key}_{chosen.table}")
     ui.downloads(long, f"{paper}_{chosen.table}", key=f"{key}_{chosen.table}_dl")

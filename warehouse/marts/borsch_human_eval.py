@@ -11,9 +11,8 @@
   as 0.78 (RU) and 0.82 (UK) for Qwen and 0.81 (RU) and 0.82 (UK) for Llama, so columns 3 and 4 are Qwen RU and
   Llama RU; columns 1 and 2 are the UK pair, in the same order as assumed (both 0.82: unconfirmed);
 - marts.human_agreement (§3.2: Cohen's κ 0.73 Russian, 0.77 Ukrainian, dish filtering): per kind, language and pair
-  of annotators, Cohen's kappa over the items both rated, by sklearn.metrics.cohen_kappa_score when installed and
-  otherwise the same equation written out (κ = (p_o − p_e) / (1 − p_e), p_e from each annotator's own label
-  shares); ratings are compared as the labels they are (0/1 for dish filtering)."""
+  of annotators, Cohen's kappa over the items both rated, by its equation written out (κ = (p_o − p_e) / (1 − p_e),
+  p_e from each annotator's own label shares); ratings are compared as the labels they are (0/1 for dish filtering)."""
 
 from __future__ import annotations
 
@@ -78,14 +77,9 @@ def cohens_kappa_exact(a: Sequence, b: Sequence) -> float | None:
 
 
 def cohens_kappa(a: Sequence, b: Sequence) -> tuple[float | None, str]:
-    """sklearn's cohen_kappa_score when installed, else the exact equation; and which computed it."""
-    try:
-        from sklearn.metrics import cohen_kappa_score
-    except ImportError:
-        return cohens_kappa_exact(a, b), "exact (sklearn not installed)"
-    if cohens_kappa_exact(a, b) is None:
-        return None, "sklearn.metrics.cohen_kappa_score"
-    return float(cohen_kappa_score(list(a), list(b))), "sklearn.metrics.cohen_kappa_score"
+    """Cohen's kappa by its equation (no kept dependency of the project computes it: scikit-learn is not one), and
+    which computed it."""
+    return cohens_kappa_exact(a, b), "exact (Cohen 1960: (p_o - p_e) / (1 - p_e))"
 
 
 def _correlate(name: str, x: list[float], y: list[float]) -> tuple[float | None, str | None]:
