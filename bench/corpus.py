@@ -8,7 +8,9 @@ JSON Lines shards of Ukrainian-looking filler (pseudo-words that are no dish or 
 inflected dish mentions, some next to a true-origin country and some next to another country, scans them with
 :func:`pipeline.corpus.scan.scan_corpus`, checks every count exactly (planted dishes and zero everywhere else), and
 prints the scanner's MB/s (wall and per CPU-second) next to a Python ``re`` alternation baseline
-(``\\b(?:name1|name2|...)\\b`` with re.IGNORECASE) timed on a sample and extrapolated per MB.
+(``\\b(?:name1|name2|...)\\b`` with re.IGNORECASE) timed on a sample and extrapolated per MB, and next to the same
+alternation written as a trie (``борщ(?:у|ем)?``: the same matches, checked, without trying every name at every
+position: `re` at its fastest), timed on ``--trie-baseline-mb``.
 
 ``--whole-process`` also times the command a user runs, ``python -m pipeline corpus scan``, as separate processes
 (wall seconds and the CPU seconds of the process):
@@ -46,6 +48,7 @@ import duckdb  # noqa: E402
 
 from pipeline.corpus.patterns import COUNTRY, DISH, build_patterns  # noqa: E402
 from pipeline.corpus.scan import scan_corpus  # noqa: E402
+from tests.pipeline.corpus.test_matching_real import trie_pattern  # noqa: E402
 from warehouse.db import migrate  # noqa: E402
 
 _SYLLABLES = [
@@ -169,6 +172,7 @@ def main() -> None:
     parser.add_argument("--size-gb", type=float, default=1.0)
     parser.add_argument("--warehouse", type=Path, help="working database with BORSch ingested (else a temporary one)")
     parser.add_argument("--baseline-mb", type=float, default=5.0)
+    parser.add_argument("--trie-baseline-mb", type=float, default=3.0, help="MB the trie alternation is timed on")
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--lang", default="uk")
     parser.add_argument("--whole-process", action="store_true", help="also time `python -m pipeline corpus scan`")
@@ -283,6 +287,15 @@ def main() -> None:
         n_base = sum(1 for _ in regex.finditer(sample))
         base_s = time.perf_counter() - t0
         base_mbps = len(sample.encode()) / 1e6 / base_s
+        # the same alternation written as a trie (tests/pipeline/corpus/test_matching_real.py): `re` at its best
+        trie = re.compile(r"\b(?:" + trie_pattern(names) + r")\b", re.IGNORECASE)
+        assert sum(1 for _ in trie.finditer(sample)) == n_base  # the same matches as the flat alternation
+        trie_sample = (corpus / "shard-000.jsonl").read_bytes()[: int(args.trie_baseline_mb * 1e6)]
+        trie_text = trie_sample.decode("utf-8", "ignore")
+        t0, c0 = time.perf_counter(), time.process_time()
+        n_trie = sum(1 for _ in trie.finditer(trie_text))
+        trie_s, trie_cpu = time.perf_counter() - t0, time.process_time() - c0
+        trie_mbps = len(trie_sample) / 1e6 / trie_s
         print(f"patterns: {len(patterns.surfaces)} surfaces, {len(patterns.targets)} targets ({args.lang})")
         print(f"{'':24}{'MB/s':>10}")
         print(f"{'scanner (wall)':24}{mb / wall:>10.1f}   {mb:.0f} MB in {wall:.1f}s, incl. building the patterns")
@@ -296,7 +309,14 @@ def main() -> None:
         print(
             f"{'re alternation':24}{base_mbps:>10.2f}   {len(sample) and args.baseline_mb} MB sample, {n_base} matches"
         )
+        print(
+            f"{'re alternation as a trie':24}{trie_mbps:>10.2f}   {len(trie_sample) / 1e6:.1f} MB sample, {n_trie} "
+            f"matches ({len(trie_sample) / 1e6 / trie_cpu:.2f} MB per CPU-s)"
+        )
         print(f"speed-up: {mb / wall / base_mbps:.0f}x (wall), {summary.mb_per_s / base_mbps:.0f}x (shards only)")
+        print(
+            f"speed-up against the trie: {mb / wall / trie_mbps:.1f}x (wall), {mb / cpu / trie_mbps:.1f}x (per CPU-s)"
+        )
         print(f"counts: {len(expected)} planted dishes checked, {len(wrong)} wrong, {len(stray)} stray")
         if wrong or stray:
             print("WRONG", wrong[:5], "STRAY", stray[:5])
@@ -305,7 +325,7 @@ def main() -> None:
             compare_matchers(patterns, corpus, args.matchers_mb, args.repeats, args.matchers_path)
         con.close()
         if args.whole_process:
-            whole_process(Path(work), corpus, tmp, mb, base_mbps)
+            whole_process(Path(work), corpus, tmp, mb, base_mbps, trie_mbps)
 
 
 def folded_sample(patterns, corpus: Path, mb: float) -> tuple[bytes, int, float]:
@@ -438,7 +458,7 @@ def compare_matchers(patterns, corpus: Path, mb: float, repeats: int, path: str 
     print(f"  every matcher: the same {len(reference):,} (literal, end) matches")
 
 
-def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: float) -> None:
+def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: float, trie_mbps: float) -> None:
     """Time the user's command as separate processes on a copy of the warehouse; see the module docstring."""
     published = work.with_name(work.name.replace(".work", ""))
     target = tmp / "whole" / "warehouse.duckdb"
@@ -481,7 +501,8 @@ def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: flo
          f"goal < 2 s: {fixed / 2:.2f}x of it"),
         ("nothing new", unchanged, "the same shard again: skipped, nothing published"),
         ("whole corpus", end_to_end, f"{mb / wall:.1f} MB/s end to end ({mb / wall / base_mbps:.0f}x the re "
-         f"alternation at {base_mbps:.2f} MB/s); goal 50 MB/s: {mb / wall / 50:.2f}x; "
+         f"alternation at {base_mbps:.2f} MB/s, {mb / wall / trie_mbps:.1f}x the trie at {trie_mbps:.2f}); "
+         f"goal 50 MB/s: {mb / wall / 50:.2f}x; "
          f"{mb / cpu:.1f} MB per CPU-second (goal 100 per core: {mb / cpu / 100:.2f}x)"),
     ]  # fmt: skip
     for label, (seconds, cpu_seconds), what in rows:
