@@ -8,7 +8,9 @@ JSON Lines shards of Ukrainian-looking filler (pseudo-words that are no dish or 
 inflected dish mentions, some next to a true-origin country and some next to another country, scans them with
 :func:`pipeline.corpus.scan.scan_corpus`, checks every count exactly (planted dishes and zero everywhere else), and
 prints the scanner's MB/s (wall and per CPU-second) next to a Python ``re`` alternation baseline
-(``\\b(?:name1|name2|...)\\b`` with re.IGNORECASE) timed on a sample and extrapolated per MB.
+(``\\b(?:name1|name2|...)\\b`` with re.IGNORECASE) timed on a sample and extrapolated per MB, and next to the same
+alternation written as a trie (``борщ(?:у|ем)?``: the same matches, checked, without trying every name at every
+position: `re` at its fastest), timed on ``--trie-baseline-mb``.
 
 ``--whole-process`` also times the command a user runs, ``python -m pipeline corpus scan``, as separate processes
 (wall seconds and the CPU seconds of the process):
@@ -16,6 +18,14 @@ a first invocation on a one-document shard with an empty pattern cache (inflecti
 database), two more on new one-document shards that find the compiled database in the cache (the third is the fixed
 cost every later scan pays), the third shard again (nothing new: skipped, nothing published), and one over the whole
 generated corpus (end-to-end MB/s, interpreter start, imports and publishing included).
+
+``--matchers`` (issue 50) compares compiled multi-pattern matchers side by side on the same folded text: the first
+``--matchers-mb`` MB of the generated corpus folded once by the scanner's kernel, and the scanner's own literals
+(whole-word, framed by spaces) given to each matcher; every matcher must report the same (literal, end) pairs as the
+scanner's Hyperscan database, and each is timed in CPU-seconds, in turns, ``--repeats`` times (the best counts; the
+machine may be shared). Matchers that are not installed are named and skipped: `pyahocorasick` is a project
+dependency; the Rust bindings are not, install them beside the project for the comparison, e.g.
+``pip install --target /tmp/matchers ahocorasick-rs==1.0.3 daachorse==0.5.0`` and ``--matchers-path /tmp/matchers``.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import duckdb  # noqa: E402
 
 from pipeline.corpus.patterns import COUNTRY, DISH, build_patterns  # noqa: E402
 from pipeline.corpus.scan import scan_corpus  # noqa: E402
+from tests.pipeline.corpus.test_matching_real import trie_pattern  # noqa: E402
 from warehouse.db import migrate  # noqa: E402
 
 _SYLLABLES = [
@@ -161,10 +172,15 @@ def main() -> None:
     parser.add_argument("--size-gb", type=float, default=1.0)
     parser.add_argument("--warehouse", type=Path, help="working database with BORSch ingested (else a temporary one)")
     parser.add_argument("--baseline-mb", type=float, default=5.0)
+    parser.add_argument("--trie-baseline-mb", type=float, default=3.0, help="MB the trie alternation is timed on")
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--lang", default="uk")
     parser.add_argument("--whole-process", action="store_true", help="also time `python -m pipeline corpus scan`")
     parser.add_argument("--workers", type=int, help="threads scanning shards (default: one per core available)")
+    parser.add_argument("--matchers", action="store_true", help="also compare multi-pattern matchers side by side")
+    parser.add_argument("--matchers-mb", type=float, default=40.0, help="MB of the corpus the matchers compare on")
+    parser.add_argument("--matchers-path", help="a folder of matcher packages installed beside the project")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the matcher comparison")
     args = parser.parse_args()
     rng = random.Random(7)
     with tempfile.TemporaryDirectory(prefix="corpus-bench-") as tmp_name:
@@ -271,6 +287,15 @@ def main() -> None:
         n_base = sum(1 for _ in regex.finditer(sample))
         base_s = time.perf_counter() - t0
         base_mbps = len(sample.encode()) / 1e6 / base_s
+        # the same alternation written as a trie (tests/pipeline/corpus/test_matching_real.py): `re` at its best
+        trie = re.compile(r"\b(?:" + trie_pattern(names) + r")\b", re.IGNORECASE)
+        assert sum(1 for _ in trie.finditer(sample)) == n_base  # the same matches as the flat alternation
+        trie_sample = (corpus / "shard-000.jsonl").read_bytes()[: int(args.trie_baseline_mb * 1e6)]
+        trie_text = trie_sample.decode("utf-8", "ignore")
+        t0, c0 = time.perf_counter(), time.process_time()
+        n_trie = sum(1 for _ in trie.finditer(trie_text))
+        trie_s, trie_cpu = time.perf_counter() - t0, time.process_time() - c0
+        trie_mbps, trie_per_cpu = len(trie_sample) / 1e6 / trie_s, len(trie_sample) / 1e6 / trie_cpu
         print(f"patterns: {len(patterns.surfaces)} surfaces, {len(patterns.targets)} targets ({args.lang})")
         print(f"{'':24}{'MB/s':>10}")
         print(f"{'scanner (wall)':24}{mb / wall:>10.1f}   {mb:.0f} MB in {wall:.1f}s, incl. building the patterns")
@@ -284,17 +309,157 @@ def main() -> None:
         print(
             f"{'re alternation':24}{base_mbps:>10.2f}   {len(sample) and args.baseline_mb} MB sample, {n_base} matches"
         )
+        print(
+            f"{'re alternation as a trie':24}{trie_mbps:>10.2f}   {len(trie_sample) / 1e6:.1f} MB sample, {n_trie} "
+            f"matches ({trie_per_cpu:.2f} MB per CPU-s)"
+        )
         print(f"speed-up: {mb / wall / base_mbps:.0f}x (wall), {summary.mb_per_s / base_mbps:.0f}x (shards only)")
+        print(
+            f"speed-up against the trie: {mb / wall / trie_mbps:.1f}x (wall), "
+            f"{mb / cpu / trie_per_cpu:.1f}x (per CPU-s)"
+        )
         print(f"counts: {len(expected)} planted dishes checked, {len(wrong)} wrong, {len(stray)} stray")
         if wrong or stray:
             print("WRONG", wrong[:5], "STRAY", stray[:5])
             sys.exit(1)
+        if args.matchers:
+            compare_matchers(patterns, corpus, args.matchers_mb, args.repeats, args.matchers_path)
         con.close()
         if args.whole_process:
-            whole_process(Path(work), corpus, tmp, mb, base_mbps)
+            whole_process(Path(work), corpus, tmp, mb, base_mbps, (trie_mbps, trie_per_cpu))
 
 
-def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: float) -> None:
+def folded_sample(patterns, corpus: Path, mb: float) -> tuple[bytes, int, float]:
+    """(the folded text of the corpus's first `mb` MB of documents, their UTF-8 bytes, CPU-s of the fold)."""
+    import json
+
+    import pyarrow as pa
+
+    from pipeline.corpus.compiled import Folder
+    from pipeline.corpus.matching import fold_column
+
+    docs, size = [], 0
+    for shard in sorted(corpus.glob("*.jsonl")):
+        with open(shard, encoding="utf-8") as lines:
+            for line in lines:
+                docs.append(json.loads(line)["text"])
+                size += len(docs[-1].encode())
+                if size >= mb * 1e6:
+                    break
+        if size >= mb * 1e6:
+            break
+    folder = Folder(patterns.literals.alphabet)
+    column = pa.array(docs)
+    fold_column(folder, column[:10])  # the kernel loaded
+    began = time.process_time()
+    batch = fold_column(folder, column)
+    return batch.folded.text.tobytes(), size, time.process_time() - began
+
+
+def matchers(literals: list[bytes]) -> dict[str, object]:
+    """name -> a function from folded text to its (literal, end) pairs (ends exclusive); each built here."""
+    import numpy as np
+
+    found = {}
+
+    def pairs(ids, ends):
+        return np.array(ids, dtype=np.int64) << 32 | np.array(ends, dtype=np.int64)
+
+    import hyperscan
+
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=literals, ids=list(range(len(literals))), elements=len(literals),
+                     flags=[0] * len(literals), literal=True)  # fmt: skip
+    scratch = hyperscan.Scratch(database)
+
+    def hyperscan_scan(text):
+        ids, ends = [], []
+
+        def on_match(literal, _from, to, _flags, _context):
+            ids.append(literal)
+            ends.append(to)
+
+        database.scan(text, match_event_handler=on_match, scratch=scratch)
+        return pairs(ids, ends)
+
+    found["hyperscan (the scanner's)"] = hyperscan_scan
+    try:
+        import ahocorasick
+    except ImportError:
+        print("  pyahocorasick: not installed")
+    else:
+        automaton = ahocorasick.Automaton()
+        for index, literal in enumerate(literals):
+            automaton.add_word(literal.decode("latin-1"), index)
+        automaton.make_automaton()
+
+        def pyahocorasick_scan(text):
+            hits = list(automaton.iter(text.decode("latin-1")))  # every overlapping match: (last index, literal)
+            return pairs([h[1] for h in hits], [h[0] + 1 for h in hits])
+
+        found["pyahocorasick"] = pyahocorasick_scan
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        print("  ahocorasick-rs: not installed (see --matchers-path)")
+    else:
+        rs = ahocorasick_rs.BytesAhoCorasick(literals, matchkind=ahocorasick_rs.MatchKind.Standard)
+
+        def ahocorasick_rs_scan(text):
+            hits = rs.find_matches_as_indexes(text, overlapping=True)
+            return pairs([h[0] for h in hits], [h[2] for h in hits])
+
+        found["ahocorasick-rs"] = ahocorasick_rs_scan
+    try:
+        import daachorse
+    except ImportError:
+        print("  daachorse: not installed (see --matchers-path)")
+    else:
+        daac = daachorse.DoubleArrayAhoCorasick(literals, match_kind=daachorse.MATCH_KIND_STANDARD)
+
+        def daachorse_scan(text):
+            hits = daac.find_overlapping(text)
+            return pairs([h[2] for h in hits], [h[1] for h in hits])
+
+        found["daachorse"] = daachorse_scan
+    return found
+
+
+def compare_matchers(patterns, corpus: Path, mb: float, repeats: int, path: str | None) -> None:
+    """Each matcher on the same folded text, in turns: identical matches, CPU-s (see the module docstring)."""
+    import numpy as np
+
+    from pipeline.corpus.patterns import folded_literals
+
+    if path:
+        sys.path.insert(0, path)
+    literals = [key[0] for key in folded_literals(patterns, patterns.literals.alphabet)]
+    assert len(literals) == len(patterns.literals.length)  # the scanner's literal ids
+    text, size, fold_cpu = folded_sample(patterns, corpus, mb)
+    print(
+        f"\nmatchers on {size / 1e6:.1f} MB of the corpus folded to {len(text) / 1e6:.1f} MB "
+        f"(the fold: {fold_cpu:.2f} CPU-s), {len(literals):,} literals, best of {repeats} rounds in turns:"
+    )
+    found = matchers(literals)
+    seconds: dict[str, list[float]] = {name: [] for name in found}
+    reference = None
+    for _ in range(repeats):
+        for name, scan in found.items():
+            began = time.process_time()
+            got = np.sort(scan(text))
+            seconds[name].append(time.process_time() - began)
+            if reference is None:
+                reference = got
+            assert np.array_equal(got, reference), f"{name} finds other matches than Hyperscan"
+    base = min(seconds["hyperscan (the scanner's)"])
+    for name, times in seconds.items():
+        best = min(times)
+        print(f"  {name:<28}{best:>7.2f} CPU-s  {size / 1e6 / best:>8.1f} MB of text per CPU-s  "
+              f"{best / base:>6.2f}x Hyperscan's time   rounds: {', '.join(f'{t:.2f}' for t in times)}")  # fmt: skip
+    print(f"  every matcher: the same {len(reference):,} (literal, end) matches")
+
+
+def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: float, trie: tuple[float, float]) -> None:
     """Time the user's command as separate processes on a copy of the warehouse; see the module docstring."""
     published = work.with_name(work.name.replace(".work", ""))
     target = tmp / "whole" / "warehouse.duckdb"
@@ -337,7 +502,9 @@ def whole_process(work: Path, corpus: Path, tmp: Path, mb: float, base_mbps: flo
          f"goal < 2 s: {fixed / 2:.2f}x of it"),
         ("nothing new", unchanged, "the same shard again: skipped, nothing published"),
         ("whole corpus", end_to_end, f"{mb / wall:.1f} MB/s end to end ({mb / wall / base_mbps:.0f}x the re "
-         f"alternation at {base_mbps:.2f} MB/s); goal 50 MB/s: {mb / wall / 50:.2f}x; "
+         f"alternation at {base_mbps:.2f} MB/s, {mb / wall / trie[0]:.1f}x the trie at {trie[0]:.2f} "
+         f"MB/s, {mb / cpu / trie[1]:.1f}x per CPU-s); "
+         f"goal 50 MB/s: {mb / wall / 50:.2f}x; "
          f"{mb / cpu:.1f} MB per CPU-second (goal 100 per core: {mb / cpu / 100:.2f}x)"),
     ]  # fmt: skip
     for label, (seconds, cpu_seconds), what in rows:

@@ -26,7 +26,7 @@ Stages, each a separate `python -m pipeline` process as a user runs it, each on 
 but the publish itself): `import` (`import-responses` of every file), `score` (the score pipeline: link, score,
 languages, culturemix_parse), `publish`, then `pages`: every dashboard page (tests/e2e/test_browser.py's list) in
 headless Chromium on a fresh `streamlit run` of the published warehouse, cold (a fresh server and browser context)
-and warm (the sidebar page switch of bench/pages.py), with the server's memory (RSS with its children) sampled.
+and warm (the navigation's page switch of bench/pages.py), with the server's memory (RSS with its children) sampled.
 
 Printed per K: wall and CPU seconds of each stage, answers/s, the peak RSS of the stage's processes (the largest
 process of its tree, and the tree's sum), the warehouse's size on disk, each page's cold and warm seconds, and at
@@ -315,7 +315,7 @@ def pages_stage(warehouse: Path, cold_runs: int, warm_runs: int, only: set[str],
                     try:
                         colds, _tabs, switched = measure(spec, warehouse, warm_runs, browser, cold_runs)
                         rows[spec.name] = {"cold_s": statistics.median(colds), "warm_s": statistics.median(switched)}
-                    except PlaywrightError as exc:  # e.g. a sidebar link not reached: warm by new tabs instead
+                    except PlaywrightError as exc:  # e.g. a navigation link not reached: warm by new tabs instead
                         rows[spec.name] = tabs_only(spec, warehouse, warm_runs, browser, str(exc))
                     print(f"    {spec.name:<20} {page_figures(rows[spec.name])}", flush=True)
                     save()
@@ -329,7 +329,7 @@ def pages_stage(warehouse: Path, cold_runs: int, warm_runs: int, only: set[str],
 
 def tabs_only(spec, warehouse: Path, warm_runs: int, browser, why: str) -> dict:
     """Cold, and warm as the page opened again in new tabs of the same server (bench/pages.py's "tab"), for a page
-    whose sidebar switch could not be measured; a page that does not draw at all is recorded as failed."""
+    whose navigation switch could not be measured; a page that does not draw at all is recorded as failed."""
     from playwright.sync_api import Error as PlaywrightError
 
     from bench.pages import first_draw

@@ -257,11 +257,10 @@ class Literals:
     database: object = field(repr=False)
 
 
-def compile_literals(patterns: PatternSet) -> Literals:
-    """Fold every surface with the patterns' alphabet and compile one Hyperscan block-mode literal database."""
-    import hyperscan
-
-    alphabet = Alphabet.of(patterns.surfaces)
+def folded_literals(patterns: PatternSet, alphabet: Alphabet) -> dict[tuple[bytes, bool, bool], set[int]]:
+    """(literal, case-sensitive, acronym) -> targets, in literal id order: every surface folded with `alphabet`
+    and framed by the spaces that make it whole-word (bench/corpus.py `--matchers` feeds the same literals to other
+    matchers)."""
     merged: dict[tuple[bytes, bool, bool], set[int]] = {}
     for surface, targets, sensitive, acronym in zip(
         patterns.surfaces, patterns.pattern_targets, patterns.case_sensitive, patterns.acronym, strict=True
@@ -269,7 +268,16 @@ def compile_literals(patterns: PatternSet) -> Literals:
         folded = alphabet.encode(surface)
         if folded:
             merged.setdefault((b" " + folded + b" ", sensitive, acronym), set()).update(targets)
-    keys = sorted(merged)
+    return {key: merged[key] for key in sorted(merged)}
+
+
+def compile_literals(patterns: PatternSet) -> Literals:
+    """Fold every surface with the patterns' alphabet and compile one Hyperscan block-mode literal database."""
+    import hyperscan
+
+    alphabet = Alphabet.of(patterns.surfaces)
+    merged = folded_literals(patterns, alphabet)
+    keys = list(merged)
     lengths = np.array([len(targets) for targets in (merged[k] for k in keys)], dtype=np.int64)
     starts = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])

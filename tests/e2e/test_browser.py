@@ -56,8 +56,9 @@ SVG_MAP = "[data-testid='stImage'] img[src^='data:image/svg+xml']"  # the small 
 EXCEPTION = "[data-testid='stException']"
 # What a page draws, counted in the browser: chart marks, metrics, table rows Streamlit drew from
 # HTML, plain text blocks, radios, messages. Vega-Lite charts (app/vega.py) draw SVG: bars and heatmap
-# cells are rect marks, points are symbol marks.
-VEGA = "[data-testid='stVegaLiteChart'] svg.marks"
+# cells are rect marks, points are symbol marks; a chart whose data makes more than 2,000 marks Streamlit draws
+# on a canvas instead (a 36-model heatmap at bench/scale.py's K = 3), which is drawn as well.
+VEGA = "[data-testid='stVegaLiteChart'] :is(svg.marks, canvas)"
 RECTS = "[data-testid='stVegaLiteChart'] .mark-rect.role-mark path"
 SYMBOLS = "[data-testid='stVegaLiteChart'] .mark-symbol.role-mark path"
 METRICS = "[data-testid='stMetric']"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.helpers import query, run_cli
@@ -51,6 +52,12 @@ def test_imported_ratings_give_the_kappa_and_table3_says_why_a_cell_is_empty(war
                       "photos")]  # fmt: skip
     published = query(warehouse, "SELECT value FROM marts.borsch_table3_published WHERE correlation = 'lin'")
     assert [v for (v,) in published] == [0.79, 0.76, 0.74, 0.79]
+    # ...and the paper's tables carry them: §3.2's kappa, Table 3 with its printed numbers beside ours
+    run_cli(warehouse, "export", "paper-tables", "--paper", "borsch", "--out", str(tmp_path / "tables"))
+    kappa = pl.read_csv(tmp_path / "tables" / "borsch_kappa.csv")
+    assert kappa.filter(pl.col("column") == "kappa")["value"].to_list() == [pytest.approx(7 / 12)]
+    table3 = pl.read_csv(tmp_path / "tables" / "borsch_table3.csv", infer_schema_length=None)
+    assert table3["published"].drop_nulls().len() == 16 and set(table3["paper"]) == {"borsch"}
 
 
 def test_a_bad_row_refuses_its_file_with_one_line(warehouse: Path, tmp_path: Path) -> None:
