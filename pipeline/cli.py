@@ -639,8 +639,8 @@ def translate_questions(
     setting: Annotated[list[str] | None, typer.Option("--setting", help="Backend KEY=VALUE.")] = None,
 ) -> None:
     """Translate VQA questions and answers with any configured backend (ZNO-Vision §3), then `ingest vqa`."""
-    from pipeline.backends import create_backend
     from pipeline.answers.vqa_translation import translate_folder
+    from pipeline.backends import create_backend
 
     def action() -> None:
         engine = create_backend(backend, model, **_settings(setting or []))
