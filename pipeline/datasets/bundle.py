@@ -351,7 +351,7 @@ def unpack(dest: Path, bundle: Path = BUNDLE_DIR) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         with tarfile.open(fileobj=io.BytesIO(lzma.decompress(archive)), mode="r") as tar:
-            tar.extractall(staging, filter="data")  # paths stay inside the folder, no links or devices
+            _extract_inside(tar, staging)
     except (tarfile.TarError, lzma.LZMAError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise DataError(
@@ -371,6 +371,20 @@ def unpack(dest: Path, bundle: Path = BUNDLE_DIR) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return target
+
+
+def _extract_inside(tar: tarfile.TarFile, folder: Path) -> None:
+    """Extract with tarfile's `data` filter (paths stay inside the folder, no links or devices). Pythons before 3.11.4
+    (Debian 12's 3.11.2) lack the filter: every member is checked the same way first, and any other is refused."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(folder, filter="data")
+        return
+    root = folder.resolve()
+    for member in tar.getmembers():
+        inside = (root / member.name).resolve().is_relative_to(root)
+        if not (member.isfile() or member.isdir()) or not inside or Path(member.name).is_absolute():
+            raise tarfile.TarError(f"{member.name!r} is outside the folder or not a plain file or folder")
+    tar.extractall(folder)
 
 
 def subset_notes(data: Path | None) -> dict[str, str]:

@@ -123,13 +123,32 @@ def test_a_damaged_archive_is_one_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_an_archive_member_outside_its_folder_is_refused(tmp_path: Path) -> None:
-    """A bundle whose archive names ../ paths (a hostile or broken rebuild) writes nothing outside its folder."""
+@pytest.fixture(params=["data filter", "no data filter (Python < 3.11.4)"])
+def tar_filter(request, monkeypatch) -> str:
+    """Unpacking with tarfile's `data` filter, and on a Python without it (Debian 12's 3.11.2), the same checks."""
+    if request.param.startswith("no"):
+        monkeypatch.delattr(tarfile, "data_filter")
+    return request.param
+
+
+def test_the_committed_bundle_unpacks_with_or_without_the_data_filter(tmp_path: Path, tar_filter: str) -> None:
+    unpacked = bundle.unpack(tmp_path)
+    assert (unpacked / "borsch").is_dir() and any((unpacked / "worldcuisines").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("member", ["../escaped.txt", "link"])
+def test_an_archive_member_outside_its_folder_is_refused(tmp_path: Path, tar_filter: str, member: str) -> None:
+    """A bundle whose archive names ../ paths or links out (a hostile or broken rebuild) writes nothing outside its
+    folder."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w") as tar:
-        info = tarfile.TarInfo("../escaped.txt")
-        info.size = 2
-        tar.addfile(info, io.BytesIO(b"hi"))
+        info = tarfile.TarInfo(member)
+        if member == "link":
+            info.type, info.linkname = tarfile.SYMTYPE, str(tmp_path / "escaped.txt")
+            tar.addfile(info)
+        else:
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"hi"))
     archive = lzma.compress(raw.getvalue())
     hostile = tmp_path / "bundle"
     hostile.mkdir()
@@ -139,3 +158,4 @@ def test_an_archive_member_outside_its_folder_is_refused(tmp_path: Path) -> None
     with pytest.raises(DataError, match="outside"):
         bundle.unpack(tmp_path / "out", hostile)
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "out" / "escaped.txt").exists()
+    assert not any((tmp_path / "out").rglob("link"))
