@@ -55,9 +55,10 @@ def template_download(answer_format: str) -> None:
         on_click="ignore",
         key=f"template_{answer_format}",
     )
+    command = f"import-responses --format {answer_format}"
     st.caption(
         f"{code(filename)}: the columns {', '.join(code(c) for c in chosen.columns)} of "
-        f"`import-responses --format {literal(answer_format)}`. Put your model's name in "
+        f"{code(command)}. Put your model's name in "
         f"{code('model')} and its answers in {code(chosen.columns[-2] if chosen.is_csv else 'response')}; "
         "an empty answer imports as a missing one. It lists the items this warehouse holds for the study, or "
         "example rows when the study's data is not loaded yet."
