@@ -13,9 +13,12 @@ Anything a reader cannot read (bad gzip, invalid JSON, unreadable Parquet, a mis
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
+import mmap
+import os
 import shutil
 import tempfile
 import zlib
@@ -86,10 +89,18 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
             yield from _parquet(path, text_field, gz)
             return
         with open(path, "rb") as raw:
+            if not gz:  # the file mapped: its blocks are cut from the page cache, with no stream copies in between
+                with mapped(raw) as memory:
+                    blocks = _MappedBlocks(memory)
+                    reader = _jsonl(blocks, text_field, path, gz) if fmt == "jsonl" else _text(blocks)
+                    for batch in reader:
+                        yield batch, blocks.done
+                return
             counting = _Counting(raw)
             # a gzip bomb stops within its first megabytes (limits.MAX_GZIP_RATIO), a bounded amount of work
-            stream = limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count) if gz else counting
-            reader = _jsonl(stream, text_field, path, gz) if fmt == "jsonl" else _text(stream)
+            stream = limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count)
+            blocks = _line_blocks(stream)
+            reader = _jsonl(blocks, text_field, path, gz) if fmt == "jsonl" else _text(blocks)
             for batch in reader:
                 yield batch, counting.count
     except CorruptShard:
@@ -100,10 +111,21 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
         raise CorruptShard(f"{type(exc).__name__}: {exc}") from exc
 
 
-def _jsonl(stream, text_field: str, path: Path, gz: bool) -> Iterator[pa.Array]:
+@contextlib.contextmanager
+def mapped(handle) -> Iterator[mmap.mmap | bytes]:
+    """The whole file as read-only memory (`b""` for an empty one, which cannot be mapped): hashed and cut into
+    blocks in place, with no reads into buffers in between."""
+    if os.fstat(handle.fileno()).st_size == 0:
+        yield b""
+        return
+    with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as memory:
+        yield memory
+
+
+def _jsonl(blocks: Iterator[bytes], text_field: str, path: Path, gz: bool) -> Iterator[pa.Array]:
     schema = {text_field: pl.String}
     offset = 0  # of the block, in the decompressed stream
-    for block in _line_blocks(stream):
+    for block in blocks:
         try:
             frame = pl.read_ndjson(block, schema=schema)
         except pl.exceptions.PolarsError as exc:
@@ -162,8 +184,36 @@ def _line_blocks(stream) -> Iterator[bytes]:
         yield block
 
 
-def _text(stream) -> Iterator[pa.Array]:
-    for block in _line_blocks(stream):
+class _MappedBlocks:
+    """`_line_blocks` of a mapped file: the same blocks (about BLOCK_BYTES, ending at a line end) each copied once out
+    of the mapping, and the same LimitExceeded for a line longer than limits.MAX_LINE_BYTES, whose number is counted
+    only then. `done`: the bytes handed out so far."""
+
+    def __init__(self, memory: mmap.mmap | bytes) -> None:
+        self.memory, self.done = memory, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        memory, size, cap = self.memory, len(self.memory), limits.MAX_LINE_BYTES
+        while self.done < size:
+            start = self.done
+            end = min(start + BLOCK_BYTES, size)
+            if memory[end - 1 : end] != b"\n" and end < size:  # the line crossing the block's end, up to its cap
+                found = memory.find(b"\n", end, end + cap + 1)
+                rest = min(end + cap + 1, size) if found < 0 else found + 1
+                first = memory.rfind(b"\n", start, end) + 1 or start  # where that line began
+                if rest - first - (memory[rest - 1 : rest] == b"\n") > cap:
+                    raise limits.LimitExceeded(limits.LINE_TOO_LONG, self._lines_before(first) + 1)
+                end = rest
+            self.done = end
+            yield memory[start:end]
+
+    def _lines_before(self, offset: int) -> int:
+        """Line ends before `offset` (read again only to name a line that is too long)."""
+        return sum(self.memory[at : min(at + BLOCK_BYTES, offset)].count(b"\n") for at in range(0, offset, BLOCK_BYTES))
+
+
+def _text(blocks: Iterator[bytes]) -> Iterator[pa.Array]:
+    for block in blocks:
         yield _lines(block if block.endswith(b"\n") else block + b"\n")
 
 
