@@ -197,7 +197,7 @@ class _MappedBlocks:
         while self.done < size:
             start = self.done
             end = min(start + BLOCK_BYTES, size)
-            if memory[end - 1 : end] != b"\n" and end < size:  # the line crossing the block's end, up to its cap
+            if memory[end - 1 : end] != b"\n":  # the line crossing the block's end (or the file's last), up to its cap
                 found = memory.find(b"\n", end, end + cap + 1)
                 rest = min(end + cap + 1, size) if found < 0 else found + 1
                 first = memory.rfind(b"\n", start, end) + 1 or start  # where that line began
