@@ -16,18 +16,19 @@ MARTS_DIR = SQL_DIR / "marts"
 CHECKS_DIR = SQL_DIR / "checks"
 
 
-def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None) -> None:
+def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None, known: dict | None = None) -> None:
     """The marts of `warehouse.marts.MARTS`, in its order; a mart whose tables break their declared contract (every
     column and type, in order) or fail a data test stops the publish (the exports and the app rely on them). With
     `changed` (the source tables that differ from a snapshot the database was copied from), only the marts that
-    depend on them are rebuilt, checked and tested: the others in the copy are what rebuilding them would give."""
+    depend on them are rebuilt, checked and tested: the others in the copy are what rebuilding them would give.
+    `known`: what each statement reads, as earlier builds found it (`Mart.run`), and completed here."""
     from warehouse.marts import MARTS
 
     changed = None if changed is None else set(changed)
     ran = []
     for mart in MARTS.values():
         try:
-            if mart.run(con, changed):
+            if mart.run(con, changed, known):
                 ran.append(mart)
         except duckdb.Error as exc:
             _check_contracts(con, ran)  # a mart reading a column an earlier one broke: the break is the cause

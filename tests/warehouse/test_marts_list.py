@@ -16,7 +16,16 @@ import warehouse.marts as marts
 from tests.helpers import REPO
 from tools.docs_reference import BEGIN, END
 from warehouse.db import Warehouse, WarehouseError
-from warehouse.marts import EXPORTS, MARTS, MARTS_DIR, created_mart, export_contract, needs_rebuild, reads_of
+from warehouse.marts import (
+    EXPORTS,
+    MARTS,
+    MARTS_DIR,
+    created_mart,
+    export_contract,
+    needs_rebuild,
+    reads_of,
+    statement_key,
+)
 from warehouse.marts.contract import DataTest, TableContract
 from warehouse.registry import Registry
 
@@ -191,6 +200,24 @@ def test_what_a_statement_reads_comes_from_duckdb_s_parse_tree() -> None:
     assert created_mart(macro) is None and reads_of(con, macro.query) == {"core.tasks"}
     assert needs_rebuild(con, "SELECT now() AS at", set(), None)  # the clock: rebuilt every time
     assert not needs_rebuild(con, "SELECT 'now()' AS at FROM core.items", {"core.tasks"}, None)
+    con.close()
+
+
+def test_what_a_statement_reads_is_found_once_and_then_read_from_what_earlier_builds_found() -> None:
+    """A publish keeps what each statement reads (`known`, stored with the snapshot): a statement found there is not
+    parsed again, so what is stored is what decides; one read from the clock is stored as always needed."""
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA core; CREATE TABLE core.items (item_id TEXT); CREATE TABLE core.tasks (task_id TEXT)")
+    known: dict = {}
+    query = "SELECT * FROM core.items"
+    assert needs_rebuild(con, query, {"core.items"}, "marts.x", known)
+    assert known == {statement_key(query, "marts.x"): ["core.items"]}
+    assert not needs_rebuild(con, query, {"core.tasks"}, "marts.x", known)
+    known[statement_key(query, "marts.x")] = ["core.tasks"]  # what an earlier build found is not parsed again
+    assert needs_rebuild(con, query, {"core.tasks"}, "marts.x", known)
+    assert needs_rebuild(con, "SELECT now() AS at", set(), "marts.y", known)
+    assert known[statement_key("SELECT now() AS at", "marts.y")] is None
+    assert statement_key(query, "marts.x") != statement_key(query, "marts.z")
     con.close()
 
 

@@ -3,6 +3,7 @@ redone when nothing changed, and only the marts a change reaches rebuilt when fe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -115,6 +116,9 @@ def test_a_publish_rebuilds_only_the_marts_its_changes_reach(borsch_warehouse: P
         assert con.execute("SELECT count(*) FROM marts.dishes WHERE dataset = 'marker'").fetchone() == (1,)
         assert con.execute("SELECT sum(docs_with_dish) FROM marts.cooccurrence").fetchone()[0] >= 1
         con.execute("DELETE FROM marts.dishes WHERE dataset = 'marker'")
+        # what each mart statement reads, found by this build on the snapshot, is kept for the next one
+        reads = json.loads(con.execute("SELECT sources FROM marts.fingerprint").fetchone()[0])["reads"]
+    assert any(tables and "core.corpus_dish_counts" in tables for tables in reads.values())
     assert _tables_differing(wh.path, _built_in_full(wh, tmp_path / "full")) == []
 
 

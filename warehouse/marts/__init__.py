@@ -10,6 +10,7 @@ Importing this package reads no Python mart (polars and friends load when a mart
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import inspect
 import json
@@ -77,13 +78,15 @@ class Mart:
     def writes(self) -> frozenset[str]:
         return frozenset(self.tables)
 
-    def run(self, con: duckdb.DuckDBPyConnection, changed: set[str] | None = None) -> bool:
+    def run(self, con: duckdb.DuckDBPyConnection, changed: set[str] | None = None, known: dict | None = None) -> bool:
         """Build the mart; returns whether it ran. With `changed` (the source tables that differ from the snapshot
         the database was copied from, and the marts rebuilt so far, updated here), only what depends on them runs:
         a SQL statement that creates a mart table is skipped when it reads no changed table, does not read the clock
         and follows no other statement that read one (the copy already holds what it would build); other statements
         (temporary macros) always run; a Python mart runs when a table it declares in `depends_on` changed. What a
-        SQL statement reads is what DuckDB's binder finds in it (`get_table_names`), never a text search."""
+        SQL statement reads is what DuckDB's binder finds in it (`get_table_names`), never a text search. `known`:
+        what earlier builds by this code found each statement reads (`statement_reads`), filled with what this one
+        finds."""
         if self.module is not None:
             if changed is not None:
                 if not self.declaration.depends_on & changed:
@@ -97,7 +100,7 @@ class Mart:
         ran = tainted = False  # tainted: a temporary object built from changed tables (later statements may read it)
         for statement in con.extract_statements(self.source):
             creates = created_mart(statement)
-            needed = needs_rebuild(con, statement.query, changed, creates)
+            needed = needs_rebuild(con, statement.query, changed, creates, known)
             if creates and not (needed or tainted):
                 continue
             con.execute(statement.query)
@@ -145,13 +148,35 @@ def created_mart(statement: duckdb.Statement) -> str | None:
     return name if name.startswith("marts.") else None
 
 
-def needs_rebuild(con: duckdb.DuckDBPyConnection, sql: str, changed: set[str], creates: str | None) -> bool:
+def needs_rebuild(
+    con: duckdb.DuckDBPyConnection, sql: str, changed: set[str], creates: str | None, known: dict | None = None
+) -> bool:
     """Whether `sql` reads a changed table (`schema.table`) or the clock or a random number. A statement whose reads
-    DuckDB cannot tell ahead of running it is counted as needed (it runs: never a stale table)."""
+    DuckDB cannot tell ahead of running it is counted as needed (it runs: never a stale table). `known`: statement
+    key -> `statement_reads`, read from it when there and written to it when not."""
+    if known is None:
+        reads = statement_reads(con, sql, creates)
+    else:
+        key = statement_key(sql, creates)
+        if key not in known:
+            known[key] = statement_reads(con, sql, creates)
+        reads = known[key]
+    return reads is None or bool(set(reads) & changed)
+
+
+def statement_key(sql: str, creates: str | None) -> str:
+    """What `statement_reads` depends on: the statement, the table it creates and the parser's version."""
+    return hashlib.sha256(f"{duckdb.__version__}\0{creates}\0{sql}".encode()).hexdigest()[:24]
+
+
+def statement_reads(con: duckdb.DuckDBPyConnection, sql: str, creates: str | None) -> list[str] | None:
+    """The tables `sql` reads, sorted; None when it reads the clock or a random number, or DuckDB cannot tell (it
+    must always run). A function of the statement alone: a publish keeps what the last one found (parsing every
+    statement of every mart cost a fifth of a CPU-second, more than a corpus scan's publish otherwise does)."""
     if any(kind != duckdb.token_type.comment and text.lower() in _CLOCK for text, kind in _tokens(sql)):
-        return True
+        return None
     reads = reads_of(con, sql, creates)
-    return reads is None or bool(reads & changed)
+    return None if reads is None else sorted(reads)
 
 
 def reads_of(con: duckdb.DuckDBPyConnection, sql: str, creates: str | None = None) -> set[str] | None:
