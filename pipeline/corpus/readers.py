@@ -7,6 +7,11 @@ Formats, by file name (each may end in ``.gz``):
 * ``.parquet``: the ``text_field`` column, read one record batch at a time;
 * ``.txt``: plain text, **one document per line** (invalid UTF-8 is replaced, not fatal).
 
+JSON Lines and text shards that are not compressed are mapped into memory and cut into blocks there (the scan's
+checksum reads the same mapping): each block is copied once, where reading through a stream cost a read into a
+buffer, a second one to join the block with the rest of its last line and a pass to count its lines. Compressed
+ones are read as a stream, through the gzip-bomb guard.
+
 Anything a reader cannot read (bad gzip, invalid JSON, unreadable Parquet, a missing text field) raises
 :class:`CorruptShard` with the reason.
 """
@@ -89,16 +94,16 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
             yield from _parquet(path, text_field, gz)
             return
         with open(path, "rb") as raw:
-            if not gz:  # the file mapped: its blocks are cut from the page cache, with no stream copies in between
-                with mapped(raw) as memory:
+            with mapped(raw) if not gz else contextlib.nullcontext() as memory:
+                if memory is not None:  # blocks cut from the page cache, with no stream copies in between
                     blocks = _MappedBlocks(memory)
                     reader = _jsonl(blocks, text_field, path, gz) if fmt == "jsonl" else _text(blocks)
                     for batch in reader:
                         yield batch, blocks.done
-                return
+                    return
             counting = _Counting(raw)
             # a gzip bomb stops within its first megabytes (limits.MAX_GZIP_RATIO), a bounded amount of work
-            stream = limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count)
+            stream = limits.RatioGuard(gzip.GzipFile(fileobj=counting), lambda: counting.count) if gz else counting
             blocks = _line_blocks(stream)
             reader = _jsonl(blocks, text_field, path, gz) if fmt == "jsonl" else _text(blocks)
             for batch in reader:
@@ -112,13 +117,19 @@ def iter_documents(path: Path, text_field: str = "text") -> Iterator[tuple[pa.Ar
 
 
 @contextlib.contextmanager
-def mapped(handle) -> Iterator[mmap.mmap | bytes]:
+def mapped(handle) -> Iterator[mmap.mmap | bytes | None]:
     """The whole file as read-only memory (`b""` for an empty one, which cannot be mapped): hashed and cut into
-    blocks in place, with no reads into buffers in between."""
+    blocks in place, with no reads into buffers in between. None where the file system cannot map it: the caller
+    reads it as a stream."""
     if os.fstat(handle.fileno()).st_size == 0:
         yield b""
         return
-    with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as memory:
+    try:
+        memory = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        yield None
+        return
+    with memory:
         yield memory
 
 

@@ -183,7 +183,12 @@ def checksum_file(path: str) -> str:
     """XXH3-128 of the file's bytes: tells a changed shard from an unchanged one at memory speed (hashed where the
     file is mapped: reading it into buffers first cost ten times the hash)."""
     with open(path, "rb") as handle, mapped(handle) as memory:
-        return xxhash.xxh3_128(memory).hexdigest()
+        if memory is not None:
+            return xxhash.xxh3_128(memory).hexdigest()
+        digest = xxhash.xxh3_128()
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+        return digest.hexdigest()
 
 
 # --- The scan -------------------------------------------------------------------------------------------------------

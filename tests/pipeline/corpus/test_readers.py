@@ -51,3 +51,21 @@ def test_a_mapped_shard_names_the_line_over_the_cap(tmp_path: Path, monkeypatch:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     assert list(iter_documents(empty)) == []
+
+
+def test_a_file_system_that_cannot_map_the_shard_has_it_read_as_a_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.corpus.scan import checksum_file
+
+    shard = tmp_path / "shard.jsonl"
+    shard.write_bytes(b"".join(b'{"text": "doc %d"}\n' % i for i in range(50)))
+    expected = [(column.to_pylist(), done) for column, done in iter_documents(shard)]
+    digest = checksum_file(str(shard))
+
+    def refuse(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(readers.mmap, "mmap", refuse)
+    assert [(column.to_pylist(), done) for column, done in iter_documents(shard)] == expected
+    assert checksum_file(str(shard)) == digest
