@@ -100,7 +100,7 @@ def folder_command(spec: Export, action: FolderAction) -> Callable[..., None]:
     parameters = [
         inspect.Parameter("ctx", keyword, annotation=typer.Context),
         inspect.Parameter(
-            "pick", keyword, annotation=Annotated[str, typer.Option(f"--{files.pick.column}", help=files.pick.help)]
+            "pick", keyword, annotation=Annotated[str, typer.Option(f"--{files.pick}", help=files.pick_help)]
         ),
         inspect.Parameter("out", keyword, annotation=Annotated[Path, typer.Option(help=files.out)]),
     ]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from pipeline.export import commands
 from warehouse.marts import EXPORTS, FOLDER_EXPORTS
-from warehouse.marts.contract import Export, Files, MethodOption, PickOption
+from warehouse.marts.contract import Export, Files, MethodOption
 from warehouse.registry import Registry
 
 
@@ -72,7 +72,7 @@ def test_a_folder_export_is_a_command_with_its_pick_out_and_data_options(tmp_pat
     """A declaration with `files` (warehouse/paper_tables/paper_tables.toml) is a command after the others, taking the
     value that picks its rows, the folder and, where declared, --data (env DATA)."""
     calls: list = []
-    files = Files("{study}_{table}.csv", "Folder for the files.", PickOption("study", "which study"), "the data folder")
+    files = Files("{study}_{table}.csv", "Folder for the files.", "study", "which study", "the data folder")
     group = _group(
         [Export("dishes", "marts.dishes", "One row per dish.")],
         calls,
@@ -92,5 +92,5 @@ def test_the_paper_tables_command_is_its_declaration_s() -> None:
     """`export paper-tables --paper P --out DIR [--data D]`: the options the hand-written command had, from its
     declaration (warehouse/paper_tables/paper_tables.toml)."""
     files = FOLDER_EXPORTS["paper-tables"].files
-    assert (files.name, files.pick.column) == ("{paper}_{table}.csv", "paper")
+    assert (files.name, files.pick) == ("{paper}_{table}.csv", "paper")
     assert files.out == "Folder for the PAPER_ID.csv files (one per table and figure)."

@@ -119,8 +119,7 @@ def test_a_folder_export_declares_its_files_and_options_over_declared_columns(tm
     )
     path.write_text(body, encoding="utf-8")
     spec = contract.read(path, schema="cells").tables["cells.t"]
-    pick = contract.PickOption("paper", "which paper")
-    assert spec.export.files == contract.Files("{paper}_{table}.csv", "Folder.", pick)
+    assert spec.export.files == contract.Files("{paper}_{table}.csv", "Folder.", "paper", "which paper")
     with pytest.raises(DeclarationError, match=r"expected a \[\"marts.NAME\"\] table"):
         contract.read(path)  # a mart's declaration holds marts.* tables only
     wrong = tmp_path / "wrong.toml"

@@ -65,22 +65,16 @@ class MethodOption:
 
 
 @dataclass(frozen=True)
-class PickOption:
-    """`--COLUMN` of a files export: required, the rows whose `column` it names."""
-
-    column: str
-    help: str
-
-
-@dataclass(frozen=True)
 class Files:
     """How a files export lays out its rows: one CSV per distinct value of the columns `name` names (`{column}`),
-    in the folder `--out` (whose help is `out`); `pick` and `data` are its other options."""
+    in the folder `--out` (whose help is `out`); `--PICK` (required, help `pick_help`) picks the rows whose column
+    `pick` it names; `data` is --data's help (env DATA), or None for no --data."""
 
     name: str
     out: str
-    pick: PickOption
-    data: str | None = None  # --data's help (env DATA), or no --data
+    pick: str
+    pick_help: str
+    data: str | None = None
 
 
 @dataclass(frozen=True)
@@ -236,7 +230,7 @@ def _files(path: Path, table: str, spec: dict, columns: dict) -> Files | None:
     missing = [name for name in [*named, pick["column"]] if name not in columns]
     if missing:
         raise DeclarationError(f"{path}: {table}.export: {missing} not among the declared columns")
-    return Files(spec["files"], spec["out"], PickOption(pick["column"], pick["help"]), spec.get("data"))
+    return Files(spec["files"], spec["out"], pick["column"], pick["help"], spec.get("data"))
 
 
 def built_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
