@@ -153,7 +153,7 @@ def build(path: Path, n_answers: int) -> dict:
         )
         con.execute(
             """
-            INSERT INTO core.items (item_id, task_id, dish_key, source_ref, subset, variant)
+            INSERT INTO core.ingested_items (item_id, task_id, dish_key, source_ref, subset, variant)
             SELECT $task_id || ':' || i, $task_id, 'synthetic:en:' || (i % $n_dishes), i::VARCHAR, 'full',
                    (i % 5)::VARCHAR
             FROM range($n_items) r(i)

@@ -321,22 +321,8 @@ def _export(ctx: typer.Context, name: str, format: str, out: Path | None, method
     _run(ctx, action)
 
 
-# `export NAME`: one command per export declared beside its mart (warehouse/marts/*.toml)
-add_export_commands(export_app, _export)
-
-
-@export_app.command("paper-tables")
-def export_paper_tables(
-    ctx: typer.Context,
-    paper: Annotated[str, typer.Option(help="borsch, zno-vision, culturemix or worldcuisines.")],
-    out: Annotated[Path, typer.Option(help="Folder for the PAPER_ID.csv files (one per table and figure).")],
-    data: Annotated[
-        Path | None,
-        typer.Option(envvar="DATA", help="WorldCuisines: the data folder whose worldcuisines/scores/ it published."),
-    ] = None,
-) -> None:
-    """One CSV per table and figure of a paper, PAPER_ID.csv (table2, fig4, ...): paper, table, row, column, value,
-    published (the number the paper prints, else empty), n, low, high, method, note (+ more columns after)."""
+def _export_folder(ctx: typer.Context, name: str, paper: str, out: Path, data: Path | None) -> None:
+    """`export paper-tables` (the one folder export): the paper's tables, one CSV each, into `out`."""
 
     def action() -> None:
         from pipeline.export import paper_tables as exporting
@@ -347,6 +333,11 @@ def export_paper_tables(
             say("[yellow]{}[/]", missing)
 
     _run(ctx, action)
+
+
+# `export NAME`: one command per export declared beside its mart (warehouse/marts/*.toml), then the folder exports
+# (warehouse/paper_tables/paper_tables.toml)
+add_export_commands(export_app, _export, _export_folder)
 
 
 Executor = enum.Enum("Executor", {name: name for name in EXECUTORS}, type=str)

@@ -128,14 +128,16 @@ def cli_markdown() -> str:
 
 
 def contracts_block() -> str:
-    """The generated part of docs/contracts.md: every `export NAME` with the columns it guarantees, in order."""
-    from warehouse.marts import EXPORTS, contract_of
+    """The generated part of docs/contracts.md: every `export NAME` with the columns it guarantees, in order (a folder
+    export's: each of its files')."""
+    from warehouse.marts import EXPORTS, FOLDER_EXPORTS, contract_of
 
     lines = [BEGIN, "", "| export | table | contract columns, in order, with their types |", "|---|---|---|"]
-    for name in sorted(EXPORTS):
-        declared = contract_of(EXPORTS[name].table).columns
+    exports = {**{name: EXPORTS[name] for name in EXPORTS}, **{name: FOLDER_EXPORTS[name] for name in FOLDER_EXPORTS}}
+    for name, spec in sorted(exports.items()):
+        declared = contract_of(spec.table).columns
         columns = ", ".join(f"`{column}` {kind}" for column, kind in declared.items())
-        lines.append(f"| `export {name}` | `{EXPORTS[name].table}` | {columns} |")
+        lines.append(f"| `export {name}` | `{spec.table}` | {columns} |")
     lines += ["", END]
     return "\n".join(lines)
 

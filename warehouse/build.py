@@ -24,7 +24,7 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None,
     `known`: what each statement reads, as earlier builds found it (`Mart.run`), and completed here."""
     from warehouse.marts import MARTS
 
-    changed = None if changed is None else set(changed)
+    changed = None if changed is None else _with_views(con, set(changed))
     ran = []
     for mart in MARTS.values():
         try:
@@ -35,6 +35,24 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None,
             raise WarehouseError(f"marts/{mart.file}: {exc}") from exc
     _check_contracts(con, ran)
     _run_data_tests(con, ran)
+
+
+def _with_views(con: duckdb.DuckDBPyConnection, changed: set[str]) -> set[str]:
+    """`changed` and every raw/core view that reads one of them (core.items unites the items of two steps: migration
+    090): a mart reading the view reads the changed table."""
+    from warehouse.marts import reads_of
+
+    views = con.execute(
+        "SELECT schema_name || '.' || view_name, sql FROM duckdb_views() WHERE database_name = current_database() "
+        "AND NOT internal AND schema_name IN ('raw', 'core')"
+    ).fetchall()
+    reads = {view: reads_of(con, sql, view) for view, sql in views}
+    grown = True
+    while grown:  # a view of a view
+        found = {view for view, tables in reads.items() if tables is None or tables & changed} - changed
+        changed |= found
+        grown = bool(found)
+    return changed
 
 
 def _check_contracts(con: duckdb.DuckDBPyConnection, marts: list) -> None:

@@ -97,13 +97,14 @@ def ensure_task(con: duckdb.DuckDBPyConnection, task: Task) -> None:
 
 
 def add_items(con: duckdb.DuckDBPyConnection, task: Task, items: Sequence[tuple[str, str, str, str]]) -> None:
-    """The task's items (item_id, dish_key, source_ref, subset) that core.items does not hold yet, in one
-    statement: one INSERT per item cost ~10 ms, 11 s for BORSch's dishes before a `generate` could start."""
+    """The task's items (item_id, dish_key, source_ref, subset) that core.items does not hold yet (written to
+    core.ingested_items, ingest's own part of that view: migration 090), in one statement: one INSERT per item cost
+    ~10 ms, 11 s for BORSch's dishes before a `generate` could start."""
     if not items:
         return
     ids, keys, refs, subsets = (list(column) for column in zip(*items, strict=True))
     con.execute(
-        """INSERT INTO core.items (item_id, task_id, dish_key, source_ref, subset)
+        """INSERT INTO core.ingested_items (item_id, task_id, dish_key, source_ref, subset)
            SELECT item_id, $task, dish_key, source_ref, subset
            FROM (SELECT unnest($ids) AS item_id, unnest($keys) AS dish_key, unnest($refs) AS source_ref,
                         unnest($subsets) AS subset, unnest(range(len($ids))) AS n) new
@@ -159,7 +160,7 @@ def with_local_images(
     folder_of: Callable[[ItemInput], Path | list[Path]],
 ) -> TaskItems:
     """Name-only tasks get the items as they are; image tasks get each item's readable photos from
-    `folder_of(item)`, recorded in core.images / core.item_images. An item with none is left out
+    `folder_of(item)`, recorded in core.ingested_images / core.item_images. An item with none is left out
     with its reason."""
     if request.task.inputs == "name":
         return TaskItems(items)
@@ -177,10 +178,10 @@ def _attach(con: duckdb.DuckDBPyConnection, item: ItemInput, images: list[tuple[
     with transaction(con):
         for position, (path, digest) in enumerate(images):
             image_id = digest[:32]
-            con.execute(
-                "INSERT OR IGNORE INTO core.images (image_id, kind, dish_key, position, local_path, sha256) "
-                "VALUES (?, 'real', ?, ?, ?, ?)",
-                [image_id, item.dish_key, position, str(path), digest],
+            con.execute(  # a photo `imagine --images` registered first stays there: one row per content hash
+                "INSERT INTO core.ingested_images (image_id, kind, dish_key, position, local_path, sha256) "
+                "SELECT ?, 'real', ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM core.images WHERE image_id = ?)",
+                [image_id, item.dish_key, position, str(path), digest, image_id],
             )
             con.execute(
                 "INSERT OR REPLACE INTO core.item_images (item_id, position, image_id) VALUES (?, ?, ?)",

@@ -175,7 +175,7 @@ def delete_dataset_dishes(con: duckdb.DuckDBPyConnection, dataset: str) -> None:
     keys = "(SELECT dish_key FROM core.dishes WHERE dataset = ?)"
     for table in ("core.dish_origins", "core.dish_origin_nations", "core.dish_names", "core.dish_regions"):
         con.execute(f"DELETE FROM {table} WHERE dish_key IN {keys}", [dataset])
-    con.execute(f"DELETE FROM core.images WHERE kind = 'real' AND dish_key IN {keys}", [dataset])
+    con.execute(f"DELETE FROM core.ingested_images WHERE kind = 'real' AND dish_key IN {keys}", [dataset])
     con.execute("DELETE FROM core.parallel_dishes WHERE dataset = ?", [dataset])
     con.execute("DELETE FROM core.dishes WHERE dataset = ?", [dataset])
 

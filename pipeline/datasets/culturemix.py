@@ -573,14 +573,14 @@ def remove(con: duckdb.DuckDBPyConnection) -> None:
         "(SELECT item_id FROM core.items WHERE task_id LIKE 'culturemix.%' AND source_ref IN "
         "(SELECT image FROM core.culturemix_images WHERE origin = 'dataset'))"
     )
-    for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_nations", "core.items"):
+    for table in ("core.item_images", "core.item_gold_countries", "core.item_gold_nations", "core.ingested_items"):
         con.execute(f"DELETE FROM {table} WHERE item_id IN {items}")
     con.execute("DELETE FROM raw.culturemix_images")
     con.execute("DELETE FROM core.culturemix_images WHERE origin = 'dataset'")
     keys = "(SELECT dish_key FROM core.dishes WHERE dataset = 'culturemix')"
     for table in ("core.dish_origins", "core.dish_origin_nations", "core.dish_names"):
         con.execute(f"DELETE FROM {table} WHERE dish_key IN {keys}")
-    con.execute(f"DELETE FROM core.images WHERE kind = 'real' AND dish_key IN {keys}")
+    con.execute(f"DELETE FROM core.ingested_images WHERE kind = 'real' AND dish_key IN {keys}")
     con.execute("DELETE FROM core.dishes WHERE dataset = 'culturemix'")
 
 
@@ -650,8 +650,10 @@ def _insert_image_files(con, images: list[CultureMixImage], files: dict[str, tup
                 "height": height,
             }
         )
-    con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [[r["image_id"] for r in rows]])
-    insert(con, "core.images", rows)
+    con.execute(
+        "DELETE FROM core.ingested_images WHERE image_id IN (SELECT unnest(?))", [[r["image_id"] for r in rows]]
+    )
+    insert(con, "core.ingested_images", rows)
 
 
 def item_id(subtask: str, image: str) -> str:
@@ -711,7 +713,7 @@ class _ItemRows:
         an ingest has already removed all of the dataset's own items)."""
         ids = [item["item_id"] for item in self.items]
         for table, rows in (
-            ("core.items", self.items),
+            ("core.ingested_items", self.items),
             ("core.item_images", self.item_images),
             ("core.item_gold_countries", self.gold),
             ("core.item_gold_nations", self.nations),
@@ -781,8 +783,8 @@ def register_compositions(con: duckdb.DuckDBPyConnection) -> int:
     with transaction(con):
         insert_tasks(con)
         ids = [f["image_id"] for f in files]
-        con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [ids])
-        insert(con, "core.images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
+        con.execute("DELETE FROM core.ingested_images WHERE image_id IN (SELECT unnest(?))", [ids])
+        insert(con, "core.ingested_images", pl.DataFrame(files, infer_schema_length=None).unique("image_id"))
         insert(con, "core.culturemix_images", pl.DataFrame(images, infer_schema_length=None))
         item_rows.write(con, replace=True)
     return len(rows)
@@ -893,8 +895,8 @@ def load_real(con: duckdb.DuckDBPyConnection, root: Path) -> int:
             row["target_food_id"]), "position": 0, "local_path": str(row["_path"]), "sha256": row["_sha256"],
             "license": DATASET.license, "width": row["_size"][0], "height": row["_size"][1],
         }  # fmt: skip
-    con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [list(files)])
-    insert(con, "core.images", list(files.values()))
+    con.execute("DELETE FROM core.ingested_images WHERE image_id IN (SELECT unnest(?))", [list(files)])
+    insert(con, "core.ingested_images", list(files.values()))
     images = [{k: v for k, v in row.items() if not k.startswith("_")} | {"image_id": row["_sha256"][:32]}
               for row in rows]  # fmt: skip
     insert(con, "core.culturemix_images", images)

@@ -124,8 +124,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
         insert(con, "core.tasks", [task.row()])
         old = "(SELECT item_id FROM core.items WHERE task_id = ?)"
         con.execute(f"DELETE FROM core.item_gold_text WHERE item_id IN {old}", [TASK_ID])
-        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
-        insert(con, "core.items", items)
+        con.execute("DELETE FROM core.ingested_items WHERE task_id = ?", [TASK_ID])
+        insert(con, "core.ingested_items", items)
         insert(con, "core.item_gold_text", gold)
         record_source(con, sha256=sha, kind=KIND, scope="captions", path=source, rows_loaded=len(items), run_id=run_id)
     splits = sorted({split for split, _ in captions})

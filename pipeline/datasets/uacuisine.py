@@ -175,10 +175,10 @@ def ingest(con: duckdb.DuckDBPyConnection, path: Path, run_id: str, force: bool 
         con.execute("DELETE FROM core.dish_names WHERE dish_key IN (SELECT unnest(?))", [keys])
         con.execute("DELETE FROM core.dishes WHERE dish_key IN (SELECT unnest(?))", [keys])
         con.execute("DELETE FROM core.item_gold_text WHERE item_id IN (SELECT unnest(?))", [item_ids])
-        con.execute("DELETE FROM core.items WHERE item_id IN (SELECT unnest(?))", [item_ids])
+        con.execute("DELETE FROM core.ingested_items WHERE item_id IN (SELECT unnest(?))", [item_ids])
         insert(con, "core.dishes", list(dishes.values()))
         insert(con, "core.dish_names", list(names.values()))
-        insert(con, "core.items", list(items.values()))
+        insert(con, "core.ingested_items", list(items.values()))
         insert(con, "core.item_gold_text", list(gold_text.values()))
         record_source(
             con, sha256=sha, kind="uacuisine", scope=path.name, path=path, rows_loaded=len(items), run_id=run_id

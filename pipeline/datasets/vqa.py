@@ -166,8 +166,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
         old = "(SELECT item_id FROM core.items WHERE task_id = ?)"
         for table in ("core.item_gold_text", "core.item_prompts", "core.item_images", "core.vqa_questions"):
             con.execute(f"DELETE FROM {table} WHERE item_id IN {old}", [TASK_ID])
-        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
-        insert(con, "core.items", items)
+        con.execute("DELETE FROM core.ingested_items WHERE task_id = ?", [TASK_ID])
+        insert(con, "core.ingested_items", items)
         insert(con, "core.item_prompts", prompts)
         insert(con, "core.item_gold_text", gold)
         insert(con, "core.vqa_questions", pl.DataFrame(questions, schema=_QUESTION_SCHEMA))

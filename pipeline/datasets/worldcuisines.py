@@ -448,7 +448,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
             "core.item_gold_choices",
         ):
             con.execute(f"DELETE FROM {table} WHERE item_id IN {items}", [task_ids])
-        con.execute("DELETE FROM core.items WHERE task_id IN (SELECT unnest(?))", [task_ids])
+        con.execute("DELETE FROM core.ingested_items WHERE task_id IN (SELECT unnest(?))", [task_ids])
         delete_dataset_dishes(con, "worldcuisines")
         for table in (
             "raw.worldcuisines_kb",
@@ -465,8 +465,8 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.dish_origins", data.origins)
         insert(con, "core.dish_origin_nations", data.origin_nations)
         insert(con, "core.dish_regions", data.regions)
-        insert(con, "core.images", list(data.images.values()))
-        insert(con, "core.items", data.items)
+        insert(con, "core.ingested_images", list(data.images.values()))
+        insert(con, "core.ingested_items", data.items)
         insert(con, "core.item_images", data.item_images)
         insert(con, "core.item_gold_countries", data.gold)
         insert(con, "core.item_gold_nations", data.gold_nations)
@@ -474,7 +474,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path, run_id: str, force: boo
         insert(con, "core.item_prompts", data.prompts)
         if data.task1 is not None:
             insert(con, "raw.worldcuisines_task1", data.task1.raw)
-            insert(con, "core.items", data.task1.items)
+            insert(con, "core.ingested_items", data.task1.items)
             insert(con, "core.item_images", data.task1.item_images)
             insert(con, "core.item_gold_text", data.task1.gold_text)
             insert(con, "core.item_prompts", data.task1.prompts)

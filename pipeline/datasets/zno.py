@@ -283,10 +283,10 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Path | None, run_id: str, for
         for table in ("core.item_images", "core.item_options", "core.item_gold_choices", "core.item_prompts",
                       "core.exam_items"):  # fmt: skip
             con.execute(f"DELETE FROM {table} WHERE item_id IN {old}", [TASK_ID])
-        con.execute("DELETE FROM core.items WHERE task_id = ?", [TASK_ID])
-        con.execute("DELETE FROM core.images WHERE image_id IN (SELECT unnest(?))", [list(images)])
-        insert(con, "core.images", pl.DataFrame(list(images.values()), schema=_IMAGE_SCHEMA))
-        insert(con, "core.items", rows["items"])
+        con.execute("DELETE FROM core.ingested_items WHERE task_id = ?", [TASK_ID])
+        con.execute("DELETE FROM core.ingested_images WHERE image_id IN (SELECT unnest(?))", [list(images)])
+        insert(con, "core.ingested_images", pl.DataFrame(list(images.values()), schema=_IMAGE_SCHEMA))
+        insert(con, "core.ingested_items", rows["items"])
         insert(con, "core.item_images", item_images)
         insert(con, "core.item_options", rows["options"])
         insert(con, "core.item_gold_choices", rows["gold"])

@@ -1,6 +1,8 @@
 """The `export NAME` commands, made from the export declarations beside the marts (`warehouse.marts.EXPORTS`, read
 from each mart's `NAME.toml`): one command per declaration, with its help, `--format`, `--out` and, where the table
-holds several scoring methods, `--method`. Adding an export is a declaration, never a command written here.
+holds several scoring methods, `--method`. An export written as a folder of files (`warehouse.marts.FOLDER_EXPORTS`:
+`export paper-tables`, declared in warehouse/paper_tables/paper_tables.toml) gets `--PICK`, `--out DIR` and, where
+declared, `--data`. Adding an export is a declaration, never a command written here.
 
 The commands, their options and their help are contracts (scripts outside the repository call them): the ones that
 existed when the commands were hand-written keep their order in `--help` (`LISTED`); new ones follow in build order."""
@@ -14,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from warehouse.marts import EXPORTS
+from warehouse.marts import EXPORTS, FOLDER_EXPORTS
 from warehouse.marts.contract import Export
 
 FormatOption = Annotated[str, typer.Option("--format", help="csv or parquet")]
@@ -42,6 +44,8 @@ LISTED = (
 
 # What a command does once parsed: (context, export name, --format, --out, --method or None).
 Action = Callable[[typer.Context, str, str, "Path | None", "str | None"], None]
+# What a folder export's command does once parsed: (context, export name, the picked value, --out, --data or None).
+FolderAction = Callable[[typer.Context, str, str, Path, "Path | None"], None]
 
 
 def exports_in_order() -> list[Export]:
@@ -50,10 +54,12 @@ def exports_in_order() -> list[Export]:
     return sorted(EXPORTS.values(), key=lambda spec: rank.get(spec.name, len(rank)))
 
 
-def add_export_commands(group: typer.Typer, action: Action) -> None:
-    """Register one command per declared export on `group` (the `export` sub-command)."""
+def add_export_commands(group: typer.Typer, action: Action, folder_action: FolderAction) -> None:
+    """Register one command per declared export on `group` (the `export` sub-command), the folder exports last."""
     for spec in exports_in_order():
         group.command(spec.name)(export_command(spec, action))
+    for spec in FOLDER_EXPORTS.values():
+        group.command(spec.name)(folder_command(spec, folder_action))
 
 
 def export_command(spec: Export, action: Action) -> Callable[..., None]:
@@ -75,6 +81,32 @@ def export_command(spec: Export, action: Action) -> Callable[..., None]:
             parameters.insert(1, inspect.Parameter("method", keyword, annotation=option))
         else:
             parameters.append(inspect.Parameter("method", keyword, annotation=option, default=spec.method.default))
+    command.__signature__ = inspect.Signature(parameters, return_annotation=None)
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    command.__name__ = command.__qualname__ = "export_" + spec.name.replace("-", "_")
+    command.__doc__ = spec.help
+    return command
+
+
+def folder_command(spec: Export, action: FolderAction) -> Callable[..., None]:
+    """The command function of a folder export: `--PICK` (required), `--out DIR` (required) and, where declared,
+    `--data` (env DATA), in that order."""
+    files = spec.files
+
+    def command(ctx: typer.Context, pick: str, out: Path, data: Path | None = None) -> None:
+        action(ctx, spec.name, pick, out, data)
+
+    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    parameters = [
+        inspect.Parameter("ctx", keyword, annotation=typer.Context),
+        inspect.Parameter(
+            "pick", keyword, annotation=Annotated[str, typer.Option(f"--{files.pick}", help=files.pick_help)]
+        ),
+        inspect.Parameter("out", keyword, annotation=Annotated[Path, typer.Option(help=files.out)]),
+    ]
+    if files.data is not None:
+        option = Annotated[Path | None, typer.Option(envvar="DATA", help=files.data)]
+        parameters.append(inspect.Parameter("data", keyword, annotation=option, default=None))
     command.__signature__ = inspect.Signature(parameters, return_annotation=None)
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__name__ = command.__qualname__ = "export_" + spec.name.replace("-", "_")

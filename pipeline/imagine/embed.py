@@ -78,7 +78,9 @@ class ImageEncoder:
 
 def register_real_images(con: duckdb.DuckDBPyConnection, dataset: str, lang: str, dish_keys: list[str],
                          folder: Path) -> int:  # fmt: skip
-    """Record the readable photos of `dish_keys` found in a BORSch-layout folder (DIR/RU/images/ID/*)."""
+    """Record the readable photos of `dish_keys` found in a BORSch-layout folder (DIR/RU/images/ID/*) in
+    core.imagine_images (this step's own part of core.images); a photo already known, by its content hash, is kept
+    as it is."""
     if dataset != "borsch":
         raise ValueError(f"--images is laid out like the BORSch repository; for {dataset!r} use `data fetch --images`")
     added = 0
@@ -89,9 +91,10 @@ def register_real_images(con: duckdb.DuckDBPyConnection, dataset: str, lang: str
             for position, (path, digest) in enumerate(images):
                 added += len(
                     con.execute(
-                        "INSERT OR IGNORE INTO core.images (image_id, kind, dish_key, position, local_path, sha256) "
-                        "VALUES (?, 'real', ?, ?, ?, ?) RETURNING image_id",
-                        [digest[:32], dish_key, position, str(path), digest],
+                        "INSERT INTO core.imagine_images (image_id, kind, dish_key, position, local_path, sha256) "
+                        "SELECT ?, 'real', ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM core.images WHERE image_id = ?) "
+                        "RETURNING image_id",
+                        [digest[:32], dish_key, position, str(path), digest, digest[:32]],
                     ).fetchall()
                 )
     return added

@@ -194,10 +194,11 @@ def run(
             )
         with transaction(con):
             for image_id, digest, dish_key, path, width, height in image_rows:
-                con.execute(
-                    "INSERT OR IGNORE INTO core.images (image_id, kind, dish_key, local_path, sha256, width, height) "
-                    "VALUES (?, 'generated', ?, ?, ?, ?, ?)",
-                    [image_id, dish_key, path, digest, width, height],
+                con.execute(  # core.imagine_images: the imagine step's own part of core.images (migration 090)
+                    "INSERT INTO core.imagine_images (image_id, kind, dish_key, local_path, sha256, width, height) "
+                    "SELECT ?, 'generated', ?, ?, ?, ?, ? "
+                    "WHERE NOT EXISTS (SELECT 1 FROM core.images WHERE image_id = ?)",
+                    [image_id, dish_key, path, digest, width, height, image_id],
                 )
             insert(con, "core.generated_images", rows)
         summary.generated += len(batch)

@@ -41,7 +41,8 @@ def prompt(task: Task, lang: str, text: str, variant: str = "1") -> str:
 
 
 def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Description]) -> list[prompting.ItemInput]:
-    """One item per description (core.items rows created: the answers step's), its question the rendered prompt."""
+    """One item per description (created in core.translation_items, the answers step's own part of core.items:
+    migration 090), its question the rendered prompt."""
     rows = [
         {"item_id": f"{task.task_id}:{d.generation_id}", "task_id": task.task_id, "dish_key": d.dish_key,
          "source_ref": d.generation_id, "subset": "full"}
@@ -55,7 +56,7 @@ def items(con: duckdb.DuckDBPyConnection, task: Task, descriptions: list[Descrip
                 "SELECT item_id FROM core.items WHERE item_id IN (SELECT unnest(?))", [[r["item_id"] for r in rows]]
             ).fetchall()
         }
-        insert(con, "core.items", [r for r in rows if r["item_id"] not in known])
+        insert(con, "core.translation_items", [r for r in rows if r["item_id"] not in known])
     return inputs(con, task, descriptions)
 
 

@@ -72,7 +72,9 @@ def get_metric(name: str) -> Metric:
 #             dataset names (stored only for answers whose gold names a nation);
 #   "text":   the answer text and the gold answer as written in the prompt language;
 #   "choice": the option our choice extractor read and the right option;
-#   "paper_choice": the option the paper's own rule read and the right option.
+#   "paper_choice": the option the paper's own rule read and the right option;
+#   "paper_countries": every country the answer names, BORSch's own rule (§4.1; core.extractions.paper_countries,
+#             which the countries extractor keeps), and the item's gold countries.
 
 
 def reads(what: str) -> Callable[[F], F]:
@@ -149,6 +151,37 @@ def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     for first in pred:
         return 1.0 if first in g else 0.0
     return 0.0
+
+
+# BORSch's own rule beside ours (§4.1): every country the answer names, scored with the set measures of Appendix J,
+# equations 1-3 (P the named countries, T the gold), and exact set equality; the functions above, so the same
+# empty-set conventions (both empty -> 1, one empty -> 0). The score stage passes the paper rule's countries
+# (`reads("paper_countries")`); every task the countries extractor reads declares them (pipeline/tasks/*.toml).
+
+
+def _on_named_countries(measure: Metric, equation: str) -> Metric:
+    """`measure` as BORSch's own rule is scored: on every country the answer names (`reads("paper_countries")`)."""
+
+    def score(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
+        return measure(pred, gold)
+
+    score.__name__ = score.__qualname__ = f"paper_{measure.__name__}"
+    score.__doc__ = f"BORSch §J {equation} on every country the answer names: `{measure.__name__}`."
+    return reads("paper_countries")(score)
+
+
+paper_jaccard = metric("paper_jaccard")(_on_named_countries(jaccard, "equation 1, |P∩T| / |P∪T|,"))
+paper_dice = metric("paper_dice")(_on_named_countries(dice, "equation 2, 2|P∩T| / (|P|+|T|),"))
+paper_overlap = metric("paper_overlap")(_on_named_countries(overlap, "equation 3, |P∩T| / min(|P|,|T|),"))
+
+
+@metric("paper_exact")
+@reads("paper_countries")
+def paper_exact(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
+    """1.0 when the countries the answer names are exactly the gold set (order and repeats aside), else 0.0; both
+    empty is a match, as for the set measures."""
+    p, g = _pair(pred, gold)
+    return 1.0 if p == g else 0.0
 
 
 @metric("uk_nation_match")

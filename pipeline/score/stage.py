@@ -509,10 +509,11 @@ def _metric_scores(
     memo: _Memo, chunk: pl.DataFrame, responses: list, extractions: pl.DataFrame, metrics: dict
 ) -> pl.DataFrame:
     """The declared metrics of each answer, each computed once per distinct input: the extracted countries
-    against the gold countries, the answer's text against the gold text, or (only where the gold names a UK
-    nation) the countries and regions against the gold with its nations."""
+    against the gold countries, the answer's text against the gold text, (only where the gold names a UK
+    nation) the countries and regions against the gold with its nations, or (where the extractor kept them)
+    every country the answer names, BORSch's rule (§4.1), against the gold countries."""
     frames = []
-    by_input: dict[str, list[str]] = {"extracted": [], "text": [], "nations": []}
+    by_input: dict[str, list[str]] = {"extracted": [], "text": [], "nations": [], "paper_countries": []}
     for name, fn in metrics.items():
         by_input.get(_reads(fn), by_input["extracted"]).append(name)
     countries, regions = extractions["countries"].to_list(), extractions["regions"].to_list()
@@ -533,11 +534,13 @@ def _metric_scores(
                 lambda key, fns=fns: _values(fns, [*key[0], *key[1]], list(key[2])),
             )
         else:  # the countries of the gold (without its UK nations)
+            if reads == "paper_countries":  # NULL where the extractor keeps no paper reading: no score stored
+                read = extractions["paper_countries"].to_list()
+                rows = [row for row, named in enumerate(read) if named is not None]
+            else:
+                read = countries
             keys = results.ids_of(
-                (
-                    (tuple(predicted), tuple(code for code in gold if code not in UK_NATIONS))
-                    for predicted, gold in zip(countries, golds, strict=True)
-                ),
+                ((tuple(read[row]), tuple(code for code in golds[row] if code not in UK_NATIONS)) for row in rows),
                 lambda key, fns=fns: _values(fns, list(key[0]), list(key[1])),
             )
         ids = chunk["generation_id"] if isinstance(rows, range) else chunk["generation_id"].gather(rows)

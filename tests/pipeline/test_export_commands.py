@@ -10,19 +10,24 @@ import typer
 from typer.testing import CliRunner
 
 from pipeline.export import commands
-from warehouse.marts import EXPORTS
-from warehouse.marts.contract import Export, MethodOption
+from warehouse.marts import EXPORTS, FOLDER_EXPORTS
+from warehouse.marts.contract import Export, Files, MethodOption
 from warehouse.registry import Registry
 
 
-def _group(exports: list[Export], calls: list) -> typer.Typer:
+def _group(exports: list[Export], calls: list, folder_exports: tuple[Export, ...] = ()) -> typer.Typer:
     group = typer.Typer(no_args_is_help=True)
     with pytest.MonkeyPatch.context() as patch:
-        toy = Registry("export", ordered=True)
+        toy, folders = Registry("export", ordered=True), Registry("folder export", ordered=True)
         for spec in exports:
             toy.add(spec.name, spec)
+        for spec in folder_exports:
+            folders.add(spec.name, spec)
         patch.setattr(commands, "EXPORTS", toy)
-        commands.add_export_commands(group, lambda ctx, *args: calls.append(args))
+        patch.setattr(commands, "FOLDER_EXPORTS", folders)
+        commands.add_export_commands(
+            group, lambda ctx, *args: calls.append(args), lambda ctx, *args: calls.append(("folder", *args))
+        )
     return group
 
 
@@ -61,3 +66,31 @@ def test_the_commands_that_were_written_by_hand_keep_their_order_and_options() -
         "paper: the benchmark's own rule, reproduced; atlas: our extractors.", None
     )
     assert EXPORTS["language-gap"].method.default == "atlas"
+
+
+def test_a_folder_export_is_a_command_with_its_pick_out_and_data_options(tmp_path: Path) -> None:
+    """A declaration with `files` (warehouse/paper_tables/paper_tables.toml) is a command after the others, taking the
+    value that picks its rows, the folder and, where declared, --data (env DATA)."""
+    calls: list = []
+    files = Files("{study}_{table}.csv", "Folder for the files.", "study", "which study", "the data folder")
+    group = _group(
+        [Export("dishes", "marts.dishes", "One row per dish.")],
+        calls,
+        (Export("cells", "cells.t", "One CSV per table.", files=files),),
+    )
+    runner = CliRunner()
+    listing = runner.invoke(group, ["--help"], env={"COLUMNS": "120"}).output
+    rows = [line.split()[1] for line in listing.splitlines() if line.startswith("│ ")]
+    assert [name for name in rows if not name.startswith("-")] == ["dishes", "cells"]
+    assert runner.invoke(group, ["cells", "--out", str(tmp_path)]).exit_code == 2  # --study is required
+    assert runner.invoke(group, ["cells", "--study", "s"]).exit_code == 2  # so is --out
+    assert runner.invoke(group, ["cells", "--study", "s", "--out", str(tmp_path)], env={"DATA": "d"}).exit_code == 0
+    assert calls == [("folder", "cells", "s", tmp_path, Path("d"))]
+
+
+def test_the_paper_tables_command_is_its_declaration_s() -> None:
+    """`export paper-tables --paper P --out DIR [--data D]`: the options the hand-written command had, from its
+    declaration (warehouse/paper_tables/paper_tables.toml)."""
+    files = FOLDER_EXPORTS["paper-tables"].files
+    assert (files.name, files.pick) == ("{paper}_{table}.csv", "paper")
+    assert files.out == "Folder for the PAPER_ID.csv files (one per table and figure)."

@@ -106,3 +106,27 @@ def test_an_export_declares_its_command_s_help_and_method_option(tmp_path: Path)
     assert spec.export == contract.Export(
         "t-rows", "marts.t", "One row per t.", contract.MethodOption("paper or atlas", "atlas")
     )
+
+
+def test_a_folder_export_declares_its_files_and_options_over_declared_columns(tmp_path: Path) -> None:
+    """The papers' tables form (warehouse/paper_tables/paper_tables.toml): one CSV per group of rows, named by
+    columns, into the folder --out names; --PICK picks the rows; a name or pick outside the columns is refused."""
+    path = tmp_path / "cells.toml"
+    body = (
+        '["cells.t".columns]\npaper = "VARCHAR"\ntable = "VARCHAR"\nvalue = "DOUBLE"\n'
+        '["cells.t".export]\nname = "cells"\nhelp = "One CSV per table."\nfiles = "{paper}_{table}.csv"\n'
+        'out = "Folder."\npick = { column = "paper", help = "which paper" }\n'
+    )
+    path.write_text(body, encoding="utf-8")
+    spec = contract.read(path, schema="cells").tables["cells.t"]
+    assert spec.export.files == contract.Files("{paper}_{table}.csv", "Folder.", "paper", "which paper")
+    with pytest.raises(DeclarationError, match=r"expected a \[\"marts.NAME\"\] table"):
+        contract.read(path)  # a mart's declaration holds marts.* tables only
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(body.replace("{table}", "{tabel}"), encoding="utf-8")
+    with pytest.raises(DeclarationError, match=r"\['tabel'\] not among the declared columns"):
+        contract.read(wrong, schema="cells")
+    no_out = tmp_path / "no_out.toml"
+    no_out.write_text(body.replace('out = "Folder."\n', ""), encoding="utf-8")
+    with pytest.raises(DeclarationError, match="a files export names files, out and pick"):
+        contract.read(no_out, schema="cells")

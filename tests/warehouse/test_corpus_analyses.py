@@ -131,7 +131,7 @@ def fill_corpora(con: duckdb.DuckDBPyConnection) -> None:
         item_id = f"borsch.{task}:{dish_key}"
         generation_id = f"corpus-test-{n}"
         con.execute(
-            "INSERT INTO core.items (item_id, task_id, dish_key, source_ref) VALUES (?, ?, ?, ?) "
+            "INSERT INTO core.ingested_items (item_id, task_id, dish_key, source_ref) VALUES (?, ?, ?, ?) "
             "ON CONFLICT DO NOTHING",
             [item_id, f"borsch.{task}", dish_key, dish_key],
         )

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline.score.metrics import first_in_gold, jaccard
 from tests import shared_builds
 from tests.helpers import copy_warehouse, query
 from tests.warehouse.test_corpus_analyses import clear_corpora
@@ -66,11 +67,6 @@ def linked_warehouse(real_warehouse: Path) -> Path:
     return shared_linked_warehouse(real_warehouse)
 
 
-def jaccard(predicted: list[str], gold: list[str]) -> float:
-    p, g = set(predicted), set(gold)
-    return 1.0 if not p and not g else len(p & g) / len(p | g)
-
-
 def dish_gold(path: Path, dish_key: str) -> list[str]:
     return [c for (c,) in query(path, "SELECT country FROM core.dish_origins WHERE dish_key = ?", [dish_key])]
 
@@ -103,6 +99,23 @@ def test_linked_answers_are_the_linked_records_answers_scored_against_both_golds
         """SELECT count(*) > 0 FROM marts.linked_origin_answers
         WHERE dish_gold <> answer_gold AND jaccard_dish_gold <> jaccard_answer_gold""",
     ) == [(True,)]
+
+
+def test_scores_against_the_dish_s_own_gold_are_the_score_stage_s_metrics(linked_warehouse: Path):
+    """The mart scores a borrowed answer against the linked dish's gold in SQL (the links change after the answers
+    are scored); every row is what pipeline/score/metrics.py gives: jaccard, and accuracy = first_in_gold."""
+    rows = query(
+        linked_warehouse,
+        """SELECT countries, string_split(dish_gold, ','), jaccard_dish_gold, accuracy_dish_gold
+        FROM marts.linked_origin_answers WHERE dish_gold <> ''""",
+    )
+    assert len(rows) > 1000
+    wrong = [row for row in rows if (row[2], row[3]) != (jaccard(row[0], row[1]), first_in_gold(row[0], row[1]))]
+    assert wrong == []
+    assert query(
+        linked_warehouse,
+        "SELECT count(*) FROM marts.linked_origin_answers WHERE dish_gold = '' AND jaccard_dish_gold IS NOT NULL",
+    ) == [(0,)]  # no gold origin: no score
 
 
 def test_summary_names_the_asking_dataset_its_models_and_prompt_languages(linked_warehouse: Path):

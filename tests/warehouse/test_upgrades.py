@@ -25,6 +25,7 @@ from warehouse.marts import EXPORTS
 from warehouse.version import release
 
 FIXTURES = REPO / "tests" / "fixtures" / "warehouses"
+PAPER_RULE_SCORES = "('paper_jaccard', 'paper_dice', 'paper_overlap', 'paper_exact')"
 RELEASES = sorted(path.name.removesuffix(".tar.xz") for path in FIXTURES.glob("*.tar.xz"))
 
 
@@ -123,10 +124,18 @@ def test_a_writing_command_migrates_in_place_keeping_every_answer_annotation_and
         for name, sql in {
             "answers": "SELECT count(*) FROM core.generations",
             "extractions": "SELECT count(*) FROM core.extractions",
-            "scores": "SELECT count(*) FROM core.scores",
+            # the scores it had; migration 091 adds BORSch's own rule's four (once the mart's) to every answer
+            # the paper's rule read
+            "scores": f"SELECT count(*) FROM core.scores WHERE metric NOT IN {PAPER_RULE_SCORES}",
             "dishes": "SELECT count(*) FROM core.dishes",
         }.items():
             assert query(database, sql) == [(manifest["counts"][name],)], (database.name, name)
+        assert query(
+            database,
+            f"""SELECT count(*) FILTER (NOT EXISTS (SELECT 1 FROM core.scores s WHERE s.generation_id = e.generation_id
+                                                   AND s.metric IN {PAPER_RULE_SCORES}))
+                FROM core.extractions e WHERE e.paper_countries IS NOT NULL""",
+        ) == [(0,)]
     saved = annotations.load(path=path.with_name("annotations.duckdb"))
     assert sorted(saved[["sample_id", "annotator", "category"]].values.tolist()) == manifest["annotations"]
     recorded = probes.recent(50, path=path.with_name("probes.duckdb"))

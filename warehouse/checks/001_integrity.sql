@@ -23,6 +23,10 @@ SELECT p.pair_id FROM core.parallel_dishes p LEFT JOIN core.dishes d ON d.dish_k
 WHERE p.ru_dish_key IS NOT NULL AND (d.dish_key IS NULL OR d.lang <> 'ru');
 SELECT p.pair_id FROM core.parallel_dishes p LEFT JOIN core.dishes d ON d.dish_key = p.uk_dish_key
 WHERE p.uk_dish_key IS NOT NULL AND (d.dish_key IS NULL OR d.lang <> 'uk');
+-- an item and an image are one row across the steps' tables the views core.items and core.images unite (migration 090)
+SELECT item_id, count(*) FROM core.items GROUP BY ALL HAVING count(*) > 1;
+SELECT task_id, source_ref, count(*) FROM core.items GROUP BY ALL HAVING count(*) > 1;
+SELECT image_id, count(*) FROM core.images GROUP BY ALL HAVING count(*) > 1;
 -- items and generations are linked
 SELECT i.item_id FROM core.items i ANTI JOIN core.tasks t USING (task_id);
 SELECT i.item_id FROM core.items i WHERE i.dish_key IS NOT NULL AND i.dish_key NOT IN (SELECT dish_key FROM core.dishes);

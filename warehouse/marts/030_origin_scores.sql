@@ -12,21 +12,14 @@ WITH gold AS (
            max(value) FILTER (metric = 'dice') AS dice,
            max(value) FILTER (metric = 'overlap') AS overlap,
            max(value) FILTER (metric = 'accuracy') AS accuracy,
-           max(value) FILTER (metric = 'uk_nation_match') AS uk_nation_match
+           max(value) FILTER (metric = 'uk_nation_match') AS uk_nation_match,
+           -- BORSch's own rule (§4.1): every country the answer names, scored with the set measures of §J
+           -- (equations 1-3) and exact set equality by the score stage (pipeline/score/metrics.py paper_*)
+           max(value) FILTER (metric = 'paper_jaccard') AS paper_jaccard,
+           max(value) FILTER (metric = 'paper_dice') AS paper_dice,
+           max(value) FILTER (metric = 'paper_overlap') AS paper_overlap,
+           max(value) FILTER (metric = 'paper_exact') AS paper_exact
     FROM core.scores GROUP BY generation_id
-), gold_codes AS (
-    SELECT item_id, list(DISTINCT country) AS codes FROM core.item_gold_countries GROUP BY item_id
-), paper_sets AS (
-    -- BORSch's own rule (§4.1): every country the answer names (core.extractions.paper_countries), scored with
-    -- the same set measures as ours (§J, equations 1-3; both sets empty -> 1, one empty -> 0).
-    SELECT e.generation_id, list_distinct(e.paper_countries) AS p, coalesce(gc.codes, []) AS t
-    FROM core.extractions e JOIN core.generations g USING (generation_id)
-    LEFT JOIN gold_codes gc ON gc.item_id = g.item_id
-    WHERE e.paper_countries IS NOT NULL
-), paper AS (
-    SELECT generation_id, len(p) AS np, len(t) AS nt, len(list_intersect(p, t)) AS inter,
-           list_sort(p) = list_sort(t) AS same
-    FROM paper_sets
 )
 SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.lang, i.source_ref AS item_id,
        g.variant, coalesce(gold.gold, '') AS gold, array_to_string(e.countries, ',') AS predicted,
@@ -44,11 +37,7 @@ SELECT t.dataset, g.model_id AS model, split_part(t.task_id, '.', 2) AS task, g.
        -- Which reading of its question produced `predicted` (origin | served, issue 35), and the paper's
        -- rule beside ours: every country named (`paper_predicted`, in order of first mention) and its scores.
        e.reading, array_to_string(e.paper_countries, ',') AS paper_predicted,
-       CASE WHEN pp.np + pp.nt = 0 THEN 1.0 ELSE pp.inter / (pp.np + pp.nt - pp.inter) END AS paper_jaccard,
-       CASE WHEN pp.np + pp.nt = 0 THEN 1.0 ELSE 2 * pp.inter / (pp.np + pp.nt) END AS paper_dice,
-       CASE WHEN pp.np + pp.nt = 0 THEN 1.0 WHEN pp.np = 0 OR pp.nt = 0 THEN 0.0
-            ELSE pp.inter / least(pp.np, pp.nt) END AS paper_overlap,
-       pp.same::INTEGER::DOUBLE AS paper_exact
+       m.paper_jaccard, m.paper_dice, m.paper_overlap, m.paper_exact
 FROM core.generations g
 JOIN core.items i USING (item_id)
 JOIN core.tasks t USING (task_id)
@@ -58,7 +47,6 @@ JOIN metric m USING (generation_id)
 LEFT JOIN core.answer_languages al USING (generation_id)
 LEFT JOIN gold ON gold.item_id = g.item_id
 LEFT JOIN nations ON nations.item_id = g.item_id
-LEFT JOIN paper pp USING (generation_id)
 WHERE t.answer_kind = 'countries'
 ORDER BY t.dataset, model, task, g.lang, try_cast(i.source_ref AS BIGINT) NULLS LAST, i.source_ref, g.variant;
 

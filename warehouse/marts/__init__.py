@@ -272,15 +272,40 @@ def _exports(registry: Registry[Export]) -> None:
 # its contract columns in order (pipeline/export/tables.py); the CLI's commands are generated from these.
 EXPORTS: Registry[Export] = Registry("export", ordered=True, load=_exports)
 
+# Declarations of what is computed when exported rather than built at publish, by schema: the papers' tables
+# (warehouse/paper_tables), written one CSV per paper table into a folder (the declaration's `files`).
+COMPUTED = {"paper_tables": MARTS_DIR.parent / "paper_tables" / "paper_tables.toml"}
+
+
+def _computed_tables() -> dict[str, TableContract]:
+    return {
+        table: spec for schema, path in COMPUTED.items() for table, spec in contract.read(path, schema).tables.items()
+    }
+
+
+def _folder_exports(registry: Registry[Export]) -> None:
+    for spec in _computed_tables().values():
+        if spec.export is not None:
+            registry.add(spec.export.name, spec.export)
+
+
+# The exports that write a folder of files (`export paper-tables --out DIR`), declared beside the code that computes
+# their rows; the CLI's commands follow the marts' exports.
+FOLDER_EXPORTS: Registry[Export] = Registry("folder export", ordered=True, load=_folder_exports)
+
 
 def export_contract(name: str) -> tuple[str, ...]:
-    """The columns `export NAME` guarantees, in order: its table's contract."""
-    return contract_of(EXPORTS[name].table).names
+    """The columns `export NAME` guarantees, in order: its table's contract (a folder export's: each file's)."""
+    spec = FOLDER_EXPORTS[name] if name in FOLDER_EXPORTS else EXPORTS[name]
+    return contract_of(spec.table).names
 
 
 def contract_of(table: str) -> TableContract:
-    """The contract of the mart table `table` (`marts.T`)."""
+    """The contract of the mart table `table` (`marts.T`), or of a table computed when exported (`COMPUTED`)."""
     for mart in MARTS.values():
         if table in mart.tables:
             return mart.tables[table]
+    computed = _computed_tables()
+    if table in computed:
+        return computed[table]
     raise KeyError(table)

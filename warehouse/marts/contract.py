@@ -20,6 +20,15 @@ Python mart, the tables it reads (a SQL mart's are read from its SQL by DuckDB's
     help = "One row per ..."
     method = { help = "...", default = "atlas" }  # --method picks one method's rows (no default: required)
 
+An export computed when it is written rather than built at publish (the papers' tables: `["paper_tables.cells"]` in
+warehouse/paper_tables/paper_tables.toml, read with `read(path, schema="paper_tables")`) writes one CSV per group of
+rows into a folder, and says so in its export block:
+
+    files = "{paper}_{table}.csv"                 # one file per distinct (paper, table), named so, in --out
+    out = "Folder for the ... files"              # --out's help (a folder, required)
+    pick = { column = "paper", help = "..." }     # --paper: a required option, the rows whose paper it names
+    data = "..."                                  # --data (env DATA): the data folder the export reads beside
+
 `python tools/mart_declaration.py --warehouse W marts.T` prints a table's `columns` block from what the marts build
 (a new mart, or a column added). Publishing checks each table's columns and types against its declaration and runs
 its data tests in one query (`failed_data_tests`); either failure stops the publish with one line and leaves the
@@ -29,6 +38,7 @@ snapshot as it was.
 from __future__ import annotations
 
 import functools
+import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +48,7 @@ import duckdb
 TESTS = ("not_null", "unique", "accepted_values", "relationships")
 _TABLE_KEYS = {"columns", "export", *TESTS}
 _EXPORT_KEYS = {"name", "help", "method"}
+_FILES_KEYS = {"files", "out", "pick", "data"}  # an export written as one CSV per group of rows (see above)
 SAMPLE = 3  # offending values a failed data test names
 
 
@@ -54,13 +65,28 @@ class MethodOption:
 
 
 @dataclass(frozen=True)
+class Files:
+    """How a files export lays out its rows: one CSV per distinct value of the columns `name` names (`{column}`),
+    in the folder `--out` (whose help is `out`); `--PICK` (required, help `pick_help`) picks the rows whose column
+    `pick` it names; `data` is --data's help (env DATA), or None for no --data."""
+
+    name: str
+    out: str
+    pick: str
+    pick_help: str
+    data: str | None = None
+
+
+@dataclass(frozen=True)
 class Export:
-    """`python -m pipeline export NAME`: writes `table`, its contract columns in order."""
+    """`python -m pipeline export NAME`: writes `table`, its contract columns in order (one file, or one per group
+    of rows when `files` says so)."""
 
     name: str
     table: str
     help: str
     method: MethodOption | None = None
+    files: Files | None = None
 
 
 @dataclass(frozen=True)
@@ -147,9 +173,9 @@ class Declaration:
 
 
 @functools.cache
-def read(path: Path) -> Declaration:
-    """The declaration at `path`; a missing file, bad TOML, an unknown key or a test naming an undeclared column
-    stops with one line naming the file."""
+def read(path: Path, schema: str = "marts") -> Declaration:
+    """The declaration at `path`, of tables in `schema`; a missing file, bad TOML, an unknown key or a test naming an
+    undeclared column stops with one line naming the file."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -157,8 +183,8 @@ def read(path: Path) -> Declaration:
     depends_on = data.pop("depends_on", None)
     tables = {}
     for table, spec in data.items():
-        if not isinstance(spec, dict) or not table.startswith("marts."):
-            raise DeclarationError(f'{path}: {table!r}: expected a ["marts.NAME"] table (or depends_on)')
+        if not isinstance(spec, dict) or not table.startswith(f"{schema}."):
+            raise DeclarationError(f'{path}: {table!r}: expected a ["{schema}.NAME"] table (or depends_on)')
         tables[table] = _table(path, table, spec)
     return Declaration(path, tables, None if depends_on is None else frozenset(depends_on))
 
@@ -179,18 +205,32 @@ def _table(path: Path, table: str, spec: dict) -> TableContract:
         missing = [c for c in test.columns if c not in columns]
         if missing:
             raise DeclarationError(f"{path}: {test.label}: {missing} not among the declared columns")
-    return TableContract(table, dict(columns), tuple(tests), _export(path, table, spec.get("export")))
+    return TableContract(table, dict(columns), tuple(tests), _export(path, table, spec.get("export"), columns))
 
 
-def _export(path: Path, table: str, spec: dict | None) -> Export | None:
+def _export(path: Path, table: str, spec: dict | None, columns: dict) -> Export | None:
     if spec is None:
         return None
-    unknown = set(spec) - _EXPORT_KEYS
+    unknown = set(spec) - _EXPORT_KEYS - _FILES_KEYS
     if unknown or "name" not in spec or "help" not in spec:
-        raise DeclarationError(f"{path}: {table}.export: expected name, help and optionally method")
+        raise DeclarationError(f"{path}: {table}.export: expected name, help and optionally method (or files)")
     method = spec.get("method")
     option = None if method is None else MethodOption(method["help"], method.get("default"))
-    return Export(spec["name"], table, spec["help"], option)
+    return Export(spec["name"], table, spec["help"], option, _files(path, table, spec, columns))
+
+
+def _files(path: Path, table: str, spec: dict, columns: dict) -> Files | None:
+    """A files export's layout; its file name and `pick` name declared columns."""
+    if not set(spec) & _FILES_KEYS:
+        return None
+    pick = spec.get("pick") or {}
+    if "files" not in spec or "out" not in spec or set(pick) != {"column", "help"} or "method" in spec:
+        raise DeclarationError(f"{path}: {table}.export: a files export names files, out and pick (column, help)")
+    named = [name for _, name, _, _ in string.Formatter().parse(spec["files"]) if name is not None]
+    missing = [name for name in [*named, pick["column"]] if name not in columns]
+    if missing:
+        raise DeclarationError(f"{path}: {table}.export: {missing} not among the declared columns")
+    return Files(spec["files"], spec["out"], pick["column"], pick["help"], spec.get("data"))
 
 
 def built_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:

@@ -19,28 +19,21 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.marts import contract
 from warehouse.paper_tables import borsch, culturemix, worldcuisines, zno_vision  # noqa: F401  (they declare)
 from warehouse.paper_tables.declare import TABLES, PaperTable
 
-# The contract: `export paper-tables` writes these columns first, in this order (extend at the end, never rename).
-COLUMNS = ("paper", "table", "row", "column", "value", "published", "n", "low", "high", "method", "note")
+# The contract, declared once in paper_tables.toml (its columns and types, its export and how it names its files):
+# `export paper-tables` writes these columns first, in this order (extend at the end, never rename).
+DECLARATION = Path(__file__).with_name("paper_tables.toml")
+CONTRACT = contract.read(DECLARATION, schema="paper_tables").tables["paper_tables.cells"]
+COLUMNS = CONTRACT.names
 OPTIONAL = ("published", "n", "low", "high", "method", "note")
 PAPERS = ("borsch", "zno-vision", "culturemix", "worldcuisines")
 PUBLISHED_FILE = Path(__file__).with_name("published.csv")
 PUBLISHED_COLUMNS = ("paper", "table", "row", "column", "published", "section")
-SCHEMA = {
-    "paper": pl.String,
-    "table": pl.String,
-    "row": pl.String,
-    "column": pl.String,
-    "value": pl.Float64,
-    "published": pl.Float64,
-    "n": pl.Int64,
-    "low": pl.Float64,
-    "high": pl.Float64,
-    "method": pl.String,
-    "note": pl.String,
-}
+_POLARS_TYPES = {"VARCHAR": pl.String, "DOUBLE": pl.Float64, "BIGINT": pl.Int64}
+SCHEMA = {name: _POLARS_TYPES[kind] for name, kind in CONTRACT.columns.items()}
 
 
 def tables_of(paper: str) -> list[PaperTable]:
@@ -112,7 +105,7 @@ def write(
     written = {}
     for declared in tables_of(paper):
         table = frame(con, declared, extra_published)
-        target = out / f"{paper}_{declared.table}.csv"
+        target = out / CONTRACT.export.files.name.format(paper=paper, table=declared.table)
         partial = target.with_suffix(".csv.tmp")
         table.write_csv(partial)
         partial.replace(target)

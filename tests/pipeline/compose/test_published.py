@@ -46,12 +46,12 @@ def test_difficulty_is_read_from_the_baseline_sf_answers(tmp_path: Path) -> None
                ("c", "m2", 0.0), ("c", "m2", 0.0)]  # fmt: skip
     for index, (dish, model, value) in enumerate(answers):
         item = f"culturemix.sf:{dish}"
-        con.execute("INSERT OR IGNORE INTO core.items (item_id, task_id, dish_key, source_ref) VALUES (?, ?, ?, ?)",
-                    [item, "culturemix.sf", dish, dish])  # fmt: skip
+        con.execute("INSERT OR IGNORE INTO core.ingested_items (item_id, task_id, dish_key, source_ref) "
+                    "VALUES (?, ?, ?, ?)", [item, "culturemix.sf", dish, dish])  # fmt: skip
         con.execute("INSERT INTO core.generations (generation_id, run_id, model_id, item_id, lang, variant, origin) "
                     "VALUES (?, 'r', ?, ?, 'en', 'base', 'import')", [f"g{index}", model, item])  # fmt: skip
         con.execute("INSERT INTO core.scores VALUES (?, 'accuracy', ?)", [f"g{index}", value])
-    con.execute("INSERT INTO core.items (item_id, task_id, dish_key, source_ref) VALUES ('culturemix.mf:d', "
+    con.execute("INSERT INTO core.ingested_items (item_id, task_id, dish_key, source_ref) VALUES ('culturemix.mf:d', "
                 "'culturemix.mf', 'd', 'd')")  # fmt: skip
     con.execute("INSERT INTO core.generations (generation_id, run_id, model_id, item_id, lang, variant, origin) "
                 "VALUES ('gd', 'r', 'm1', 'culturemix.mf:d', 'en', 'base', 'import')")  # fmt: skip

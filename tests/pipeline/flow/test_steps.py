@@ -8,9 +8,10 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.flow.steps import PIPELINES, STEPS, _warm_ups
+from pipeline.flow.steps import LEDGER, PIPELINES, STEPS, UNION_VIEWS, _warm_ups, read_tables
 from tests.helpers import run_cli
 from warehouse.db import migrate
+from warehouse.marts import reads_of
 
 FLOW = (
     "reference",
@@ -27,23 +28,10 @@ FLOW = (
 )
 
 
-# (step, table): the tables outside meta.* a step still appends to through its ledger while another step owns them.
-# One translation item per imagined description is created by the answers step (from a description it answered);
-# the imagine step registers its generated and real photos.
-# Every other item, gold row and photo is built by the ingest step (pipeline/flow/steps.py `_prepare_items`). This set
-# may only shrink (issue 47).
-NOT_YET_ONE_WRITER = {
-    ("answers", "core.items"),
-    ("imagine", "core.images"),
-}
-
-
 def _can_write(name: str) -> set[str]:
-    """Every table the step may change: what it owns (`writes`) and what it appends to (`ledger`); the meta.*
-    ledger (loaded files, quirks) is shared by design, each step appending rows of its own kind."""
+    """Every table the step may change: what it owns (`writes`) and what it appends to (`ledger`)."""
     step = STEPS.get(name)
-    ledger = {table for table in step.ledger if not table.startswith("meta.")}
-    return set(step.writes) | {table for table in ledger if (name, table) not in NOT_YET_ONE_WRITER}
+    return set(step.writes) | set(step.ledger) - set(LEDGER)
 
 
 def test_no_two_steps_write_the_same_table() -> None:
@@ -51,11 +39,31 @@ def test_no_two_steps_write_the_same_table() -> None:
     assert [table for table, n in writers.items() if n > 1] == []
 
 
-def test_a_ledger_names_only_meta_tables_but_for_the_known_few() -> None:
-    outside_meta = {
+def test_a_ledger_names_only_meta_tables() -> None:
+    """The meta.* ledger (loaded files, quirks) is shared by design, each step appending rows of its own kind; every
+    other table has its one writer (the answers step's translation items and the imagine step's images live in
+    tables of their own, united with ingest's by the views core.items and core.images)."""
+    assert {
         (name, table) for name in STEPS.names() for table in STEPS.get(name).ledger if not table.startswith("meta.")
+    } == set()
+
+
+def test_the_union_views_are_the_ones_the_schema_holds_and_read_what_steps_declare(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    migrate(con)
+    views = {
+        f"{schema}.{view}": reads_of(con, sql, f"{schema}.{view}")
+        for schema, view, sql in con.execute(
+            "SELECT schema_name, view_name, sql FROM duckdb_views() "
+            "WHERE NOT internal AND schema_name IN ('raw', 'core')"
+        ).fetchall()
     }
-    assert outside_meta == NOT_YET_ONE_WRITER
+    assert views == {view: set(parts) for view, parts in UNION_VIEWS.items()}
+    assert read_tables(("core.items", "core.dishes")) == {
+        "core.ingested_items",
+        "core.translation_items",
+        "core.dishes",
+    }
 
 
 def test_every_raw_and_core_table_has_exactly_one_writing_step(tmp_path: Path) -> None:
@@ -75,11 +83,13 @@ def test_every_raw_and_core_table_has_exactly_one_writing_step(tmp_path: Path) -
 
 
 def test_a_step_reads_only_what_a_step_before_it_in_the_flow_writes() -> None:
+    """A union view counts as written once its first part is (ingest's): a later part is what a later step adds."""
     written_before: set[str] = set()
     for name in FLOW:
         step = STEPS.get(name)
         assert set(step.reads) <= written_before, (name, set(step.reads) - written_before)
         written_before |= set(step.writes)
+        written_before |= {view for view, parts in UNION_VIEWS.items() if written_before & set(parts)}
 
 
 def test_pipelines_are_known_steps_in_flow_order() -> None:

@@ -155,6 +155,29 @@ def test_disjoint_nonempty_sets_score_zero(p: frozenset, g: frozenset) -> None:
         assert score(sorted(p), g) == 0.0
 
 
+# --- BORSch's own rule (§4.1): the set measures of §J on every country the answer names ---------
+
+
+@given(st.lists(st.sampled_from(CODES), max_size=6), country_sets)
+def test_the_paper_rule_s_scores_are_the_set_measures_on_the_countries_it_names(named: list, g: frozenset) -> None:
+    """Repeats in the rule's reading (a country named twice) count once; both sets empty is agreement (§J eq. 1-3)."""
+    for name, ours in (("paper_jaccard", jaccard), ("paper_dice", dice), ("paper_overlap", overlap)):
+        assert get_metric(name)(named, g) == ours(named, g)
+    assert get_metric("paper_exact")(named, g) == (1.0 if set(named) == g else 0.0)
+
+
+def test_the_paper_rule_s_scores_read_the_countries_it_names() -> None:
+    """The score stage hands them core.extractions.paper_countries, not the extractor's countries."""
+    assert {getattr(get_metric(name), "reads", None) for name in METRICS if name.startswith("paper_")} >= {
+        "paper_countries"
+    }
+    for name in ("paper_jaccard", "paper_dice", "paper_overlap", "paper_exact"):
+        assert get_metric(name).reads == "paper_countries"
+    assert get_metric("paper_exact")(["UA", "RU", "UA"], ["RU", "UA"]) == 1.0
+    assert get_metric("paper_exact")([], []) == 1.0
+    assert get_metric("paper_exact")(["UA"], ["UA", "RU"]) == 0.0
+
+
 # --- dish names ----------------------------------------------------------------------------
 
 

@@ -49,10 +49,37 @@ def test_every_imported_answer_is_extracted_and_scored(real_warehouse: Path) -> 
         # nation level: only the answers to the 10 questions whose gold is England, Scotland or Wales,
         # and the tiny model's 3 answers (base, direct, cot) to each of CultureMix's 2 English targets
         "uk_nation_match": 10 * 30 * 12 + 2 * 3,
+        # BORSch's own rule (§4.1) on every country named: every answer the countries extractor reads
+        **dict.fromkeys(["paper_jaccard", "paper_dice", "paper_overlap", "paper_exact"], 180360),
     }
     assert query(real_warehouse, "SELECT count(*) FROM core.choice_extractions") == [(180000,)]
     statuses = {s for (s,) in query(real_warehouse, "SELECT DISTINCT status FROM core.extractions")}
     assert statuses == {"ok", "no_country", "refusal", "empty"}
+
+
+def test_the_paper_rule_s_scores_are_its_named_countries_against_the_gold(real_warehouse: Path) -> None:
+    """paper_* (pipeline/score/metrics.py) score every country the answer names (core.extractions.paper_countries),
+    not the extractor's reading: the stored values are the set measures of those two sets."""
+    from pipeline.score.metrics import get_metric
+
+    paper = "('paper_dice', 'paper_exact', 'paper_jaccard', 'paper_overlap')"
+    rows = query(
+        real_warehouse,
+        f"""SELECT e.paper_countries,
+                  coalesce((SELECT list(DISTINCT c.country) FROM core.item_gold_countries c
+                            WHERE c.item_id = g.item_id), []),
+                  (SELECT list(s.metric ORDER BY s.metric) FROM core.scores s
+                   WHERE s.generation_id = e.generation_id AND s.metric IN {paper}),
+                  (SELECT list(s.value ORDER BY s.metric) FROM core.scores s
+                   WHERE s.generation_id = e.generation_id AND s.metric IN {paper})
+           FROM core.extractions e JOIN core.generations g USING (generation_id)
+           WHERE list_sort(list_distinct(e.paper_countries)) <> list_sort(list_distinct(e.countries))
+           ORDER BY e.generation_id LIMIT 300""",
+    )
+    assert len(rows) == 300  # answers where the rule reads more (or other) countries than ours
+    for named, gold, metrics, values in rows:
+        assert metrics == ["paper_dice", "paper_exact", "paper_jaccard", "paper_overlap"]
+        assert values == [get_metric(metric)(named, gold) for metric in metrics], (named, gold)
 
 
 def test_scores_agree_with_the_extracted_countries(real_warehouse: Path) -> None:
