@@ -128,35 +128,44 @@ def start_detecting(con: duckdb.DuckDBPyConnection, redo: bool = False) -> int:
 
 
 class _Ahead:
-    """One daemon process detecting `pairs` chunk by chunk, sending each chunk's values down a pipe; `results`
-    collects what it sent. A command that ends first ends it; one that dies (killed, out of memory) delivered its
-    chunks so far, and the step detects the rest itself."""
+    """One daemon process detecting `pairs` chunk by chunk, sending each chunk's values down a pipe, and a thread of
+    this process receiving them as they come (a chunk's values are megabytes: unread, the pipe would hold the worker
+    at its first chunk until the step's turn); `results` waits for the rest. A command that ends first ends it; one
+    that dies (killed, out of memory) delivered its chunks so far, and the step detects the rest itself."""
 
     def __init__(self, pairs: list[tuple[str | None, str]]) -> None:
         import multiprocessing
+        import threading
 
         context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB's threads
         self.receiver, sender = context.Pipe(duplex=False)
         self.worker = context.Process(target=_ahead_worker, args=(pairs, sender), name="answer-languages", daemon=True)
         self.worker.start()
         sender.close()  # the worker's end only: its exit closes the pipe, and `recv` sees the end
+        self.found: dict[tuple[str | None, str], tuple] = {}
+        self.receiving = threading.Thread(target=self._receive, name="answer-languages-receiver", daemon=True)
+        self.receiving.start()
+
+    def _receive(self) -> None:
+        try:
+            while (chunk := self.receiver.recv()) is not None:
+                self.found.update(chunk)
+        except (EOFError, OSError):  # the worker died: what it sent stands, the step detects the rest
+            pass
 
     def results(self) -> dict[tuple[str | None, str], tuple]:
         """Every value the worker sent, waiting for the ones it is still detecting."""
-        found: dict[tuple[str | None, str], tuple] = {}
-        try:
-            while (chunk := self.receiver.recv()) is not None:
-                found.update(chunk)
-        except (EOFError, OSError):  # the worker died: what it sent stands, the step detects the rest
-            pass
+        self.receiving.join()
         self.stop()
-        return found
+        return self.found
 
     def stop(self) -> None:
-        """End the worker: at once when its values are not wanted (or it is done), never left behind."""
-        self.receiver.close()
+        """End the worker: at once when its values are not wanted (or it is done), never left behind. Its end of the
+        pipe closes with it, which ends the receiving thread."""
         self.worker.terminate()
         self.worker.join()
+        self.receiving.join()
+        self.receiver.close()
 
 
 _AHEAD: list[_Ahead] = []

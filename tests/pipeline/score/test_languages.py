@@ -89,3 +89,25 @@ def test_too_few_answers_start_no_background_process(tmp_path: Path) -> None:
         )
         assert languages.start_detecting(con) == 0
         assert not languages._AHEAD
+
+
+def test_the_background_process_detects_every_answer_before_the_steps_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the worker detects is received as it comes: more values than a pipe holds (a chunk's are megabytes on the
+    demo) never hold the worker until the step asks for them, so it finishes while the other steps run."""
+    answers = [(f"g{n}", "en" if n % 2 else "uk", f"Answer {n}: this dish comes from Italy, or maybe Ukraine.")
+               for n in range(1500)]  # fmt: skip
+    with Warehouse(tmp_path / "w.duckdb").writer() as con:
+        con.executemany(
+            "INSERT INTO core.generations (generation_id, run_id, model_id, item_id, lang, variant, response, origin) "
+            "VALUES (?, 'r', 'm', 'i', ?, '1', ?, 'import')",
+            answers,
+        )
+        monkeypatch.setattr(languages, "AHEAD_MIN", 1)
+        assert languages.start_detecting(con) == 1500
+        ahead = languages._AHEAD[0]
+        ahead.worker.join(timeout=300)  # nobody has asked for the values yet
+        assert not ahead.worker.is_alive() and len(ahead.found) == 1500
+        assert languages.detect_answer_languages(con) == 1500
+        assert not languages._AHEAD
