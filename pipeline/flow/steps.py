@@ -328,7 +328,14 @@ def score(ctx: Context) -> None:
         console.print("[dim]every answer is already scored by the current extractor[/]")
 
 
-@step("languages", reads=("core.generations",), writes=("core.answer_languages",))
+def _warm_languages(ctx: Context) -> None:
+    """The pending answers' languages, detected in a background process while the corpus and score steps run."""
+    from pipeline.score.languages import start_detecting
+
+    start_detecting(ctx.con)
+
+
+@step("languages", reads=("core.generations",), writes=("core.answer_languages",), warm=_warm_languages)
 def languages(ctx: Context) -> None:
     """The language of every answer, per segment: in the prompt's language, another, or mixed."""
     from pipeline.score.languages import detect_answer_languages

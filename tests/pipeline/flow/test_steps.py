@@ -106,7 +106,7 @@ def test_a_step_warms_up_as_soon_as_the_last_step_writing_its_inputs_is_done() -
     starts = _warm_ups(PIPELINES["demo"])
     assert {PIPELINES["demo"][index]: [step.name for step in steps] for index, steps in starts.items()} == {
         "reference": ["ingest"],
-        "corpus": ["score"],
+        "corpus": ["score", "languages"],
     }
     assert _warm_ups(("score",)) == {}  # nothing runs before it: it builds what it needs in its own turn
 
