@@ -11,7 +11,9 @@ import pytest
 
 from tests.helpers import run_cli
 from tests.pipeline.score.test_paper_scores import PUBLISHED_FROM_ANOTHER_FILE
-from warehouse.paper_tables import COLUMNS, PAPERS, TABLES, published, tables_of
+from warehouse import paper_tables
+from warehouse.errors import WarehouseError
+from warehouse.paper_tables import COLUMNS, PAPERS, TABLES, check, published, tables_of
 
 TASK_OF_TABLE = {"worldcuisines_task2_oe": "origin_vqa", "worldcuisines_task2_mc": "origin_mc"}
 
@@ -74,3 +76,31 @@ def test_an_unknown_paper_is_one_line(tmp_path: Path) -> None:
     result = run_cli(tmp_path / "w.duckdb", "export", "paper-tables", "--paper", "borshch", "--out", str(tmp_path),
                      check=False)  # fmt: skip
     assert result.returncode == 2 and "unknown paper 'borshch'" in result.stderr
+
+
+def _cells(*rows: tuple[str | None, str, float]) -> pl.DataFrame:
+    """Cells of BORSch's Table 2 with these (row, column, value)."""
+    cells = [{"paper": "borsch", "table": "table2", "row": r, "column": c, "value": v} for r, c, v in rows]
+    return pl.DataFrame(cells).with_columns(pl.lit(None).alias(name) for name in COLUMNS[5:]).select(COLUMNS)
+
+
+def test_a_table_breaking_a_data_test_of_its_declaration_is_one_line_and_no_file_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The contract's data tests (paper_tables.toml) run on every table before the first file is written, as a
+    publish runs a mart's: a cell computed twice, or one without its row, stops the export and names it."""
+    good = _cells(("RU", "accuracy", 0.5), ("UA", "accuracy", 0.25))
+    twice = _cells(("RU", "accuracy", 0.5), ("RU", "accuracy", 0.75))
+    check(good, "borsch_table2")
+    with pytest.raises(WarehouseError, match=r"^paper table borsch_table2: data test failed: .*unique: 1 offending"):
+        check(twice, "borsch_table2")
+    with pytest.raises(WarehouseError, match=r"row not_null: 1 offending rows"):
+        check(_cells((None, "accuracy", 0.5)), "borsch_table2")
+
+    last = tables_of("borsch")[-1].table  # every other table is fine: still no file at all
+    monkeypatch.setattr(
+        paper_tables, "frame", lambda con, declared, extra=None: twice if declared.table == last else good
+    )
+    with pytest.raises(WarehouseError, match=f"paper table borsch_{last}: "):
+        paper_tables.write(None, "borsch", tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.errors import WarehouseError
 from warehouse.marts import contract
 from warehouse.paper_tables import borsch, culturemix, worldcuisines, zno_vision  # noqa: F401  (they declare)
 from warehouse.paper_tables.declare import TABLES, PaperTable
@@ -100,14 +101,40 @@ def write(
     con: duckdb.DuckDBPyConnection, paper: str, out: Path, extra_published: pl.DataFrame | None = None
 ) -> dict[str, int]:
     """`PAPER_ID.csv` for every table and figure of the paper, in `out`; returns rows written per file name.
-    Each file is written beside as .tmp and renamed into place, so a killed export leaves no half file."""
+    Every table is computed and passes the contract's data tests (paper_tables.toml) before any file is written;
+    each file is written beside as .tmp and renamed into place, so a killed export leaves no half file."""
+    tables = {declared.table: frame(con, declared, extra_published) for declared in tables_of(paper)}
+    for name, table in tables.items():
+        check(table, f"{paper}_{name}")
     out.mkdir(parents=True, exist_ok=True)
     written = {}
-    for declared in tables_of(paper):
-        table = frame(con, declared, extra_published)
-        target = out / CONTRACT.export.files.name.format(paper=paper, table=declared.table)
+    for name, table in tables.items():
+        target = out / CONTRACT.export.files.name.format(paper=paper, table=name)
         partial = target.with_suffix(".csv.tmp")
         table.write_csv(partial)
         partial.replace(target)
         written[target.name] = table.height
     return written
+
+
+def check(table: pl.DataFrame, name: str) -> None:
+    """The contract's data tests (not null, unique, accepted values: the marts' kinds, warehouse/marts/contract.py)
+    on one paper table's cells, as a publish runs a mart's: the first failure is one line naming the table, the test
+    and a sample of the offending values, and nothing is written."""
+    tests = list(CONTRACT.tests)
+    if not tests:
+        return
+    scratch = duckdb.connect()
+    try:
+        scratch.execute("CREATE SCHEMA paper_tables")
+        scratch.register("cells_frame", table)
+        scratch.execute("CREATE TABLE paper_tables.cells AS SELECT * FROM cells_frame")
+        failed = contract.failed_data_tests(scratch, tests)
+    finally:
+        scratch.close()
+    if failed:
+        test, n, sample = failed[0]
+        raise WarehouseError(
+            f"paper table {name}: data test failed: {test.label}: {n:,} offending rows, e.g. {sample} — "
+            "nothing was written"
+        )
