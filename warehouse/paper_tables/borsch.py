@@ -16,8 +16,11 @@ PAPER = "borsch"
 
 # Where an analysis row is drawn with answers about a linked record (WorldCuisines answers about the same dish,
 # marts.linked_origin_answers), the row says so: they are not BORSch answers.
+# Borrowed answers (answers_from 'linked') are scored twice, against the dish's own gold and against the asking
+# dataset's (`gold` names whose): the row says which, or one row would hold two cells (the contract's data tests).
 LINKED = (
-    "CASE WHEN answers_from = 'linked' THEN ' (answers about the linked ' || answer_dataset || ' record)' ELSE '' END"
+    "CASE WHEN answers_from = 'linked' THEN ' (answers about the linked ' || answer_dataset || ' record, scored '"
+    " || 'against the ' || gold || ' gold)' ELSE '' END"
 )
 
 paper_table(

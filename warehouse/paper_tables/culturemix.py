@@ -183,11 +183,13 @@ paper_table(
     "Mitigation methods (direct and CoT prompting, fine-tuning) against the base prompt, paired t-test",
     "§6.2, Table 2",
     """
-    SELECT concat_ws(' / ', model, subtask, method) AS row, measure AS "column", method_value::DOUBLE AS value,
+    SELECT concat_ws(' / ', model, subtask, method)
+               || CASE WHEN split = 'all' THEN ' (ours: every image both prompts answered)' ELSE '' END AS row,
+           measure AS "column", method_value::DOUBLE AS value,
            n_pairs::BIGINT AS n,
            printf('base %.4f, difference %.4f, paired t %.3f, p %.4f', base_value, difference, t_statistic, p_value)
                AS note
-    FROM marts.culturemix_mitigation ORDER BY row, "column"
+    FROM marts.culturemix_mitigation ORDER BY split = 'all', row, "column"
     """,
 )
 paper_table(
