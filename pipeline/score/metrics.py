@@ -27,7 +27,9 @@ from typing import TypeVar
 from rapidfuzz.distance import Levenshtein
 
 from pipeline.core.text import norm_name
+from warehouse import set_measures
 from warehouse.registry import DuplicateName, Registry
+from warehouse.set_measures import as_sets
 
 Metric = Callable[..., float]
 F = TypeVar("F", bound=Metric)
@@ -90,67 +92,12 @@ def reads(what: str) -> Callable[[F], F]:
 # --------------------------------------------------------------------------------------------
 
 
-def _as_set(items: Iterable[Hashable], what: str) -> frozenset:
-    """Any iterable as a set; a bare string is a caller bug (it would become a set of characters)."""
-    if isinstance(items, str | bytes):
-        raise TypeError(f"{what} must be an iterable of items, not a bare string {items!r}; wrap it: [{items!r}]")
-    return frozenset(items)
-
-
-def _pair(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> tuple[frozenset, frozenset]:
-    return _as_set(pred, "pred"), _as_set(gold, "gold")
-
-
-@metric("jaccard")
-def jaccard(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """|P∩G| / |P∪G|: strict overlap, penalises both missing and extra countries.
-
-    Empty sets: both empty -> 1.0 (nothing to name and nothing named is perfect agreement);
-    exactly one empty -> 0.0 (a missing answer, or an answer where none was expected)."""
-    p, g = _pair(pred, gold)
-    if not p and not g:
-        return 1.0
-    return len(p & g) / len(p | g)
-
-
-@metric("dice")
-def dice(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """2|P∩G| / (|P|+|G|): like Jaccard but kinder to partial overlap (dice = 2J / (1+J)).
-
-    Empty sets: both empty -> 1.0; exactly one empty -> 0.0 (same reasons as `jaccard`)."""
-    p, g = _pair(pred, gold)
-    if not p and not g:
-        return 1.0
-    return 2 * len(p & g) / (len(p) + len(g))
-
-
-@metric("overlap")
-def overlap(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """|P∩G| / min(|P|,|G|): 1.0 whenever one set contains the other, so naming one of several
-    gold countries (or the gold country among others) counts fully.
-
-    Empty sets: both empty -> 1.0; exactly one empty -> 0.0 (min would be 0: an empty answer
-    does not "contain" anything, it is simply no answer)."""
-    p, g = _pair(pred, gold)
-    if not p and not g:
-        return 1.0
-    if not p or not g:
-        return 0.0
-    return len(p & g) / min(len(p), len(g))
-
-
-@metric("first_in_gold", "accuracy")
-def first_in_gold(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
-    """1.0 if the first predicted item is in gold, else 0.0: accuracy for single-answer VQA,
-    where only the model's first (top) answer counts. Pass `pred` in the model's order (a list).
-
-    No prediction -> 0.0 (even if gold is empty: a single-answer question always has an answer)."""
-    if isinstance(pred, str | bytes):
-        raise TypeError(f"pred must be an iterable of items, not a bare string {pred!r}; wrap it: [{pred!r}]")
-    g = _as_set(gold, "gold")
-    for first in pred:
-        return 1.0 if first in g else 0.0
-    return 0.0
+# The set measures live below both stages that compute them (warehouse/set_measures.py): this score stage, and the
+# marts that score linked answers against a gold changed after scoring; registered here by their metric names.
+jaccard = metric("jaccard")(set_measures.jaccard)
+dice = metric("dice")(set_measures.dice)
+overlap = metric("overlap")(set_measures.overlap)
+first_in_gold = metric("first_in_gold", "accuracy")(set_measures.first_in_gold)
 
 
 # BORSch's own rule beside ours (§4.1): every country the answer names, scored with the set measures of Appendix J,
@@ -180,7 +127,7 @@ paper_overlap = metric("paper_overlap")(_on_named_countries(overlap, "equation 3
 def paper_exact(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
     """1.0 when the countries the answer names are exactly the gold set (order and repeats aside), else 0.0; both
     empty is a match, as for the set measures."""
-    p, g = _pair(pred, gold)
+    p, g = as_sets(pred, gold)
     return 1.0 if p == g else 0.0
 
 
@@ -193,7 +140,7 @@ def uk_nation_match(pred: Iterable[Hashable], gold: Iterable[Hashable]) -> float
     country-level metrics see GB = GB. Gold without a nation falls back to `overlap`."""
     from pipeline.reference.countries import UK_NATIONS
 
-    p, g = _pair(pred, gold)
+    p, g = as_sets(pred, gold)
     nations = {code for code in g if code in UK_NATIONS}
     if not nations:
         return overlap(p, g)

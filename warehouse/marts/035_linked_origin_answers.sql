@@ -5,8 +5,10 @@
 -- always labelled: `answer_dataset` asked the question (its photo, its prompt in `lang`), `model`
 -- answered, and each score exists twice, against the dish's own gold (`*_dish_gold`: the dataset the
 -- dish belongs to, e.g. BORSch) and against the asking dataset's gold (`*_answer_gold`).
--- Scores follow pipeline/score/metrics.py: Jaccard of the named countries and the gold (1 when both are
--- empty), accuracy = the first named country is a gold one; NULL when the dish has no gold origin.
+-- Scores are the score stage's own set measures (warehouse/set_measures.py, registered as `set_jaccard` and
+-- `first_in_gold` for every mart): Jaccard of the named countries and the gold, accuracy = the first named country
+-- is a gold one (an answer naming none scores 0 on both); NULL when the dish has no gold origin (the mart's rule:
+-- nothing to score against, where the measures would score an empty gold).
 CREATE OR REPLACE TABLE marts.linked_origin_answers AS
 WITH links AS (
     SELECT l.dish_key, a.dataset, l.linked_dish_key AS answer_dish_key, b.dataset AS answer_dataset,
@@ -28,14 +30,11 @@ WITH links AS (
 )
 SELECT dish_key, dataset, answer_dish_key, answer_dataset, via, link_score, task, model, lang, item_id, variant,
        generation_id, status, predicted, coalesce(array_to_string(dish_gold_list, ','), '') AS dish_gold, answer_gold,
-       CASE WHEN len(coalesce(dish_gold_list, [])) = 0 THEN NULL
-            WHEN len(countries) = 0 THEN 0.0
-            ELSE len(list_intersect(countries, dish_gold_list))
-                 / len(list_distinct(list_concat(countries, dish_gold_list))) END AS jaccard_dish_gold,
+       CASE WHEN len(coalesce(dish_gold_list, [])) > 0 THEN set_jaccard(countries, dish_gold_list) END
+           AS jaccard_dish_gold,
        jaccard_answer_gold,
-       CASE WHEN len(coalesce(dish_gold_list, [])) = 0 THEN NULL
-            WHEN len(countries) = 0 THEN 0.0
-            ELSE list_contains(dish_gold_list, countries[1])::DOUBLE END AS accuracy_dish_gold,
+       CASE WHEN len(coalesce(dish_gold_list, [])) > 0 THEN first_in_gold(countries, dish_gold_list) END
+           AS accuracy_dish_gold,
        accuracy_answer_gold, countries, response
 FROM answers
 ORDER BY dataset, dish_key, model, lang, item_id, variant;

@@ -229,9 +229,7 @@ WITH linked AS (
     WHERE s.task = 'dish_name_vqa'
     UNION ALL
     SELECT corpus_id, corpus_lang, bin, d_low, d_high, pair_id, d, uk_name, 'jaccard', dataset, task, model, lang,
-           CASE WHEN len(countries) = 0 THEN 0.0
-                ELSE len(list_intersect(countries, pair_gold))
-                     / len(list_distinct(list_concat(countries, pair_gold))) END,
+           set_jaccard(countries, pair_gold),  -- the score stage's Jaccard (warehouse/set_measures.py)
            'linked', answer_dataset, dataset
     FROM linked WHERE len(coalesce(pair_gold, [])) > 0
     UNION ALL
