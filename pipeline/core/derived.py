@@ -1,6 +1,7 @@
 """Derived files cached on disk: data a command would otherwise rebuild on every start (each language's gazetteer
-entries and country matcher, the corpus scanner's compiled patterns, the country outlines of a new warehouse, the
-countries each benchmark gold string names) from the extractor's code and library data.
+entries and country matcher, the Russian and Ukrainian cue words' forms, the corpus scanner's compiled patterns,
+the country outlines of a new warehouse, the countries each benchmark gold string names) from the extractor's code
+and library data.
 
 A file is named by a digest of everything it is computed from — `inputs_digest`: the code of `pipeline.extract`
 and the text fold, the versions of the libraries whose data shape the names, and what the caller adds — so a
