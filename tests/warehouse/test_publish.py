@@ -160,3 +160,37 @@ def test_a_publish_after_few_rows_changed_builds_on_the_snapshot_whatever_their_
         assert con.execute("SELECT count(*) FROM marts.dishes WHERE dataset = 'marker'").fetchone() == (1,)
         con.execute("DELETE FROM marts.dishes WHERE dataset = 'marker'")
     assert _tables_differing(wh.path, _built_in_full(wh, tmp_path / "full")) == []
+
+
+def test_a_full_build_keeps_what_each_statement_reads_so_the_next_publish_parses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a mart statement reads is a function of the statement alone: a full build finds it for every statement
+    and keeps it with the snapshot, so the first build on that snapshot (a copy of the warehouse too, as the tests'
+    shared ones are) parses no statement again."""
+    from warehouse import marts as marts_module
+
+    wh = Warehouse(tmp_path / "w.duckdb")
+    with wh.writer():
+        pass
+    wh.publish(force=True)
+    with duckdb.connect(":memory:") as con:
+        statements = {
+            marts_module.statement_key(statement.query, marts_module.created_mart(statement))
+            for mart in marts_module.MARTS.values()
+            if mart.module is None
+            for statement in con.extract_statements(mart.source)
+        }
+    with duckdb.connect(str(wh.path), read_only=True) as con:
+        reads = json.loads(con.execute("SELECT sources FROM marts.fingerprint").fetchone()[0])["reads"]
+    assert set(reads) == statements
+
+    parsed = []
+    found = marts_module.statement_reads
+    monkeypatch.setattr(marts_module, "statement_reads", lambda *args: parsed.append(args) or found(*args))
+    with wh.writer() as con:
+        con.execute("INSERT INTO core.datasets (dataset, title) VALUES ('x', 'X')")
+    assert wh.publish() is True
+    assert parsed == []
+    with duckdb.connect(str(wh.path), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM marts.dishes").fetchone() == (0,)

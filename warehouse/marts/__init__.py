@@ -87,7 +87,7 @@ class Mart:
         (temporary macros) always run; a Python mart runs when a table it declares in `depends_on` changed. What a
         SQL statement reads is what DuckDB's binder finds in it (`get_table_names`), never a text search. `known`:
         what earlier builds by this code found each statement reads (`statement_reads`), filled with what this one
-        finds. Every mart runs with the set measures as SQL functions (warehouse/set_measures.py: one definition for
+        finds (a full build too: the first build on its tables then parses nothing). Every mart runs with the set measures as SQL functions (warehouse/set_measures.py: one definition for
         the score stage and the marts)."""
         set_measures.register(con)
         if self.module is not None:
@@ -99,6 +99,9 @@ class Mart:
             return True
         if changed is None:
             con.execute(self.source)
+            if known is not None:  # found now for the next build on this one's tables
+                for statement in con.extract_statements(self.source):
+                    known_reads(con, statement.query, created_mart(statement), known)
             return True
         ran = tainted = False  # tainted: a temporary object built from changed tables (later statements may read it)
         for statement in con.extract_statements(self.source):
@@ -157,14 +160,16 @@ def needs_rebuild(
     """Whether `sql` reads a changed table (`schema.table`) or the clock or a random number. A statement whose reads
     DuckDB cannot tell ahead of running it is counted as needed (it runs: never a stale table). `known`: statement
     key -> `statement_reads`, read from it when there and written to it when not."""
-    if known is None:
-        reads = statement_reads(con, sql, creates)
-    else:
-        key = statement_key(sql, creates)
-        if key not in known:
-            known[key] = statement_reads(con, sql, creates)
-        reads = known[key]
+    reads = statement_reads(con, sql, creates) if known is None else known_reads(con, sql, creates, known)
     return reads is None or bool(set(reads) & changed)
+
+
+def known_reads(con: duckdb.DuckDBPyConnection, sql: str, creates: str | None, known: dict) -> list[str] | None:
+    """`statement_reads`, from `known` (statement key -> reads) when there, found and added to it when not."""
+    key = statement_key(sql, creates)
+    if key not in known:
+        known[key] = statement_reads(con, sql, creates)
+    return known[key]
 
 
 def statement_key(sql: str, creates: str | None) -> str:
