@@ -87,8 +87,8 @@ class Mart:
         (temporary macros) always run; a Python mart runs when a table it declares in `depends_on` changed. What a
         SQL statement reads is what DuckDB's binder finds in it (`get_table_names`), never a text search. `known`:
         what earlier builds by this code found each statement reads (`statement_reads`), filled with what this one
-        finds (a full build too: the first build on its tables then parses nothing). Every mart runs with the set measures as SQL functions (warehouse/set_measures.py: one definition for
-        the score stage and the marts)."""
+        finds (a full build too: the first build on its tables then parses nothing). Every mart runs with the set
+        measures as SQL functions (warehouse/set_measures.py: one definition for the score stage and the marts)."""
         set_measures.register(con)
         if self.module is not None:
             if changed is not None:
