@@ -24,7 +24,9 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None,
     `known`: what each statement reads, as earlier builds found it (`Mart.run`), and completed here."""
     from warehouse.marts import MARTS
 
-    changed = None if changed is None else _with_views(con, set(changed))
+    if changed is not None or known is not None:  # a full build finds what the views read too, for the next one
+        views = _view_reads(con, {} if known is None else known)
+        changed = None if changed is None else _with_views(set(changed), views)
     ran = []
     for mart in MARTS.values():
         try:
@@ -37,19 +39,24 @@ def build_marts(con: duckdb.DuckDBPyConnection, changed: set[str] | None = None,
     _run_data_tests(con, ran)
 
 
-def _with_views(con: duckdb.DuckDBPyConnection, changed: set[str]) -> set[str]:
-    """`changed` and every raw/core view that reads one of them (core.items unites the items of two steps: migration
-    090): a mart reading the view reads the changed table."""
-    from warehouse.marts import reads_of
+def _view_reads(con: duckdb.DuckDBPyConnection, known: dict) -> dict[str, set[str] | None]:
+    """What each raw/core view reads (None: cannot tell), kept in `known` as a mart statement's is."""
+    from warehouse.marts import known_reads
 
     views = con.execute(
         "SELECT schema_name || '.' || view_name, sql FROM duckdb_views() WHERE database_name = current_database() "
         "AND NOT internal AND schema_name IN ('raw', 'core')"
     ).fetchall()
-    reads = {view: reads_of(con, sql, view) for view, sql in views}
+    found = {view: known_reads(con, sql, view, known) for view, sql in views}
+    return {view: None if tables is None else set(tables) for view, tables in found.items()}
+
+
+def _with_views(changed: set[str], views: dict[str, set[str] | None]) -> set[str]:
+    """`changed` and every view that reads one of them (core.items unites the items of two steps: migration 090): a
+    mart reading the view reads the changed table."""
     grown = True
     while grown:  # a view of a view
-        found = {view for view, tables in reads.items() if tables is None or tables & changed} - changed
+        found = {view for view, tables in views.items() if tables is None or tables & changed} - changed
         changed |= found
         grown = bool(found)
     return changed

@@ -414,6 +414,11 @@ def scan_corpus(
     # its own transaction would).
     unwritten: dict[str, FinishedShard] = {}
     written_at = time.perf_counter()
+
+    def write_finished() -> None:
+        with transaction(con):
+            write_shards(con, plan, list(unwritten.values()), run_id)
+        unwritten.clear()
     with concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="shard") as pool:
         try:
             submit()
@@ -430,15 +435,12 @@ def scan_corpus(
                 unwritten.pop(checksum, None)
                 unwritten[checksum] = FinishedShard(shard, checksum, size, result, samples)
                 if time.perf_counter() - written_at >= WRITE_EVERY_S:
-                    with transaction(con):
-                        write_shards(con, plan, list(unwritten.values()), run_id)
-                    unwritten.clear()
+                    write_finished()
                     written_at = time.perf_counter()
                 progress.done(index, shard, size, result.n_docs)
                 summary.add(shard, size, result)
             if unwritten:
-                with transaction(con):
-                    write_shards(con, plan, list(unwritten.values()), run_id)
+                write_finished()
         except BaseException:
             for future in futures:
                 future.cancel()
