@@ -419,6 +419,7 @@ def scan_corpus(
         with transaction(con):
             write_shards(con, plan, list(unwritten.values()), run_id)
         unwritten.clear()
+
     with concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="shard") as pool:
         try:
             submit()
