@@ -78,6 +78,7 @@ class FileImport:
     accepted: list[ImportedAnswer] = field(default_factory=list)
     quirks: list[Quirk] = field(default_factory=list)
     rejected_keys: list[tuple[str | None, str | None]] = field(default_factory=list)  # (lang, qa_id) when known
+    targets: list[tuple[str, str]] = field(default_factory=list)  # (item_id, variant) of each accepted answer
 
     @property
     def rejected(self) -> list[Quirk]:
@@ -293,15 +294,17 @@ def read_file(path: Path, model: str, resolve, skip_bad_lines: bool, task_id: st
                     )
                     result.rejected_keys.append(key if key != (None, None) else _guess_key(text))
                     continue
-                line_notes = list(parsed.notes) + (
-                    ["missing_prediction"]
-                    if parsed.raw_prediction is None and "prediction_nan" not in parsed.notes
-                    else []
-                )
-                for note in line_notes:
-                    notes[note] += 1
-                    first_note_line.setdefault(note, number)
+                if parsed.notes or parsed.raw_prediction is None:
+                    line_notes = list(parsed.notes) + (
+                        ["missing_prediction"]
+                        if parsed.raw_prediction is None and "prediction_nan" not in parsed.notes
+                        else []
+                    )
+                    for note in line_notes:
+                        notes[note] += 1
+                        first_note_line.setdefault(note, number)
                 result.accepted.append(parsed)
+                result.targets.append(target)
         except UnicodeDecodeError as exc:
             raise DataError(
                 path, f"not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line)", line=number
@@ -429,7 +432,7 @@ def import_file(
     refuse_lossy_import(path, result, max_bad_share)
     now = datetime.now(UTC).replace(tzinfo=None)
     rows = result.accepted
-    targets = [resolve(a) for a in rows]  # (item_id, variant) of each accepted answer
+    targets = result.targets  # (item_id, variant) of each accepted answer
     item_ids = [item for item, _ in targets]
     generations = pl.DataFrame(
         {
