@@ -8,8 +8,18 @@ import signal
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pipeline.answers.responses import ImportedAnswer, model_from_path, parse_line, task_from_path
+from pipeline.answers.responses import (
+    ImportedAnswer,
+    generation_id,
+    generation_ids,
+    model_from_path,
+    parse_line,
+    parse_plain_line,
+    task_from_path,
+)
 from pipeline.datasets.worldcuisines import predictions
 from tests.helpers import query, run_cli, started_cli
 
@@ -74,6 +84,108 @@ def test_messy_but_usable_lines(line: str, expected: tuple) -> None:
 def test_malformed_lines_say_why(line: str, reason: str) -> None:
     parsed = parse_line(line)
     assert isinstance(parsed, str) and reason in parsed
+
+
+TRICKY_LINES = [
+    '{"qa_id": "1900", "prediction": "Россия", "lang": "ru_formal", "answer": "x"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "2", "multi_choice_answer": 2}',
+    '  {"qa_id": "0042", "lang": " EN-us ", "prediction": "  Italy<|im_end|> "}\t\r\n',
+    '{"qa_id": "1900", "lang": "en", "prediction": "<b>Italy</b> </s>"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "Italy", "answer": 3}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "Italy", "multi_choice_answer": true}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "Italy", "multi_choice_answer": 2.0}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "Italy", "multi_choice_answer": "2"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "Italy", "multi_choice_answer": NaN}',
+    '{"qa_id": "1900", "lang": NaN, "prediction": "Italy"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": NaN}',
+    '{"qa_id": "1900", "lang": "en", "prediction": null}',
+    '{"qa_id": "1900", "lang": "  ", "prediction": "x"}',
+    '{"qa_id": " 1900 ", "lang": "en", "prediction": "x"}',
+    '{"qa_id": "1900.0", "lang": "en", "prediction": "x"}',
+    '{"qa_id": "١٩٠٠", "lang": "en", "prediction": "x"}',
+    '{"qa_id": "12345678901234567890", "lang": "en", "prediction": "x"}',
+    '{"qa_id": 1900, "lang": "en", "prediction": "x"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "\\ud800 written out"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "\\ud800"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "x", "qa_id": "7"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "x"} {"qa_id": "7"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "x"}\f',
+    "{'qa_id': '1900', 'lang': nan, 'prediction': 'x'}",
+    '\ufeff{"qa_id": "1900", "lang": "en", "prediction": "x"}',
+    '{"qa_id": "1900", "lang": "en", "prediction": ["x"]}',
+    '{"qa_id": "1900", "lang": "en", "prediction": "x"',
+    "[" * 100_000,
+]
+
+
+@pytest.mark.parametrize("line", TRICKY_LINES)
+def test_the_fast_reader_answers_as_parse_line_or_leaves_the_line_to_it(line: str) -> None:
+    plain = parse_plain_line(line)
+    assert plain is None or plain == parse_line(line)
+
+
+def test_the_fast_reader_reads_the_real_lines(data_dir: Path) -> None:
+    """Every line of the published files is one the fast reader takes, with parse_line's answer (the first 500
+    lines of each file; the demo's import reads them all)."""
+    for path in predictions(data_dir):
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True)[:500]:
+            assert parse_plain_line(line, 0) == parse_line(line), (path.name, line)
+
+
+# Fields as the real lines hold them, then odd values of every kind.
+_REAL_ID = st.from_regex(r"\A[0-9]{1,17}\Z")
+_REAL_LANG = st.from_regex(r"\A\s?[A-Za-z_-]{0,8}\s?\Z")
+_REAL_TEXT = st.lists(
+    st.sampled_from(["<|im_end|>", "</s>", "<eos>", "<", "|>", " ", "\n", "a", "-", "É", "\ud800", "\\ud"])
+).map("".join)
+_ODD = st.one_of(
+    st.floats(allow_nan=True), st.integers(), st.booleans(), st.none(), st.lists(st.text(max_size=2), max_size=2)
+)
+_ODD_ID = st.one_of(
+    st.from_regex(r"\A\s*[0-9١]{1,22}(\.0*)?\s*\Z"), st.integers(-(10**20), 10**20), st.text(max_size=5), _ODD
+)
+
+
+def _mostly(real: st.SearchStrategy, odd: st.SearchStrategy) -> st.SearchStrategy:
+    """A real-looking value three times in four (one_of would draw each of odd's many branches as often)."""
+    return st.integers(0, 3).flatmap(lambda n: odd if n == 0 else real)
+
+
+# Lines like the real ones (every field a string, the choice a number), each field sometimes odd or missing.
+_RECORD = st.fixed_dictionaries(
+    {
+        "qa_id": _mostly(_REAL_ID, _ODD_ID),
+        "lang": _mostly(_REAL_LANG, st.one_of(st.text(), _ODD)),
+        "prediction": _mostly(st.one_of(_REAL_TEXT, st.text()), _ODD),
+    },
+    optional={"answer": _mostly(st.text(), _ODD), "multi_choice_answer": _mostly(st.integers(), _ODD_ID)},
+)
+
+
+@given(
+    record=_RECORD,
+    ascii_only=st.booleans(),
+    before=_mostly(st.just(""), st.sampled_from([" ", "\t", "\ufeff", "x"])),
+    after=_mostly(st.sampled_from(["", "\n", " \r\n"]), st.sampled_from(["\f", "}", ","])),
+)
+def test_the_fast_reader_agrees_with_parse_line_on_any_record(
+    record: dict, ascii_only: bool, before: str, after: str
+) -> None:
+    line = before + json.dumps(record, ensure_ascii=ascii_only) + after
+    plain = parse_plain_line(line)
+    assert plain is None or plain == parse_line(line)
+
+
+@given(
+    model=st.text(),
+    rows=st.lists(st.tuples(st.one_of(st.text(), st.none()), st.text(), st.one_of(st.text(), st.none()))),
+)
+def test_generation_ids_of_a_file_are_each_answers_generation_id(model: str, rows: list) -> None:
+    targets = [(item_id, variant) for item_id, _, variant in rows]
+    langs = [lang for _, lang, _ in rows]
+    assert generation_ids(model, targets, langs) == [
+        generation_id(model, item_id, lang, variant) for item_id, lang, variant in rows
+    ]
 
 
 def test_model_name_comes_from_the_file_name() -> None:
