@@ -63,8 +63,8 @@ def publish(wh: WarehouseFiles, force: bool = False) -> bool:
         # What each mart statement reads (a function of the statement alone): as the snapshot's build found it when
         # the same code built it, and found by every build, a full one too, so that the next publish (or a copy's:
         # the tests' shared warehouses) parses none of them again.
-        same_code = published is not None and bool(published[1]) and published[1].get("code") == sources["code"]
-        sources["reads"] = dict(published[1].get("reads") or {}) if same_code else {}
+        built_here = published is not None and _built_by_this_code(published[1], sources)
+        sources["reads"] = dict(published[1].get("reads") or {}) if built_here else {}
         base = wh.working_path if changed is None else wh.path
         needed = max(wh.working_path.stat().st_size, base.stat().st_size)
         free = shutil.disk_usage(wh.path.parent).free
@@ -194,7 +194,7 @@ def _changed_tables(published: dict | None, sources: dict) -> set[str] | None:
     """The raw/core/meta tables whose rows differ from the snapshot's, when building on the snapshot is possible and
     cheaper: built by the same SQL and marts code from the same tables and schema, and the changed tables holding at
     most `_MOST_ROWS_CHANGED` of the rows or at most `_FEW_ROWS` rows (None: rebuild everything)."""
-    if not published or published.get("code") != sources["code"]:
+    if not _built_by_this_code(published, sources):
         return None
     old = {(s, t): list(rest) for s, t, *rest in published.get("tables", [])}
     new = {(s, t): list(rest) for s, t, *rest in sources["tables"]}
@@ -208,6 +208,11 @@ def _changed_tables(published: dict | None, sources: dict) -> set[str] | None:
     if replaced > _FEW_ROWS and replaced > _MOST_ROWS_CHANGED * sum(rows.values()):
         return None
     return {f"{s}.{t}" for s, t in changed}
+
+
+def _built_by_this_code(published: dict | None, sources: dict) -> bool:
+    """Whether the snapshot (its `sources`; None from older code) was built by the SQL and marts code of `sources`."""
+    return bool(published) and published.get("code") == sources["code"]
 
 
 def _migrations_differ(digests: list[tuple]) -> bool:
