@@ -32,7 +32,8 @@ import tabulate  # noqa: F401
 import torch  # noqa: F401
 import transformers  # noqa: F401
 import typer
-import typer._adapters  # noqa: F401  (and pydantic: every command parses its arguments with them)
+import typer._adapters  # (and pydantic: every command parses its arguments with them)
+import typer.rich_utils  # noqa: F401  (and rich.markdown, markdown_it: every command's Typer app imports them)
 import xxhash  # noqa: F401
 from diffusers import FluxPipeline  # noqa: F401
 from lingua import LanguageDetectorBuilder
