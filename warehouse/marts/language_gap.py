@@ -19,7 +19,9 @@ count (paired by item and prompt variant), so a language is never judged on easi
   letters are written in), so a page can filter Latin, Cyrillic, Arabic, ... languages.
 
 marts.language_gap_items holds the discordant pairs behind each row: `lost` (right in English, wrong in
-the language) and `gained` (the reverse), with both answers side by side.
+the language) and `gained` (the reverse), with both answers side by side: each side's `generation_id` and that
+answer's `response` (where several answers share an item, variant and language, their scores are averaged and the
+first by id is the one shown, its id and its text; the text was the smallest of them before, beside the first's id).
 """
 
 from __future__ import annotations
@@ -108,26 +110,39 @@ task_metric AS (  -- per task and method, the first of the method's metrics the 
 ),
 answers AS (  -- one score per (task, model, item, variant, language): several answers are averaged
     SELECT tm.method, tm.metric, i.task_id, g.model_id, g.item_id, g.variant, g.lang,
-           avg(s.value) AS value, min(g.generation_id) AS generation_id, min(g.response) AS response
+           avg(s.value) AS value, min(g.generation_id) AS generation_id
     FROM core.scores s JOIN core.generations g USING (generation_id) JOIN core.items i USING (item_id)
     JOIN task_metric tm ON tm.task_id = i.task_id AND tm.metric = s.metric
     WHERE s.value IS NOT NULL AND NOT isnan(s.value)
     GROUP BY ALL
 )
 SELECT t.dataset, split_part(t.task_id, '.', 2) AS task, a.model_id AS model, a.lang, a.method, a.metric,
-       it.source_ref AS item_id, a.variant, a.value, e.value AS value_en,
-       a.response, e.response AS response_en, a.generation_id, e.generation_id AS generation_id_en,
-       it.dish_key, d.dish_name, t.task_id, gl.text AS gold, ge.text AS gold_en
+       a.item_id AS core_item_id, a.variant, a.value, e.value AS value_en, a.generation_id,
+       e.generation_id AS generation_id_en, t.task_id
 FROM answers a
 JOIN answers e ON e.method = a.method AND e.task_id = a.task_id AND e.model_id = a.model_id
      AND e.item_id = a.item_id AND e.variant = a.variant AND e.lang = '{english}'
-JOIN core.items it ON it.item_id = a.item_id
 JOIN core.tasks t ON t.task_id = a.task_id
+WHERE a.lang <> '{english}'
+"""
+
+# The discordant pairs (right in one language, wrong in the other) with their texts: the answers themselves (those
+# whose ids the pair holds), the item's dish and gold in both languages. Joined here, for these pairs only, and not
+# carried through the pairing of every answer (at 4.7 million answers, carrying the texts through it cost a quarter
+# of this mart's SQL).
+ITEMS_SQL = """
+SELECT p.dataset, p.task, p.model, p.lang, p.method, p.metric, it.source_ref AS item_id, p.variant, p.value,
+       p.value_en, g.response, ge.response AS response_en, p.generation_id, p.generation_id_en, it.dish_key,
+       d.dish_name, p.task_id, gl.text AS gold, gt.text AS gold_en
+FROM _language_pairs p
+JOIN core.items it ON it.item_id = p.core_item_id
+JOIN core.generations g ON g.generation_id = p.generation_id
+JOIN core.generations ge ON ge.generation_id = p.generation_id_en
 LEFT JOIN (SELECT dish_key, any_value(display_name ORDER BY lang) AS dish_name FROM marts.dishes GROUP BY ALL) d
      ON d.dish_key = it.dish_key
-LEFT JOIN core.item_gold_text gl ON gl.item_id = a.item_id AND gl.lang = a.lang
-LEFT JOIN core.item_gold_text ge ON ge.item_id = a.item_id AND ge.lang = '{english}'
-WHERE a.lang <> '{english}'
+LEFT JOIN core.item_gold_text gl ON gl.item_id = p.core_item_id AND gl.lang = p.lang
+LEFT JOIN core.item_gold_text gt ON gt.item_id = p.core_item_id AND gt.lang = '{english}'
+WHERE p.value <> p.value_en
 """
 
 
@@ -160,8 +175,8 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
         for rank, metric in enumerate(metrics)
     )
     # The pairs stay in DuckDB: the gaps read nine narrow columns of them, the items only the pairs whose value
-    # changed, with their texts (fetching all nineteen columns of the demo's 905,000 pairs, texts included, was half
-    # of this mart's 6 CPU-s).
+    # changed, joined to their texts (ITEMS_SQL; fetching nineteen columns of the demo's 905,000 pairs, texts
+    # included, was half of this mart's 6 CPU-s).
     con.execute(f"CREATE OR REPLACE TEMP TABLE _language_pairs AS {PAIRS_SQL.format(values=values, english=ENGLISH)}")
     scripts = _scripts(con)
     keys = ["method", "dataset", "task", "model", "lang"]
@@ -201,7 +216,7 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.unregister("_language_gap")
 
-    items = con.sql("SELECT * FROM _language_pairs WHERE value <> value_en").pl()
+    items = con.sql(ITEMS_SQL.format(english=ENGLISH)).pl()
     con.execute("DROP TABLE _language_pairs")
     items = items.with_columns(
         pl.when(pl.col("value_en") > pl.col("value")).then(pl.lit("lost")).otherwise(pl.lit("gained")).alias("change"),
