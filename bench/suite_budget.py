@@ -42,6 +42,7 @@ class Seen:
 
     kind: str
     parent: int
+    command: str
     first_own: float
     first_children: float
     own: float = 0.0
@@ -102,7 +103,7 @@ def _sample(budget: Budget) -> None:
             if seen is None:
                 with open(f"/proc/{pid}/cmdline", "rb") as handle:
                     command = handle.read().replace(b"\0", b" ").decode(errors="replace")
-                seen = budget.processes[pid] = Seen(kind_of(command), int(fields[1]), own, children)
+                seen = budget.processes[pid] = Seen(kind_of(command), int(fields[1]), command[:160], own, children)
             seen.own, seen.children = max(seen.own, own), max(seen.children, children)
         except (OSError, IndexError, ValueError):
             continue  # gone, or a kernel thread
@@ -137,17 +138,30 @@ def run(pytest_args: list[str], interval: float) -> tuple[int, Budget]:
 def table(budget: Budget) -> list[tuple[str, float]]:
     """CPU-seconds per kind, largest first: each process's own, and what its children that were never sampled
     added to it (its reaped children's CPU less what the sampled ones account for)."""
+    per_kind: dict[str, float] = defaultdict(float)
+    for kind, _, cpu in _counted(budget):
+        per_kind[kind] += cpu
+    return sorted(per_kind.items(), key=lambda item: -item[1])
+
+
+def largest(budget: Budget, kind: str, count: int = 5) -> list[tuple[float, str]]:
+    """The `count` processes of `kind` that spent the most, with their command lines."""
+    return sorted(((cpu, command) for k, command, cpu in _counted(budget) if k == kind), reverse=True)[:count]
+
+
+def _counted(budget: Budget) -> list[tuple[str, str, float]]:
+    """(kind, command, CPU-seconds) of each process, as `table` counts them."""
     sampled_children: dict[int, float] = defaultdict(float)
     for seen in budget.processes.values():
         sampled_children[seen.parent] += seen.total
-    per_kind: dict[str, float] = defaultdict(float)
+    counted = []
     for pid, seen in budget.processes.items():
         if not _in_suite(budget, pid):
-            per_kind["not the suite's (other work on the machine)"] += seen.own - seen.first_own
+            counted.append(("not the suite's (other work on the machine)", seen.command, seen.own - seen.first_own))
             continue
         unsampled = max(0.0, seen.children - seen.first_children - sampled_children[pid])
-        per_kind[seen.kind] += seen.own - seen.first_own + unsampled
-    return sorted(per_kind.items(), key=lambda item: -item[1])
+        counted.append((seen.kind, seen.command, seen.own - seen.first_own + unsampled))
+    return counted
 
 
 def _in_suite(budget: Budget, pid: int) -> bool:

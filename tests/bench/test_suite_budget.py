@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from bench.suite_budget import Budget, Seen, _sample, kind_of, table
+from bench.suite_budget import Budget, Seen, _sample, kind_of, largest, table
 
 FORK_SERVER = "python -B -c from multiprocessing.forkserver import main; main(3, 4, ['tests.cli_server'], **{})"
 
@@ -26,18 +26,19 @@ def test_each_kind_of_process_is_named_from_its_command_line() -> None:
 def test_a_reaped_child_counts_once_whether_or_not_it_was_sampled() -> None:
     budget = Budget(root=1)
     budget.processes = {
-        1: Seen("pytest workers", parent=0, first_own=0.0, first_children=0.0, own=2.0, children=0.0),
+        1: Seen("pytest workers", parent=0, command="pytest", first_own=0.0, first_children=0.0, own=2.0, children=0.0),
         # the fork server: 1 CPU-s of its own; its reaped commands added 10, of which the sampled one spent 4
-        2: Seen("CLI commands (forked)", parent=1, first_own=0.0, first_children=0.0, own=1.0, children=10.0),
-        3: Seen("CLI commands (forked)", parent=2, first_own=0.0, first_children=0.0, own=4.0, children=0.0),
+        2: Seen("CLI commands (forked)", 1, FORK_SERVER, first_own=0.0, first_children=0.0, own=1.0, children=10.0),
+        3: Seen("CLI commands (forked)", 2, FORK_SERVER, first_own=0.0, first_children=0.0, own=4.0, children=0.0),
         # running before the suite started (counted from its first sample), and not the suite's
-        4: Seen("other", parent=0, first_own=100.0, first_children=0.0, own=103.0, children=0.0),
+        4: Seen("other", parent=0, command="sleep", first_own=100.0, first_children=0.0, own=103.0, children=0.0),
     }
     assert dict(table(budget)) == {
         "CLI commands (forked)": 1.0 + 4.0 + 6.0,
         "pytest workers": 2.0,
         "not the suite's (other work on the machine)": 3.0,
     }
+    assert largest(budget, "CLI commands (forked)") == [(7.0, FORK_SERVER), (4.0, FORK_SERVER)]
 
 
 def test_a_real_process_and_its_parent_are_sampled_with_their_cpu() -> None:
