@@ -41,9 +41,10 @@ def page_hash(page: str) -> str | None:
     """The hash Streamlit gives the page `page` ("views/NAME.py") of the navigation (`st.Page` hashes its URL path);
     None for the default page, the one a first run opens anyway.
 
-    AppTest's own way there (`switch_page`) needs a run first, which ran the main script's default page, the
-    overview, before every page a test opened: four fifths of such a test's CPU (0.24 of 0.29 s, warm). A run that
-    asks for the page by its hash runs the main script and that page alone, as opening the page's link does."""
+    AppTest's own way there (`switch_page`) needs a run first, which ran the main script and its default page, the
+    overview, before every page a test opened: 0.12-0.20 CPU-s a page, against 0.05-0.07 for a run that asks for the
+    page by its hash (warm, the components' scan cached: tests/conftest.py). That run is the main script and that
+    page alone, as opening the page's link is."""
     from streamlit.util import calc_hash
 
     from app.dashboard import VIEWS
