@@ -192,6 +192,9 @@ def main() -> int:
         f"{budget.busy - counted:8.1f} {(budget.busy - counted) / budget.busy:6.1%}  not attributed (the kernel's "
         "own threads, short processes whose parent was not sampled)"
     )
+    print("\nthe largest processes of 'other':")
+    for cpu, command in largest(budget, "other"):
+        print(f"{cpu:8.1f}  {command}")
     return code
 
 
