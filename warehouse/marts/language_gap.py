@@ -21,7 +21,7 @@ count (paired by item and prompt variant), so a language is never judged on easi
 marts.language_gap_items holds the discordant pairs behind each row: `lost` (right in English, wrong in
 the language) and `gained` (the reverse), with both answers side by side: each side's `generation_id` and that
 answer's `response` (where several answers share an item, variant and language, their scores are averaged and the
-first by id is the one shown, its id and its text; the text was the smallest of them before, beside the first's id).
+first by id is the one shown: its id and its text).
 """
 
 from __future__ import annotations
@@ -128,8 +128,8 @@ WHERE a.lang <> '{english}'
 
 # The discordant pairs (right in one language, wrong in the other) with their texts: the answers themselves (those
 # whose ids the pair holds), the item's dish and gold in both languages. Joined here, for these pairs only, and not
-# carried through the pairing of every answer (at 4.7 million answers, carrying the texts through it cost a quarter
-# of this mart's SQL).
+# carried through the pairing of every answer (at 4.7 million answers, carrying the texts through it cost about a
+# quarter of this mart's SQL).
 ITEMS_SQL = """
 SELECT p.dataset, p.task, p.model, p.lang, p.method, p.metric, it.source_ref AS item_id, p.variant, p.value,
        p.value_en, g.response, ge.response AS response_en, p.generation_id, p.generation_id_en, it.dish_key,
