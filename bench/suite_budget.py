@@ -10,11 +10,12 @@ it takes off that sum, wherever it runs. This is what the table shows, per kind:
 - `CLI commands (forked)`: the `python -m pipeline` commands the tests run from the fork server of
   tests/cli_process.py, counted exactly (a finished child's CPU is added to the server that reaps it);
 - `CLI commands (interpreter)`: commands started as a new interpreter (the shared demo builds, locks, signals);
-- `Chromium`, `Streamlit servers`, `Ray`, and `other`.
+- `Chromium`, `Streamlit servers`, `Ray`, `Playwright driver`, and `other` (its largest processes are listed);
+- `not the suite's`: processes that do not descend from the suite's pytest (other work on the machine).
 
 A process is sampled every `--interval` seconds: its own CPU, and what its reaped children added to it; a child
 never sampled (a command shorter than the interval) is counted in its parent's row, as that addition less what the
-sampled children account for. Processes that ran before the suite started count from their first sample.
+sampled children account for. A process counts from its first sample.
 
     .venv/bin/python bench/suite_budget.py                    # the whole suite, DATA=../shared/data
     .venv/bin/python bench/suite_budget.py -- tests/app -q    # any pytest arguments
