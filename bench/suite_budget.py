@@ -19,14 +19,20 @@ sampled children account for. A process counts from its first sample.
 
     .venv/bin/python bench/suite_budget.py                    # the whole suite, DATA=../shared/data
     .venv/bin/python bench/suite_budget.py -- tests/app -q    # any pytest arguments
+    .venv/bin/python bench/suite_budget.py --commands         # and where the forked commands' CPU goes
+
+`--commands` has each forked CLI command log its CPU-seconds (tests/cli_process.py COMMAND_LOG_ENV) and prints them
+by command and by test module, with the part spent in publishing and in the write audit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -34,6 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.cli_process import COMMAND_LOG_ENV  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -110,7 +120,7 @@ def _sample(budget: Budget) -> None:
             continue  # gone, or a kernel thread
 
 
-def run(pytest_args: list[str], interval: float) -> tuple[int, Budget]:
+def run(pytest_args: list[str], interval: float, command_log: Path | None = None) -> tuple[int, Budget]:
     budget = Budget()
     _sample(budget)  # what runs already counts from here, and only where the suite started it
     total0, idle0 = _machine()
@@ -124,6 +134,8 @@ def run(pytest_args: list[str], interval: float) -> tuple[int, Budget]:
     thread = threading.Thread(target=sampler, daemon=True)
     thread.start()
     env = {**os.environ, "DATA": os.environ.get("DATA") or str(REPO.parent / "shared" / "data")}
+    if command_log is not None:
+        env[COMMAND_LOG_ENV] = str(command_log)
     suite = subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args], cwd=REPO, env=env)
     budget.root = suite.pid
     code = suite.wait()
@@ -175,12 +187,57 @@ def _in_suite(budget: Budget, pid: int) -> bool:
     return pid == budget.root
 
 
+@dataclass
+class CommandCost:
+    """What the logged commands of one kind (or of one test module) spent, in CPU-seconds."""
+
+    commands: int = 0
+    cpu: float = 0.0
+    publish: float = 0.0
+    audit: float = 0.0
+
+
+def command_costs(lines: list[dict], by: str) -> list[tuple[str, CommandCost]]:
+    """The logged commands (tests/cli_process.py `_cost_log`) summed by `by`, "command" (its words before the first
+    option) or "module" (the test file that ran it); the costliest first."""
+    costs: dict[str, CommandCost] = defaultdict(CommandCost)
+    for line in lines:
+        if by == "command":
+            words = [w for w in line["words"] if w != "--no-publish"]
+            key = " ".join(words[: next((i for i, w in enumerate(words) if w.startswith("-")), len(words))][:2])
+        else:
+            key = line["test"].split("::")[0] or "(no test)"
+        cost = costs[key or "(options only)"]
+        cost.commands += 1
+        cost.cpu += line["cpu"]
+        cost.publish += line["publish"]
+        cost.audit += line["audit"]
+    return sorted(costs.items(), key=lambda item: -item[1].cpu)
+
+
+def _print_costs(lines: list[dict], count: int = 15) -> None:
+    total = CommandCost()
+    for _, cost in command_costs(lines, "command"):
+        total.commands, total.cpu = total.commands + cost.commands, total.cpu + cost.cpu
+        total.publish, total.audit = total.publish + cost.publish, total.audit + cost.audit
+    print(f"\nthe forked commands: {total.commands}, {total.cpu:.1f} CPU-s, of which publishing {total.publish:.1f} "
+          f"and the write audit {total.audit:.1f}")  # fmt: skip
+    for by in ("command", "module"):
+        print(f"\n   CPU-s  publish  audit  commands  by {by}")
+        for key, cost in command_costs(lines, by)[:count]:
+            print(f"{cost.cpu:8.1f} {cost.publish:8.1f} {cost.audit:6.1f} {cost.commands:9d}  {key}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between samples")
+    parser.add_argument("--commands", action="store_true", help="also where the forked CLI commands' CPU goes")
     parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: the whole suite)")
     args = parser.parse_args()
-    code, budget = run(args.pytest_args or ["-q", "-p", "no:cacheprovider"], args.interval)
+    with tempfile.TemporaryDirectory(prefix="suite-budget-") as folder:
+        command_log = Path(folder) / "commands.jsonl" if args.commands else None
+        code, budget = run(args.pytest_args or ["-q", "-p", "no:cacheprovider"], args.interval, command_log)
+        logged = command_log.read_text(encoding="utf-8").splitlines() if command_log and command_log.exists() else []
     cores = os.cpu_count() or 1
     print(f"\nwall {budget.wall:.1f} s on {cores} cores: {budget.busy:.0f} busy and {budget.idle:.0f} idle core-s")
     print(f"{'CPU-s':>8} {'share':>6}  kind")
@@ -196,6 +253,8 @@ def main() -> int:
     print("\nthe largest processes of 'other':")
     for cpu, command in largest(budget, "other"):
         print(f"{cpu:8.1f}  {command}")
+    if args.commands:
+        _print_costs([json.loads(line) for line in logged])
     return code
 
 

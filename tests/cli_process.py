@@ -12,6 +12,9 @@ can kill a command after a given time (its whole process group: the fault sweep,
 over a running command, whose error output the test reads as it comes, to kill it (SIGKILL, its whole process group)
 at a chosen line; tests that must act on a running command in other ways (another signal, locks it holds) start a
 real interpreter with `tests.helpers.cli_command` instead.
+
+With COMMAND_LOG_ENV set to a file (bench/suite_budget.py `--commands`), each command appends one JSON line there at
+its end: its words, the test that ran it, its CPU-seconds and those of its publish and of the write audit.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ import tempfile
 import threading
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+COMMAND_LOG_ENV = "DISH_ATLAS_TEST_COMMAND_LOG"
 
 _context: multiprocessing.context.ForkServerContext | None = None
 _starting = threading.Lock()
@@ -100,6 +105,7 @@ def _main(
     )
     sys.argv = [str(Path(cwd) / "pipeline" / "__main__.py"), *args]
     code: int | str | None = 0
+    logged = _cost_log(args) if os.environ.get(COMMAND_LOG_ENV) else None
     try:
         runpy.run_module("pipeline", run_name="__main__", alter_sys=True)
     except SystemExit as exit_:
@@ -110,12 +116,51 @@ def _main(
         traceback.print_exc()
         code = 1
     atexit._run_exitfuncs()
+    if logged is not None:
+        logged()
     if isinstance(code, str):
         print(code, file=sys.stderr)
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code or 0)
+
+
+def _cost_log(args: list[str]) -> Callable[[], None]:
+    """Time the command's publish and write audit (wrapping the two functions for this process only); the returned
+    call appends the command's line to the COMMAND_LOG_ENV file."""
+    import json
+
+    import pipeline.flow.steps as steps
+    import warehouse.db as db
+
+    spent = {"publish": 0.0, "audit": 0.0}
+
+    def timed(function: Callable, part: str) -> Callable:
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[part] += time.process_time() - start
+
+        return wrapper
+
+    db.Warehouse.publish = timed(db.Warehouse.publish, "publish")
+    steps.table_fingerprints = timed(steps.table_fingerprints, "audit")
+
+    def log() -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        line = {
+            "words": [word for word in args if not word.startswith(("/", "--warehouse"))],
+            "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0],
+            "cpu": usage.ru_utime + usage.ru_stime,
+            **spent,
+        }
+        with open(os.environ[COMMAND_LOG_ENV], "a", encoding="utf-8") as out:  # one write: lines never interleave
+            out.write(json.dumps(line) + "\n")
+
+    return log
 
 
 def mapped_bytes() -> int:

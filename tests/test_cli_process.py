@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -61,3 +63,22 @@ def test_a_page_script_left_as_main_is_not_run_in_the_command(tmp_path: Path, mo
     monkeypatch.setitem(sys.modules, "__main__", page)
     result = cli_process.run(["--help"], cwd=REPO, env=cli_environment(), timeout=120)
     assert result.returncode == 0 and "page script" not in result.stderr
+
+
+def test_with_the_command_log_set_each_command_logs_its_cpu_and_its_publish_and_audit_parts(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "commands.jsonl"
+    env = {**cli_environment(), cli_process.COMMAND_LOG_ENV: str(log), "DISH_ATLAS_AUDIT_WRITES": "1"}
+    for args in (["ingest", "sample"], ["publish", "--force"], ["--version"]):
+        cli_process.run(cli_arguments(sample_warehouse, *args), cwd=REPO, env=env, timeout=120)
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [line["words"] for line in lines] == [["ingest", "sample"], ["publish", "--force"], ["--version"]]
+    assert {line["test"] for line in lines} == {os.environ["PYTEST_CURRENT_TEST"].rsplit(" (", 1)[0]}
+    ingest, publish, version = lines
+    assert 0 < ingest["audit"] < ingest["cpu"] and 0 < ingest["publish"] < ingest["cpu"]
+    assert 0 < publish["publish"] < publish["cpu"] and publish["audit"] == 0  # publishing alone runs no step
+    assert version["publish"] == version["audit"] == 0 < version["cpu"]
+
+    cli_process.run(cli_arguments(sample_warehouse, "--version"), cwd=REPO, env=cli_environment(), timeout=120)
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 3  # without the variable, nothing is logged

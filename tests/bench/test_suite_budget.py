@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from bench.suite_budget import Budget, Seen, _sample, kind_of, largest, table
+from bench.suite_budget import Budget, CommandCost, Seen, _sample, command_costs, kind_of, largest, table
 
 FORK_SERVER = "python -B -c from multiprocessing.forkserver import main; main(3, 4, ['tests.cli_server'], **{})"
 
@@ -57,3 +57,30 @@ def test_a_real_process_and_its_parent_are_sampled_with_their_cpu() -> None:
     finally:
         busy.kill()
         busy.wait()
+
+
+def test_logged_commands_are_summed_by_their_words_before_the_first_option_and_by_their_test_module() -> None:
+    lines = [
+        {"words": ["score"], "test": "tests/a/test_x.py::test_one", "cpu": 2.0, "publish": 0.5, "audit": 0.25},
+        {
+            "words": ["--no-publish", "score", "--rescore"],
+            "test": "tests/b/test_y.py::test_two[p]",
+            "cpu": 1.0,
+            "publish": 0.0,
+            "audit": 0.25,
+        },
+        {
+            "words": ["export", "dishes", "--out", "x"],
+            "test": "tests/a/test_x.py::test_three",
+            "cpu": 0.5,
+            "publish": 0.0,
+            "audit": 0.0,
+        },
+        {"words": ["--version"], "test": "", "cpu": 0.25, "publish": 0.0, "audit": 0.0},
+    ]
+    by_command = dict(command_costs(lines, "command"))
+    assert list(by_command) == ["score", "export dishes", "(options only)"]
+    assert by_command["score"] == CommandCost(commands=2, cpu=3.0, publish=0.5, audit=0.5)
+    by_module = dict(command_costs(lines, "module"))
+    assert list(by_module) == ["tests/a/test_x.py", "tests/b/test_y.py", "(no test)"]
+    assert by_module["tests/a/test_x.py"] == CommandCost(commands=2, cpu=2.5, publish=0.5, audit=0.25)
