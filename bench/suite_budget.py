@@ -196,6 +196,12 @@ class CommandCost:
     publish: float = 0.0
     audit: float = 0.0
 
+    def add(self, other: CommandCost) -> None:
+        self.commands += other.commands
+        self.cpu += other.cpu
+        self.publish += other.publish
+        self.audit += other.audit
+
 
 def command_costs(lines: list[dict], by: str) -> list[tuple[str, CommandCost]]:
     """The logged commands (tests/cli_process.py `_cost_log`) summed by `by`, "command" (its words before the first
@@ -207,19 +213,14 @@ def command_costs(lines: list[dict], by: str) -> list[tuple[str, CommandCost]]:
             key = " ".join(words[: next((i for i, w in enumerate(words) if w.startswith("-")), len(words))][:2])
         else:
             key = line["test"].split("::")[0] or "(no test)"
-        cost = costs[key or "(options only)"]
-        cost.commands += 1
-        cost.cpu += line["cpu"]
-        cost.publish += line["publish"]
-        cost.audit += line["audit"]
+        costs[key or "(options only)"].add(CommandCost(1, line["cpu"], line["publish"], line["audit"]))
     return sorted(costs.items(), key=lambda item: -item[1].cpu)
 
 
 def _print_costs(lines: list[dict], count: int = 15) -> None:
     total = CommandCost()
     for _, cost in command_costs(lines, "command"):
-        total.commands, total.cpu = total.commands + cost.commands, total.cpu + cost.cpu
-        total.publish, total.audit = total.publish + cost.publish, total.audit + cost.audit
+        total.add(cost)
     print(f"\nthe forked commands: {total.commands}, {total.cpu:.1f} CPU-s, of which publishing {total.publish:.1f} "
           f"and the write audit {total.audit:.1f}")  # fmt: skip
     for by in ("command", "module"):
