@@ -218,14 +218,15 @@ def command_costs(lines: list[dict], by: str) -> list[tuple[str, CommandCost]]:
 
 
 def _print_costs(lines: list[dict], count: int = 15) -> None:
+    grouped = {by: command_costs(lines, by) for by in ("command", "module")}
     total = CommandCost()
-    for _, cost in command_costs(lines, "command"):
+    for _, cost in grouped["command"]:
         total.add(cost)
     print(f"\nthe forked commands: {total.commands}, {total.cpu:.1f} CPU-s, of which publishing {total.publish:.1f} "
           f"and the write audit {total.audit:.1f}")  # fmt: skip
-    for by in ("command", "module"):
+    for by, costs in grouped.items():
         print(f"\n   CPU-s  publish  audit  commands  by {by}")
-        for key, cost in command_costs(lines, by)[:count]:
+        for key, cost in costs[:count]:
             print(f"{cost.cpu:8.1f} {cost.publish:8.1f} {cost.audit:6.1f} {cost.commands:9d}  {key}")
 
 
